@@ -1,0 +1,77 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Warmfeed",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "warmfeed", targets: ["WarmfeedCLI"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+    ],
+    targets: [
+        // C shims: one per C library, nothing but a module map and static inline wrappers.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        // The HTTP core: libmicrohttpd behind Request/Response/Router. Knows nothing of feeds.
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "CMicroHTTPD",
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // Feed store, pages, cursors, sentinel placement, caches. Knows nothing of C.
+        .target(
+            name: "WarmfeedCore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+
+        // Wiring: routes, rendering, the demo feed.
+        .target(
+            name: "Warmfeed",
+            dependencies: [
+                "HTTPServer",
+                "WarmfeedCore",
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The `warmfeed` command.
+        .executableTarget(
+            name: "WarmfeedCLI",
+            dependencies: [
+                "Warmfeed",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "WarmfeedCoreTests", dependencies: ["WarmfeedCore"]),
+        .testTarget(name: "WarmfeedTests", dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,62 @@
+// Warmfeed's thin client: appends the next server-rendered page when a
+// sentinel row comes into view, and keeps the URL on the page being read.
+(() => {
+  const d = document, h = history, feed = d.querySelector('[role=feed]')
+  d.documentElement.classList.add('js')
+  if (!feed || !window.IntersectionObserver || !window.fetch) return
+  h.scrollRestoration = 'manual'
+  const io = new IntersectionObserver(es => { for (const e of es) if (e.isIntersecting) load(e.target) })
+  const watch = () => feed.querySelectorAll('.sentinel:not([data-s])').forEach(s => io.observe(s))
+  let err, timer
+
+  async function load (s, tries = 0) {
+    if (s.dataset.s) return
+    s.dataset.s = 'l'
+    feed.setAttribute('aria-busy', 'true')
+    clearTimeout(timer)
+    if (err) err.remove()
+    try {
+      const r = await fetch(s.dataset.fragment, { headers: { Accept: 'text/html' } })
+      if (!r.ok) throw r.status
+      const html = await r.text()
+      s.dataset.s = 'd'
+      io.unobserve(s)
+      feed.insertAdjacentHTML('beforeend', html)
+      watch()
+    } catch (e) {
+      delete s.dataset.s
+      err = d.createElement('div')
+      err.className = 'feed-error'
+      err.setAttribute('role', 'alert')
+      err.innerHTML = 'The next page did not load. <button type="button">Retry</button>'
+      err.querySelector('button').onclick = () => load(s)
+      feed.append(err)
+      // Server errors and lost connections heal: retry with backoff (1 s, 2 s, 4 s … 30 s).
+      if (!(e >= 400 && e < 500)) timer = setTimeout(() => load(s, tries + 1), Math.min(3e4, 1e3 * 2 ** tries))
+    }
+    feed.setAttribute('aria-busy', 'false')
+  }
+
+  // Keep the URL on the page in view, with the offset into it, so reload and
+  // back/forward land where the reader was.
+  let tick, last = 0
+  function track () {
+    tick = 0
+    let cur
+    for (const a of feed.querySelectorAll('article[data-url]')) {
+      if (a.getBoundingClientRect().top > innerHeight / 3) break
+      cur = a
+    }
+    if (!cur) return
+    const url = cur.dataset.url, now = Date.now()
+    // Browsers throttle replaceState: write at once when the page changes, else at most once a second.
+    if (url === location.pathname + location.search && now - last < 1e3) return
+    last = now
+    h.replaceState({ dy: Math.round(-cur.getBoundingClientRect().top) }, '', url)
+  }
+  addEventListener('scroll', () => { tick = tick || requestAnimationFrame(track) }, { passive: true })
+  addEventListener('pagehide', () => { last = 0; track() })
+  const first = feed.querySelector('article[data-url]')
+  if (first && h.state && h.state.dy > 0) scrollTo(0, first.getBoundingClientRect().top + scrollY + h.state.dy)
+  watch()
+})()

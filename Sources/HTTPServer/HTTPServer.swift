@@ -1,0 +1,118 @@
+import CMicroHTTPD
+import Glibc
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd that hands every request to one handler.
+///
+/// It knows nothing of what it serves. Start it with `start()` (or run it as a
+/// `Service`), read the bound `port`, stop it with `shutdown()`: new connections
+/// are refused at once, handlers still running get `shutdownGrace` seconds.
+public final class HTTPServer: Service, Sendable {
+    /// Why the server could not start.
+    public struct StartError: Error, CustomStringConvertible {
+        /// What went wrong, for the operator.
+        public var description: String
+    }
+
+    private enum State {
+        case idle
+        case running(daemon: DaemonHandle, port: Int)
+        case stopped
+    }
+
+    private let core: ServerCore
+    private let state = Mutex(State.idle)
+
+    /// Makes a server that answers with `handler`; it does not listen until started.
+    public init(configuration: HTTPServerConfiguration, logger: Logger = Logger(label: "warmfeed.http"), handler: @escaping Router.Handler) {
+        core = ServerCore(configuration: configuration, handler: handler, logger: logger)
+    }
+
+    /// The bound port, once started (useful when the configuration asked for port 0).
+    public var port: Int {
+        state.withLock { if case .running(_, let port) = $0 { port } else { 0 } }
+    }
+
+    /// How many connections are open now.
+    public var connectionCount: Int {
+        state.withLock { if case .running(let daemon, _) = $0 { Int(wf_mhd_current_connections(daemon.pointer)) } else { 0 } }
+    }
+
+    /// Binds and starts the worker threads. Calling it twice is an error.
+    public func start() throws {
+        try state.withLock { state in
+            guard case .idle = state else { throw StartError(description: "the server was already started") }
+            let configuration = core.configuration
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(clamping: configuration.port)).bigEndian
+            guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
+                throw StartError(description: "--host must be an IPv4 address, not \(configuration.host)")
+            }
+            let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+            // The core is passed unretained: `self` owns it and outlives the daemon,
+            // which `shutdown()` (or deinit) stops before the core can go away.
+            let coreCls = Unmanaged.passUnretained(core).toOpaque()
+            let daemon = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
+                    wf_mhd_start(
+                        flags, sockaddrPointer,
+                        UInt32(max(1, configuration.threads)),
+                        UInt32(max(1, configuration.connectionLimit)),
+                        UInt32(max(1, configuration.idleTimeout)),
+                        configuration.connectionMemoryLimit,
+                        UInt32(configuration.backlog),
+                        MHDCallbacks.access, coreCls,
+                        MHDCallbacks.completed, nil,
+                        MHDCallbacks.uriLog, nil
+                    )
+                }
+            }
+            guard let daemon else {
+                throw StartError(description: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
+            }
+            state = .running(daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)))
+        }
+        core.logger.info("listening", metadata: ["address": "http://\(core.configuration.host):\(port)/"])
+    }
+
+    /// Stops accepting, lets running handlers finish (up to the grace period), then stops.
+    public func shutdown() async {
+        let daemon: DaemonHandle? = state.withLock { state in
+            guard case .running(let daemon, _) = state else { return nil }
+            state = .stopped
+            return daemon
+        }
+        guard let daemon else { return }
+        let listenSocket = MHD_quiesce_daemon(daemon.pointer)
+        let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGrace * 1000))
+        while core.running.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        MHD_stop_daemon(daemon.pointer)
+        if listenSocket >= 0 { close(listenSocket) }
+        core.logger.info("stopped")
+    }
+
+    /// Runs as a service: starts, waits for graceful shutdown (SIGTERM/SIGINT), stops.
+    public func run() async throws {
+        if case .idle = state.withLock({ $0 }) { try start() }
+        try? await gracefulShutdown()
+        await shutdown()
+    }
+
+    deinit {
+        if case .running(let daemon, _) = state.withLock({ $0 }) {
+            MHD_stop_daemon(daemon.pointer)
+        }
+    }
+}
+
+/// The daemon pointer. Safe to send: libmicrohttpd's daemon calls used here
+/// (info, quiesce, stop) may be made from any thread, and stop happens once.
+struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -1,0 +1,28 @@
+/// How the HTTP server listens and what it tolerates from clients.
+public struct HTTPServerConfiguration: Sendable {
+    /// The IPv4 address to bind (`127.0.0.1` by default).
+    public var host: String = "127.0.0.1"
+    /// The port to bind; 0 asks the system for a free one (see `HTTPServer.port`).
+    public var port: Int = 8080
+    /// libmicrohttpd worker threads, each with its own epoll loop.
+    public var threads: Int = 2
+    /// Connections held at once; more are accepted and closed at once.
+    public var connectionLimit: Int = 4096
+    /// Seconds a connection may stay idle (no bytes) before it is closed.
+    public var idleTimeout: Int = 15
+    /// Bytes of header and request-line memory per connection.
+    public var connectionMemoryLimit: Int = 64 * 1024
+    /// The longest request target accepted (nginx's default header buffer is 8 KB).
+    public var maxTargetLength: Int = 8192
+    /// The most header lines accepted in one request.
+    public var maxHeaderCount: Int = 100
+    /// The largest request body read (and thrown away: no route takes a body yet).
+    public var maxBodyBytes: Int = 1 << 20
+    /// The listen backlog.
+    public var backlog: Int = 1024
+    /// Seconds a graceful shutdown waits for handlers still running.
+    public var shutdownGrace: Double = 10
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,59 @@
+import CMicroHTTPD
+
+/// The C callbacks handed to libmicrohttpd.
+///
+/// They are `static let`s of a type that is not actor-isolated: a closure in
+/// `main.swift` would be main-actor isolated and crash when libmicrohttpd calls
+/// it from its own threads (see C-INTEROP.md).
+enum MHDCallbacks {
+    /// Called once per request with the raw target, before headers are parsed.
+    /// Its return value becomes the request's `req_cls`: a `RequestContext`
+    /// retained here and released in `completed`.
+    static let uriLog: wf_uri_log_callback = { _, uri, _ in
+        let raw = uri.map { String(cString: $0) } ?? ""
+        return Unmanaged.passRetained(RequestContext(rawTarget: raw)).toOpaque()
+    }
+
+    /// The access handler: libmicrohttpd calls it when headers arrive, for each
+    /// piece of body, once more when the request is complete, and again after a
+    /// resume. `cls` is the `ServerCore`, kept alive by `HTTPServer` for as long
+    /// as the daemon runs.
+    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, _, uploadDataSize, reqCls in
+        guard let cls, let connection, let reqCls, let raw = reqCls.pointee else { return .NO }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        return core.handle(
+            connection: connection,
+            context: context,
+            method: method.map { String(cString: $0) } ?? "GET",
+            uploadDataSize: uploadDataSize
+        )
+    }
+
+    /// Releases the request's context: the one release that matches `uriLog`'s retain.
+    static let completed: MHD_RequestCompletedCallback = { _, _, reqCls, _ in
+        guard let reqCls, let raw = reqCls.pointee else { return }
+        Unmanaged<RequestContext>.fromOpaque(raw).release()
+        reqCls.pointee = nil
+    }
+
+    /// Releases a response body when libmicrohttpd frees the response that sent it.
+    static let releaseBody: MHD_ContentReaderFreeCallback = { cls in
+        guard let cls else { return }
+        Unmanaged<ResponseBytes>.fromOpaque(cls).release()
+    }
+
+    /// Collects header lines into a `HeaderCollector` passed as `cls`.
+    static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
+        collector.fields.append(HTTPField(String(cString: key), value.map { String(cString: $0) } ?? ""))
+        return .YES
+    }
+}
+
+/// A box the header iterator appends to; lives only for one call on one thread.
+final class HeaderCollector {
+    var fields: [HTTPField] = []
+    init() { fields.reserveCapacity(16) }
+}

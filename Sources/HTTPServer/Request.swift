@@ -1,0 +1,62 @@
+/// One request, as the router and handlers see it.
+public struct Request: Sendable {
+    /// The method, upper case as sent (`GET`, `HEAD`, …).
+    public var method: String
+    /// The path, percent-decoded, without the query.
+    public var path: String
+    /// The query's name/value pairs in order, percent-decoded; a name may repeat.
+    public var query: [QueryItem]
+    /// The header lines as sent.
+    public var headers: [HTTPField]
+
+    /// Makes a request; the server builds these, tests may too.
+    public init(method: String = "GET", path: String, query: [QueryItem] = [], headers: [HTTPField] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+    }
+
+    /// Every value given for the query parameter `name`.
+    public func queryValues(_ name: String) -> [String] {
+        query.filter { $0.name == name }.map(\.value)
+    }
+
+    /// The first value of header `name`, without regard to case.
+    public func header(_ name: String) -> String? { headers[field: name] }
+
+    /// Whether the client said it accepts gzip (`Accept-Encoding`, honouring `q=0`).
+    public var acceptsGzip: Bool {
+        guard let accept = header("Accept-Encoding") else { return false }
+        for part in accept.split(separator: ",") {
+            let pieces = part.split(separator: ";").map { $0.trimmingSpaces() }
+            guard let coding = pieces.first, coding.lowercased() == "gzip" || coding == "*" else { continue }
+            let q = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return q > 0
+        }
+        return false
+    }
+}
+
+/// One `name=value` pair of a query string.
+public struct QueryItem: Sendable, Hashable {
+    /// The decoded name.
+    public var name: String
+    /// The decoded value (empty when the pair had no `=`).
+    public var value: String
+
+    /// Makes a pair.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension StringProtocol {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

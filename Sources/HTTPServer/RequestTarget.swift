@@ -1,0 +1,98 @@
+/// The request line's target (`/path?query`), checked and decoded.
+///
+/// The server does its own decoding from the raw target rather than take
+/// libmicrohttpd's: that way an encoded NUL, an invalid escape or a `..` segment
+/// is refused with a clear 400 instead of being silently truncated or resolved.
+public struct RequestTarget: Sendable, Equatable {
+    /// The decoded path.
+    public var path: String
+    /// The decoded query pairs, in order.
+    public var query: [QueryItem]
+
+    /// Why a target was refused; `message` is what the client is told.
+    public struct Problem: Error, Equatable, Sendable {
+        /// The status to answer with.
+        public var status: Int
+        /// A short plain message.
+        public var message: String
+    }
+
+    /// Parses a raw target. Targets longer than `maxLength` bytes are refused with 414.
+    public static func parse(_ raw: String, maxLength: Int = 8192) throws(Problem) -> RequestTarget {
+        let utf8 = Array(raw.utf8)
+        guard utf8.count <= maxLength else {
+            throw Problem(status: 414, message: "URL too long: at most \(maxLength) bytes")
+        }
+        guard utf8.first == UInt8(ascii: "/") else {
+            throw Problem(status: 400, message: "bad request target: it must start with /")
+        }
+        let queryStart = utf8.firstIndex(of: UInt8(ascii: "?"))
+        let rawPath = utf8[..<(queryStart ?? utf8.endIndex)]
+        guard let pathBytes = percentDecode(rawPath, plusIsSpace: false) else {
+            throw Problem(status: 400, message: "bad path: invalid percent-encoding")
+        }
+        let path = try text(pathBytes, what: "path")
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) where segment == ".." || segment == "." {
+            throw Problem(status: 400, message: "bad path: dot segments are not allowed")
+        }
+        if path.contains("\\") {
+            throw Problem(status: 400, message: "bad path: backslashes are not allowed")
+        }
+        var query: [QueryItem] = []
+        if let queryStart {
+            let rawQuery = utf8[(queryStart + 1)...]
+            for pair in rawQuery.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+                let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                let rawName = pair[..<(equals ?? pair.endIndex)]
+                let rawValue = equals.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
+                guard let name = percentDecode(rawName, plusIsSpace: true),
+                      let value = percentDecode(rawValue, plusIsSpace: true)
+                else {
+                    throw Problem(status: 400, message: "bad query: invalid percent-encoding")
+                }
+                query.append(QueryItem(try text(name, what: "query"), try text(value, what: "query")))
+            }
+        }
+        return RequestTarget(path: path, query: query)
+    }
+
+    private static func text(_ bytes: [UInt8], what: String) throws(Problem) -> String {
+        if bytes.contains(0) {
+            throw Problem(status: 400, message: "bad \(what): NUL bytes are not allowed")
+        }
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw Problem(status: 400, message: "bad \(what): not UTF-8")
+        }
+        return string
+    }
+
+    /// Decodes `%XX` escapes (and `+` as space in queries); nil for a broken escape.
+    static func percentDecode(_ bytes: ArraySlice<UInt8>, plusIsSpace: Bool) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.endIndex,
+                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                else { return nil }
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// An immutable block of body bytes at a stable address.
+///
+/// libmicrohttpd sends a response body straight from this memory, so a body that
+/// is kept (a cached page, a static file) is handed to every request without a
+/// copy: each response retains the block until libmicrohttpd frees the response.
+public final class ResponseBytes: @unchecked Sendable {
+    // Safe to share: the memory is written once in `init` and only read after.
+    let base: UnsafeMutableRawPointer
+    /// The number of bytes.
+    public let count: Int
+
+    /// Copies `bytes` into a new block.
+    public init(_ bytes: some Collection<UInt8>) {
+        count = bytes.count
+        // Never allocate zero bytes: libmicrohttpd wants a real pointer even for an empty body.
+        base = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(count, 1), alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer(start: base, count: count)
+        _ = buffer.initializeMemory(as: UInt8.self, from: bytes)
+    }
+
+    /// The UTF-8 bytes of `text`.
+    public convenience init(_ text: String) {
+        self.init(Array(text.utf8))
+    }
+
+    /// An empty body.
+    public static let empty = ResponseBytes([UInt8]())
+
+    deinit { base.deallocate() }
+
+    /// Reads the bytes without copying them.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// A copy of the bytes as an array.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+}

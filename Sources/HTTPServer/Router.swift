@@ -1,0 +1,55 @@
+/// Sends each request to the handler of its path.
+///
+/// Routes are exact paths or path prefixes. A path that has a route but not for
+/// the request's method gets 405 with `Allow`; a path with no route gets 404.
+/// `HEAD` is served by the `GET` handler (libmicrohttpd leaves the body out).
+public struct Router: Sendable {
+    /// A handler turns a request into a reply.
+    public typealias Handler = @Sendable (Request) -> Reply
+
+    private struct Route: Sendable {
+        var methods: [String: Handler] = [:]
+    }
+
+    private var exact: [String: Route] = [:]
+    private var prefixes: [(prefix: String, route: Route)] = []
+
+    /// An empty router: every path is 404.
+    public init() {}
+
+    /// Routes `GET` (and `HEAD`) of exactly `path` to `handler`.
+    public mutating func get(_ path: String, _ handler: @escaping Handler) {
+        exact[path, default: Route()].methods["GET"] = handler
+    }
+
+    /// Routes `GET` (and `HEAD`) of every path that starts with `prefix` to `handler`.
+    public mutating func get(prefix: String, _ handler: @escaping Handler) {
+        if let index = prefixes.firstIndex(where: { $0.prefix == prefix }) {
+            prefixes[index].route.methods["GET"] = handler
+        } else {
+            prefixes.append((prefix, Route(methods: ["GET": handler])))
+            // Longest prefix first, so a more specific route wins.
+            prefixes.sort { $0.prefix.count > $1.prefix.count }
+        }
+    }
+
+    /// The reply for `request`.
+    public func reply(to request: Request) -> Reply {
+        guard let route = route(for: request.path) else {
+            return .now(.plain(404, "not found: \(request.path.prefix(200))"))
+        }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let handler = route.methods[method] else {
+            var allowed = route.methods.keys.sorted()
+            if allowed.contains("GET") { allowed.append("HEAD") }
+            let allow = allowed.joined(separator: ", ")
+            return .now(.plain(405, "method \(request.method.prefix(20)) not allowed here; allowed: \(allow)", headers: [HTTPField("Allow", allow)]))
+        }
+        return handler(request)
+    }
+
+    private func route(for path: String) -> Route? {
+        if let route = exact[path] { return route }
+        return prefixes.first { path.hasPrefix($0.prefix) }?.route
+    }
+}

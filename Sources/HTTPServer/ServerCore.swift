@@ -1,0 +1,120 @@
+import CMicroHTTPD
+import Logging
+import Synchronization
+
+/// The part of the server that libmicrohttpd's callbacks reach: it turns a
+/// connection's callbacks into a `Request`, asks the handler, and queues the
+/// `Response`, suspending the connection while an async handler works.
+final class ServerCore: Sendable {
+    let configuration: HTTPServerConfiguration
+    let handler: Router.Handler
+    let logger: Logger
+    /// Async handlers running now; shutdown waits for them.
+    let running = Mutex(0)
+
+    init(configuration: HTTPServerConfiguration, handler: @escaping Router.Handler, logger: Logger) {
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+    }
+
+    func handle(
+        connection: OpaquePointer,
+        context: RequestContext,
+        method: String,
+        uploadDataSize: UnsafeMutablePointer<Int>?
+    ) -> MHD_Result {
+        switch context.phase {
+        case .started:
+            // First call: headers are in. Answering now would make libmicrohttpd
+            // close the connection (no keep-alive), so wait for the next call.
+            context.phase = .reading
+            return .YES
+        case .reading:
+            if let uploadDataSize, uploadDataSize.pointee > 0 {
+                context.bodyBytes += uploadDataSize.pointee
+                uploadDataSize.pointee = 0
+                if context.bodyBytes > configuration.maxBodyBytes {
+                    context.phase = .answered
+                    return queue(.plain(413, "request body too large"), on: connection)
+                }
+                return .YES
+            }
+            return dispatch(connection: connection, context: context, method: method)
+        case .waiting:
+            return .YES
+        case .answered:
+            if let response = context.response {
+                context.response = nil
+                return queue(response, on: connection)
+            }
+            // Answered early (a body too large): swallow what is still coming.
+            if let uploadDataSize { uploadDataSize.pointee = 0 }
+            return .YES
+        }
+    }
+
+    private func dispatch(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
+        let collector = HeaderCollector()
+        let count = withExtendedLifetime(collector) {
+            MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectHeader, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        if count > configuration.maxHeaderCount {
+            context.phase = .answered
+            return queue(.plain(431, "too many header lines: at most \(configuration.maxHeaderCount)"), on: connection)
+        }
+        let target: RequestTarget
+        do {
+            target = try RequestTarget.parse(context.rawTarget, maxLength: configuration.maxTargetLength)
+        } catch {
+            context.phase = .answered
+            return queue(.plain(error.status, error.message), on: connection)
+        }
+        let request = Request(method: method, path: target.path, query: target.query, headers: collector.fields)
+        switch handler(request) {
+        case .now(let response):
+            context.phase = .answered
+            return queue(response, on: connection)
+        case .later(let work):
+            context.phase = .waiting
+            MHD_suspend_connection(connection)
+            running.withLock { $0 += 1 }
+            let suspended = SuspendedConnection(pointer: connection)
+            Task {
+                let response = await work()
+                context.response = response
+                context.phase = .answered
+                MHD_resume_connection(suspended.pointer)
+                self.running.withLock { $0 -= 1 }
+            }
+            return .YES
+        }
+    }
+
+    private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+        let body = response.body
+        // Retained for libmicrohttpd; `MHDCallbacks.releaseBody` releases it when
+        // the MHD response is destroyed (after the last connection sent it).
+        let retained = Unmanaged.passRetained(body).toOpaque()
+        guard let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
+            body.count, body.base, MHDCallbacks.releaseBody, retained
+        ) else {
+            Unmanaged<ResponseBytes>.fromOpaque(retained).release()
+            return .NO
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        for field in response.headers {
+            // libmicrohttpd refuses header values with CR or LF; drop those rather than fail the response.
+            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+        }
+        _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+}
+
+/// A suspended connection handed to the task that will resume it.
+/// Safe to send: libmicrohttpd keeps a suspended connection alive until it is
+/// resumed, and `MHD_resume_connection` may be called from any thread.
+struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -1,0 +1,56 @@
+import HTTPServer
+import Synchronization
+import WarmfeedCore
+
+/// Rendered pages kept in memory, bounded by bytes, least recently used out first.
+///
+/// Pages are rendered far more often than they change, so a repeated page is
+/// served from here without touching the store or the templates. Keys carry the
+/// store's revision: a write makes older renderings unreachable, and they age
+/// out of the LRU.
+final class PageCache: Sendable {
+    enum Kind: Hashable, Sendable {
+        case document
+        case fragment
+    }
+
+    struct Key: Hashable, Sendable {
+        var revision: Int
+        var kind: Kind
+        var query: PageQuery
+    }
+
+    /// One rendering, plain and gzipped (compressed once, when it is kept).
+    struct Rendering: Sendable {
+        var html: ResponseBytes
+        var gzipped: ResponseBytes?
+
+        init(html: String) {
+            let bytes = Array(html.utf8)
+            self.html = ResponseBytes(bytes)
+            let packed = Gzip.compress(bytes, level: 6)
+            gzipped = packed.isEmpty || packed.count >= bytes.count ? nil : ResponseBytes(packed)
+        }
+
+        var cost: Int { html.count + (gzipped?.count ?? 0) + 128 }
+    }
+
+    private let entries: Mutex<LRUCache<Key, Rendering>>
+
+    init(capacityBytes: Int) {
+        entries = Mutex(LRUCache(capacity: capacityBytes))
+    }
+
+    func rendering(for key: Key) -> Rendering? {
+        entries.withLock { $0.value(for: key) }
+    }
+
+    func keep(_ rendering: Rendering, for key: Key) {
+        entries.withLock { _ = $0.insert(rendering, for: key, cost: rendering.cost) }
+    }
+
+    /// Entries and bytes kept now.
+    var usage: (entries: Int, bytes: Int) {
+        entries.withLock { ($0.count, $0.totalCost) }
+    }
+}

@@ -1,0 +1,67 @@
+import HTTPServer
+import WarmfeedCore
+
+/// The page a request's query names: `?page=N`, optionally with `after=` or
+/// `before=` a cursor. Checked strictly, because every malformed value must get
+/// a clear 4xx rather than a guess.
+struct PageQuery: Sendable, Hashable {
+    /// What to read from the store.
+    var request: PageRequest
+    /// The page number shown to the reader, when the URL gave one.
+    var number: Int?
+
+    /// The largest page number accepted (a feed of 10^9 items at 10 a page).
+    static let maxPage = 100_000_000
+
+    /// Why a query was refused.
+    struct Problem: Error, Equatable {
+        var status: Int
+        var message: String
+    }
+
+    /// Reads the page from `query`, checking cursors against the feed's `epoch`.
+    static func parse(_ query: [QueryItem], epoch: UInt32) throws(Problem) -> PageQuery {
+        let pages = query.filter { $0.name == "page" }.map(\.value)
+        let afters = query.filter { $0.name == "after" }.map(\.value)
+        let befores = query.filter { $0.name == "before" }.map(\.value)
+        guard pages.count <= 1 else { throw Problem(status: 400, message: "page is given more than once") }
+        guard afters.count <= 1, befores.count <= 1 else { throw Problem(status: 400, message: "a cursor is given more than once") }
+        guard afters.isEmpty || befores.isEmpty else { throw Problem(status: 400, message: "give either after or before, not both") }
+
+        var number: Int?
+        if let raw = pages.first {
+            guard !raw.isEmpty, raw.utf8.count <= 9, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                  let value = Int(raw), (1...maxPage).contains(value)
+            else {
+                throw Problem(status: 400, message: "page must be a whole number from 1 to \(maxPage), not \"\(raw.prefix(40))\"")
+            }
+            number = value
+        }
+        if let token = afters.first ?? befores.first {
+            let cursor: Cursor
+            do {
+                cursor = try Cursor.parse(token, epoch: epoch)
+            } catch .malformed {
+                throw Problem(status: 400, message: "the cursor is malformed or truncated")
+            } catch {
+                throw Problem(status: 410, message: "the cursor belongs to another version of this feed; start again from the top")
+            }
+            return PageQuery(request: afters.isEmpty ? .before(cursor) : .after(cursor), number: number)
+        }
+        return PageQuery(request: .number(number ?? 1), number: number ?? 1)
+    }
+
+    /// The document URL of this page.
+    var documentURL: String { url(path: "/") }
+
+    /// The fragment URL of this page.
+    var fragmentURL: String { url(path: "/fragment") }
+
+    private func url(path: String) -> String {
+        switch request {
+        case .number(let number): number == 1 ? path : "\(path)?page=\(number)"
+        case .after(let cursor): "\(path)?page=\(number ?? 2)&after=\(cursor.token)"
+        case .before(let cursor): "\(path)?page=\(number ?? 1)&before=\(cursor.token)"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import HTTPServer
+
+/// Everything `warmfeed serve` can be told.
+public struct WarmfeedConfiguration: Sendable {
+    /// Where and how the HTTP server listens.
+    public var http = HTTPServerConfiguration()
+    /// The folder holding the SQLite store (created when missing).
+    public var dataFolder = "data"
+    /// Items per page.
+    public var pageSize = 30
+    /// Where on each page the sentinel sits, as a share of that page's rows, in (0, 1].
+    public var threshold = 0.7
+    /// The thin client's folder, served under `/static/`.
+    public var publicFolder = "Public"
+    /// The Mustache templates' folder.
+    public var templatesFolder = "Templates"
+    /// How many demo items to seed into an empty store (0: none).
+    public var demoItems = 10_000
+    /// Memory for rendered pages, in bytes.
+    public var pageCacheBytes = 64 << 20
+
+    /// The defaults.
+    public init() {}
+
+    /// Checks values a user can get wrong, with a message that names the option.
+    public func validate() throws(ConfigurationError) {
+        guard (1...1000).contains(pageSize) else { throw ConfigurationError("--page-size must be from 1 to 1000") }
+        guard threshold > 0, threshold <= 1 else { throw ConfigurationError("--threshold must be above 0 and at most 1") }
+        guard (0...65535).contains(http.port) else { throw ConfigurationError("--port must be from 0 to 65535") }
+        guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
+    }
+}
+
+/// A configuration value that cannot work.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    /// What is wrong, naming the option.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

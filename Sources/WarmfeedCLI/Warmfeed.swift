@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `warmfeed` command.
+@main
+struct WarmfeedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "warmfeed",
+        abstract: "An endless, server-rendered feed whose thumbnails are warm before the reader reaches them.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}

@@ -1,0 +1,45 @@
+import GRDB
+
+/// One item of the feed: a row on the page.
+public struct FeedItem: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
+    /// The store's id (assigned on insert).
+    public var id: Int64?
+    /// The source's stable identifier (guid, id or link); unique.
+    public var guid: String
+    /// The title, plain text.
+    public var title: String
+    /// The summary, plain text.
+    public var summary: String
+    /// Where the item points, if anywhere.
+    public var link: String?
+    /// The original image's URL, if the item has one.
+    public var imageURL: String?
+    /// The original image's width in pixels, when known.
+    public var imageWidth: Int?
+    /// The original image's height in pixels, when known.
+    public var imageHeight: Int?
+    /// When it was published, in milliseconds since 1970.
+    public var published: Int64
+    /// The item's rank from the oldest (1) to the newest (the item count); kept by the store.
+    public var seq: Int64?
+
+    /// The table name.
+    public static let databaseTableName = "item"
+
+    /// Makes an item (the store assigns `id` and `seq`).
+    public init(
+        id: Int64? = nil, guid: String, title: String, summary: String, link: String? = nil,
+        imageURL: String? = nil, imageWidth: Int? = nil, imageHeight: Int? = nil, published: Int64, seq: Int64? = nil
+    ) {
+        self.id = id
+        self.guid = guid
+        self.title = title
+        self.summary = summary
+        self.link = link
+        self.imageURL = imageURL
+        self.imageWidth = imageWidth
+        self.imageHeight = imageHeight
+        self.published = published
+        self.seq = seq
+    }
+}

@@ -1,0 +1,120 @@
+/// A least-recently-used map bounded by a total cost (bytes, usually).
+///
+/// A pure value with no locks and no clock: callers wrap it in a `Mutex` and
+/// decide what to do with what it evicts. Lookups, inserts and evictions are
+/// O(1): entries sit in a doubly linked list threaded through arrays.
+public struct LRUCache<Key: Hashable, Value> {
+    private struct Entry {
+        var key: Key
+        var value: Value
+        var cost: Int
+        var newer: Int
+        var older: Int
+    }
+
+    private static var none: Int { -1 }
+
+    /// The most total cost kept.
+    public let capacity: Int
+    /// The total cost of what is kept now.
+    public private(set) var totalCost = 0
+    private var slots: [Entry?] = []
+    private var free: [Int] = []
+    private var index: [Key: Int] = [:]
+    private var newest = LRUCache.none
+    private var oldest = LRUCache.none
+
+    /// An empty cache holding at most `capacity` in total cost.
+    public init(capacity: Int) {
+        self.capacity = max(0, capacity)
+    }
+
+    /// How many entries are kept.
+    public var count: Int { index.count }
+
+    /// The value for `key`, which becomes the most recently used.
+    public mutating func value(for key: Key) -> Value? {
+        guard let slot = index[key] else { return nil }
+        moveToNewest(slot)
+        return slots[slot]!.value
+    }
+
+    /// Whether `key` is kept, without touching its recency.
+    public func contains(_ key: Key) -> Bool { index[key] != nil }
+
+    /// Keeps `value` for `key` (replacing any old value), then evicts the least
+    /// recently used entries until the total fits. An entry costlier than the
+    /// whole capacity is not kept. Returns what was evicted, oldest first.
+    @discardableResult
+    public mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
+        removeValue(for: key)
+        guard cost <= capacity else { return [] }
+        let entry = Entry(key: key, value: value, cost: cost, newer: Self.none, older: newest)
+        let slot: Int
+        if let reused = free.popLast() {
+            slot = reused
+            slots[slot] = entry
+        } else {
+            slot = slots.count
+            slots.append(entry)
+        }
+        if newest != Self.none { slots[newest]!.newer = slot }
+        newest = slot
+        if oldest == Self.none { oldest = slot }
+        index[key] = slot
+        totalCost += cost
+        var evicted: [(key: Key, value: Value)] = []
+        while totalCost > capacity, oldest != Self.none {
+            let victim = slots[oldest]!
+            removeValue(for: victim.key)
+            evicted.append((victim.key, victim.value))
+        }
+        return evicted
+    }
+
+    /// Forgets `key`; returns its value if it was kept.
+    @discardableResult
+    public mutating func removeValue(for key: Key) -> Value? {
+        guard let slot = index.removeValue(forKey: key) else { return nil }
+        unlink(slot)
+        let entry = slots[slot]!
+        slots[slot] = nil
+        free.append(slot)
+        totalCost -= entry.cost
+        return entry.value
+    }
+
+    /// Forgets everything.
+    public mutating func removeAll() {
+        self = LRUCache(capacity: capacity)
+    }
+
+    /// Keys from most to least recently used (for tests and the admin view).
+    public var keysByRecency: [Key] {
+        var keys: [Key] = []
+        var slot = newest
+        while slot != Self.none {
+            keys.append(slots[slot]!.key)
+            slot = slots[slot]!.older
+        }
+        return keys
+    }
+
+    private mutating func moveToNewest(_ slot: Int) {
+        guard slot != newest else { return }
+        unlink(slot)
+        slots[slot]!.older = newest
+        slots[slot]!.newer = Self.none
+        if newest != Self.none { slots[newest]!.newer = slot }
+        newest = slot
+        if oldest == Self.none { oldest = slot }
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let entry = slots[slot]!
+        if entry.newer != Self.none { slots[entry.newer]!.older = entry.older } else { newest = entry.older }
+        if entry.older != Self.none { slots[entry.older]!.newer = entry.newer } else { oldest = entry.newer }
+        slots[slot]!.newer = Self.none
+        slots[slot]!.older = Self.none
+    }
+}

@@ -69,9 +69,14 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "WarmfeedCoreTests", dependencies: ["WarmfeedCore"]),
-        .testTarget(name: "WarmfeedTests", dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore"]),
+        // A raw loopback HTTP client shared by the server tests.
+        .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
+        .testTarget(
+            name: "WarmfeedCoreTests",
+            dependencies: ["WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(name: "WarmfeedTests", dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

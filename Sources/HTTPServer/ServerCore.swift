@@ -32,13 +32,21 @@ final class ServerCore: Sendable {
             return .YES
         case .reading:
             if let uploadDataSize, uploadDataSize.pointee > 0 {
+                // No route takes a body: count it and throw it away. Past the
+                // limit it is still read (memory stays flat) so the 413 reaches
+                // a client that is still sending; past 16 times the limit the
+                // answer goes at once and the connection closes.
                 context.bodyBytes += uploadDataSize.pointee
                 uploadDataSize.pointee = 0
-                if context.bodyBytes > configuration.maxBodyBytes {
+                if context.bodyBytes > configuration.maxBodyBytes * 16 {
                     context.phase = .answered
                     return queue(.plain(413, "request body too large"), on: connection)
                 }
                 return .YES
+            }
+            if context.bodyBytes > configuration.maxBodyBytes {
+                context.phase = .answered
+                return queue(.plain(413, "request body too large: at most \(configuration.maxBodyBytes) bytes"), on: connection)
             }
             return dispatch(connection: connection, context: context, method: method)
         case .waiting:

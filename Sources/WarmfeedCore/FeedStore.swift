@@ -79,15 +79,11 @@ public final class FeedStore: Sendable {
                     return Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil)
                 }
                 guard number >= 1, top >= 1 else { return nil }
-                items = try FeedItem.fetchAll(db, sql: "SELECT * FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?", arguments: [top, size])
+                items = try FeedItem.fetchAll(db, sql: SQL.pageByNumber, arguments: [top, size])
             case .after(let cursor):
-                items = try FeedItem.fetchAll(db, sql: """
-                    SELECT * FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?
-                    """, arguments: [cursor.published, cursor.id, size])
+                items = try FeedItem.fetchAll(db, sql: SQL.pageAfter, arguments: [cursor.published, cursor.id, size])
             case .before(let cursor):
-                items = try FeedItem.fetchAll(db, sql: """
-                    SELECT * FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?
-                    """, arguments: [cursor.published, cursor.id, size])
+                items = try FeedItem.fetchAll(db, sql: SQL.pageBefore, arguments: [cursor.published, cursor.id, size])
                 items.reverse()
             }
             guard let first = items.first, let last = items.last else { return nil }
@@ -112,7 +108,18 @@ public final class FeedStore: Sendable {
     }
 
     private static func total(_ db: Database) throws -> Int {
-        // seq is dense from 1, so the highest seq is the count, found by an index seek.
-        try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM item") ?? 0
+        try Int.fetchOne(db, sql: SQL.total) ?? 0
+    }
+
+    /// The read queries, named so tests can check their query plans.
+    enum SQL {
+        /// A deep link: the page whose first item has rank ≤ ?.
+        static let pageByNumber = "SELECT * FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
+        /// Following a sentinel: the items just older than (published, id).
+        static let pageAfter = "SELECT * FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
+        /// A "newer items" link: the items just newer than (published, id), oldest first.
+        static let pageBefore = "SELECT * FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
+        /// seq is dense from 1, so the highest seq is the count, found by an index seek.
+        static let total = "SELECT MAX(seq) FROM item"
     }
 }

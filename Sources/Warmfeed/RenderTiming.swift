@@ -1,0 +1,48 @@
+import Foundation
+import HTTPServer
+import WarmfeedCore
+
+/// Measures cold page rendering, for `warmfeed measure-render` and `bench/`:
+/// how long reading one page from the store and rendering it take, with no
+/// page cache in front. Timing lives here, never in tests.
+public enum RenderTiming {
+    /// Microseconds per page for the store read and for the render, over `pages` random pages.
+    public struct Result: Sendable {
+        /// Store reads, in microseconds, one per page.
+        public var storeMicros: [Double]
+        /// Fragment renders, in microseconds, one per page.
+        public var renderMicros: [Double]
+    }
+
+    /// Reads and renders `pages` random pages of the store in `configuration.dataFolder`.
+    public static func measure(configuration: WarmfeedConfiguration, pages: Int) async throws -> Result {
+        let store = try FeedStore(path: (configuration.dataFolder as NSString).appendingPathComponent("feed.sqlite"))
+        let statics = try StaticFiles(folder: configuration.publicFolder)
+        let renderer = try await PageRenderer(
+            templatesFolder: configuration.templatesFolder,
+            scriptURL: statics.versionedURL(of: "feed.js"),
+            styleURL: statics.versionedURL(of: "feed.css"),
+            threshold: configuration.threshold
+        )
+        let lastPage = max(1, (try store.count() + configuration.pageSize - 1) / configuration.pageSize)
+        var result = Result(storeMicros: [], renderMicros: [])
+        let clock = ContinuousClock()
+        for _ in 0..<pages {
+            let number = Int.random(in: 1...lastPage)
+            let query = PageQuery(request: .number(number), number: number)
+            let readStart = clock.now
+            guard let page = try store.page(query.request, size: configuration.pageSize) else { continue }
+            let renderStart = clock.now
+            let html = renderer.fragment(of: page, query: query, number: number)
+            let end = clock.now
+            precondition(!html.isEmpty)
+            result.storeMicros.append(micros(renderStart - readStart))
+            result.renderMicros.append(micros(end - renderStart))
+        }
+        return result
+    }
+
+    private static func micros(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+    }
+}

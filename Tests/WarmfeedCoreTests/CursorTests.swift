@@ -1,0 +1,38 @@
+import Testing
+@testable import WarmfeedCore
+
+@Suite struct CursorTests {
+    let cursor = Cursor(epoch: 0xdead_beef, published: 1_793_534_400_000, id: 123_456)
+
+    @Test func roundTrips() throws {
+        let token = cursor.token
+        #expect(token.count == 34)
+        #expect(try Cursor.parse(token, epoch: 0xdead_beef) == cursor)
+    }
+
+    @Test func negativeTimesRoundTrip() throws {
+        let old = Cursor(epoch: 7, published: -86_400_000, id: 1)
+        #expect(try Cursor.parse(old.token, epoch: 7) == old)
+    }
+
+    @Test(arguments: ["", "garbage", String(repeating: "A", count: 34), "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!", "%00"])
+    func refusesGarbage(token: String) {
+        #expect(throws: Cursor.Problem.malformed) { try Cursor.parse(token, epoch: 0xdead_beef) }
+    }
+
+    @Test func refusesATruncatedCursor() {
+        let token = cursor.token
+        #expect(throws: Cursor.Problem.malformed) { try Cursor.parse(String(token.dropLast()), epoch: 0xdead_beef) }
+        #expect(throws: Cursor.Problem.malformed) { try Cursor.parse(String(token.prefix(20)), epoch: 0xdead_beef) }
+    }
+
+    @Test func refusesAFlippedCharacter() {
+        var characters = Array(cursor.token)
+        characters[10] = characters[10] == "B" ? "C" : "B"
+        #expect(throws: Cursor.Problem.malformed) { try Cursor.parse(String(characters), epoch: 0xdead_beef) }
+    }
+
+    @Test func tellsACursorOfAnotherFeedApart() {
+        #expect(throws: Cursor.Problem.otherFeed) { try Cursor.parse(cursor.token, epoch: 0x1234) }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTestClient
+import Testing
+@testable import Warmfeed
+@testable import WarmfeedCore
+
+/// The real Warmfeed app on port 0, with a fresh data folder and the
+/// repository's own Templates/ and Public/.
+struct ServedFeed {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    let app: WarmfeedApp
+    var port: Int { app.port }
+
+    static func start(items: Int, pageSize: Int = 10, threshold: Double = 0.7) async throws -> ServedFeed {
+        var configuration = WarmfeedConfiguration()
+        configuration.http.port = 0
+        configuration.dataFolder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("warmfeed-app-\(UUID().uuidString)").path
+        configuration.publicFolder = repository.appendingPathComponent("Public").path
+        configuration.templatesFolder = repository.appendingPathComponent("Templates").path
+        configuration.demoItems = items
+        configuration.pageSize = pageSize
+        configuration.threshold = threshold
+        let app = try await WarmfeedApp(configuration: configuration)
+        try app.start()
+        return ServedFeed(app: app)
+    }
+
+    func get(_ target: String, headers: [(String, String)] = []) async throws -> TestResponse {
+        let port = port
+        return try await onThread { try TestHTTP.get(port: port, target, headers: headers) }
+    }
+
+    func request(_ method: String, _ target: String, body: String? = nil) async throws -> TestResponse {
+        let port = port
+        return try await onThread { try TestHTTP.request(port: port, method, target, body: body) }
+    }
+
+    func stop() async { await app.shutdown() }
+}
+
+/// What the tests read out of a rendered page: rows and the sentinel, in order.
+struct RenderedPage {
+    enum Part: Equatable {
+        case row(id: String, position: Int)
+        case sentinel(fragment: String, next: String)
+        case end
+    }
+
+    let html: String
+    let parts: [Part]
+
+    init(_ html: String) {
+        self.html = html
+        var parts: [Part] = []
+        let pattern = try! NSRegularExpression(
+            pattern: #"<article class="row" id="i(\d+)" aria-posinset="(\d+)"|<div class="sentinel" data-fragment="([^"]+)"><a href="([^"]+)" rel="next">|<div class="end""#
+        )
+        let ns = html as NSString
+        for match in pattern.matches(in: html, range: NSRange(location: 0, length: ns.length)) {
+            func group(_ i: Int) -> String? {
+                let range = match.range(at: i)
+                return range.location == NSNotFound ? nil : ns.substring(with: range).replacingOccurrences(of: "&amp;", with: "&")
+            }
+            if let id = group(1), let position = group(2) {
+                parts.append(.row(id: id, position: Int(position)!))
+            } else if let fragment = group(3), let next = group(4) {
+                parts.append(.sentinel(fragment: fragment, next: next))
+            } else {
+                parts.append(.end)
+            }
+        }
+        self.parts = parts
+    }
+
+    var rows: [(id: String, position: Int)] {
+        parts.compactMap { if case .row(let id, let position) = $0 { (id, position) } else { nil } }
+    }
+
+    var sentinel: (fragment: String, next: String)? {
+        for part in parts { if case .sentinel(let fragment, let next) = part { return (fragment, next) } }
+        return nil
+    }
+
+    /// How many rows come before the sentinel.
+    var rowsBeforeSentinel: Int? {
+        parts.firstIndex { if case .sentinel = $0 { true } else { false } }
+    }
+}

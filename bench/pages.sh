@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Page fragments: Warmfeed vs nginx serving the same bytes as static files.
+#
+# Side by side in one run, on loopback, with wrk asking for uniformly random
+# page fragments of a 100,000-item feed. Both servers get 2 workers (warmfeed
+# --threads 2, nginx worker_processes 2); wrk runs the same connections,
+# threads and duration against each, alternating warmfeed/nginx for ROUNDS
+# rounds. Prints each round, the medians and the ratios against the goals
+# (>= 0.8x nginx's requests/s, p99 within 2x nginx's), then the cold render
+# time per page (`warmfeed measure-render`) and the gzipped size of feed.js.
+#
+#   bench/pages.sh                       # ~3 minutes
+#   ROUNDS=7 DURATION=15s bench/pages.sh # knobs: see the defaults below
+#
+# Everything it makes lives in a mktemp folder under /tmp, removed on exit
+# (KEEP_TMP=1 keeps it); a copy of the report goes to bench/out/ (git-ignored).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-3s}
+CONNECTIONS=${CONNECTIONS:-32}
+WRK_THREADS=${WRK_THREADS:-1}
+ITEMS=${ITEMS:-100000}
+PAGE_SIZE=${PAGE_SIZE:-30}
+SERVER_THREADS=${SERVER_THREADS:-2}
+PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}
+RENDER_RUNS=${RENDER_RUNS:-3}
+RENDER_PAGES=${RENDER_PAGES:-500}
+PAGES=$(( (ITEMS + PAGE_SIZE - 1) / PAGE_SIZE ))
+
+tmp=$(mktemp -d /tmp/warmfeed-bench-pages.XXXXXX)
+wf_pid="" ng_pid=""
+
+stop() {  # stop PID NAME: SIGTERM, then SIGKILL after 10 s
+  local pid=$1 name=$2
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "bench: $name ($pid) ignored SIGTERM for 10 s; killing it" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  stop "$wf_pid" warmfeed
+  stop "$ng_pid" nginx
+  if [ "${KEEP_TMP:-0}" = 1 ]; then echo "bench: kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "bench: $*" >&2; }
+helper() { python3 "$repo/bench/pages_helper.py" "$@"; }
+
+# --- 1. set up, build, seed, start warmfeed -----------------------------------
+log "setup (scripts/setup --bench)"
+scripts/setup --bench
+log "building warmfeed (release)"
+swift build -c release --product warmfeed 2>&1 | tail -n 3 >&2
+bin=$repo/.build/release/warmfeed
+[ -x "$bin" ] || { log "no $bin after the build"; exit 1; }
+
+mkdir -p "$tmp/data" "$tmp/nginx/root" "$tmp/nginx/tmp"
+# When this runs as root, nginx's workers drop to `nobody`: let them read the
+# static root (mktemp makes the folder private).
+chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root"
+log "seeding $ITEMS items and starting warmfeed (--threads $SERVER_THREADS)"
+seed_start=$SECONDS
+"$bin" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
+  --page-cache-mb "$PAGE_CACHE_MB" --threads "$SERVER_THREADS" \
+  --public "$repo/Public" --templates "$repo/Templates" >"$tmp/warmfeed.out" 2>"$tmp/warmfeed.err" &
+wf_pid=$!
+wf_url=""
+for _ in $(seq 1200); do
+  wf_url=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/warmfeed.out")
+  [ -n "$wf_url" ] && break
+  kill -0 "$wf_pid" 2>/dev/null || { log "warmfeed exited:"; cat "$tmp/warmfeed.err" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$wf_url" ] || { log "warmfeed did not start in 120 s"; exit 1; }
+log "warmfeed at $wf_url (seeded and listening after $((SECONDS - seed_start)) s)"
+
+# --- 2. every fragment once: warms warmfeed's cache and makes nginx's files ---
+log "fetching /fragment?page=1..$PAGES once (warm-up pass)"
+dump_line=$(helper dump "$wf_url" "$PAGES" "$tmp/nginx/root")
+log "$dump_line"
+wf_rss_after_warmup=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
+
+# --- 3. nginx, tuned for static files, 2 workers, no root, in the foreground --
+ng_port=$(helper freeport)
+ng_url="http://127.0.0.1:$ng_port"
+csp="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+cat >"$tmp/nginx/nginx.conf" <<EOF
+worker_processes $SERVER_THREADS;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    server_tokens off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65;
+    keepalive_requests 1000000;
+    open_file_cache max=10000 inactive=120s;
+    open_file_cache_valid 120s;
+    open_file_cache_min_uses 1;
+    open_file_cache_errors on;
+    client_body_temp_path $tmp/nginx/tmp/body;
+    proxy_temp_path $tmp/nginx/tmp/proxy;
+    fastcgi_temp_path $tmp/nginx/tmp/fastcgi;
+    uwsgi_temp_path $tmp/nginx/tmp/uwsgi;
+    scgi_temp_path $tmp/nginx/tmp/scgi;
+    server {
+        listen 127.0.0.1:$ng_port;
+        root $tmp/nginx/root;
+        location = /fragment {
+            types { }
+            default_type "text/html; charset=utf-8";
+            # The same response headers warmfeed sends, so both heads are alike.
+            add_header Content-Security-Policy "$csp" always;
+            add_header Referrer-Policy "same-origin" always;
+            add_header Cache-Control "no-cache" always;
+            add_header Vary "Accept-Encoding" always;
+            add_header X-Content-Type-Options "nosniff" always;
+            try_files /fragments/\$arg_page.html =404;
+        }
+    }
+}
+EOF
+log "starting nginx at $ng_url (worker_processes $SERVER_THREADS)"
+nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
+ng_pid=$!
+for _ in $(seq 100); do
+  curl -sS -o /dev/null "$ng_url/fragment?page=1" 2>/dev/null && break
+  kill -0 "$ng_pid" 2>/dev/null || { log "nginx exited:"; cat "$tmp/nginx/error.log" >&2; exit 1; }
+  sleep 0.1
+done
+compare_out=$(helper compare "$wf_url" "$ng_url" "$PAGES" "$tmp/nginx/root")
+echo "$compare_out" >&2
+
+# --- 4. wrk, alternating warmfeed / nginx -------------------------------------
+wrk_args=(-t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$repo/bench/random_page.lua")
+run_wrk() {  # run_wrk URL DURATION SEED -> the WRKJSON payload
+  local out
+  out=$(WF_PAGES=$PAGES WF_SEED=$3 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
+    -s "$repo/bench/random_page.lua" "$1/" 2>&1)
+  echo "$out" >>"$tmp/wrk.log"
+  grep '^WRKJSON ' <<<"$out" | sed 's/^WRKJSON //'
+}
+log "wrk warm-up, $WARMUP each (not recorded)"
+run_wrk "$wf_url" "$WARMUP" 0 >/dev/null
+run_wrk "$ng_url" "$WARMUP" 0 >/dev/null
+: >"$tmp/results"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for round in $(seq "$ROUNDS"); do
+  for server in warmfeed nginx; do
+    url=$wf_url; [ "$server" = nginx ] && url=$ng_url
+    json=$(run_wrk "$url" "$DURATION" "$round")
+    echo "$server $round $json" >>"$tmp/results"
+    log "round $round $server: $(helper line "$json")"
+  done
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+wf_rss=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
+wf_hwm=$(awk '/^VmHWM/ {print $2, $3}' "/proc/$wf_pid/status")
+wrk_table=$(helper summary "$tmp/results")
+
+stop "$wf_pid" warmfeed; wf_pid=""
+stop "$ng_pid" nginx; ng_pid=""
+wf_errors=$(grep -ciE 'error|warning|critical' "$tmp/warmfeed.err" || true)
+ng_errors=$(grep -cE '\[(error|crit|alert|emerg)\]' "$tmp/nginx/error.log" || true)
+
+# --- 5. cold render time and feed.js size -------------------------------------
+log "measure-render, $RENDER_RUNS runs of $RENDER_PAGES random pages (servers stopped)"
+: >"$tmp/render"
+for _ in $(seq "$RENDER_RUNS"); do
+  "$bin" measure-render --data "$tmp/data" --page-size "$PAGE_SIZE" --pages "$RENDER_PAGES" \
+    --public "$repo/Public" --templates "$repo/Templates" >>"$tmp/render"
+done
+render_table=$(helper render "$tmp/render")
+feedjs_gz=$(gzip -9c Public/feed.js | wc -c)
+feedjs_raw=$(wc -c <Public/feed.js)
+
+# --- report --------------------------------------------------------------------
+report=$(cat <<EOF
+## Page fragments: warmfeed vs nginx (static files)
+
+- date: $(date -u '+%Y-%m-%d %H:%M UTC')
+- machine: nproc $(nproc), kernel $(uname -r), CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load average before/after the rounds: $load_before / $load_after
+- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- Sources Templates Public 2>/dev/null || echo ' (with uncommitted changes in Sources/Templates/Public)')
+- tools: $(swift --version 2>/dev/null | head -n1); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -n1 | cut -d' ' -f1-2)
+- command: \`bench/pages.sh\` (ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE)
+- warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates\` (release build)
+- nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends
+- load: \`wrk ${wrk_args[*]} URL/\` with random_page.lua (uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread), no Accept-Encoding (plain bodies from both); order warmfeed, nginx, warmfeed, nginx, …
+- warm-up: every page fetched once from warmfeed before measuring ($dump_line); then $WARMUP of wrk against each server, not recorded
+- warmfeed memory: RSS $wf_rss_after_warmup after the warm-up pass, $wf_rss after the rounds (peak $wf_hwm)
+- server logs during the run: warmfeed stderr lines with error/warning: $wf_errors; nginx error-log lines at error or worse: $ng_errors
+
+Same bytes, compared before the rounds:
+
+\`\`\`
+$compare_out
+\`\`\`
+
+$wrk_table
+
+### Cold render per page (\`warmfeed measure-render --data TMP --page-size $PAGE_SIZE --pages $RENDER_PAGES\`, $RENDER_RUNS runs, no cache)
+
+$render_table
+
+### Thin client
+
+\`gzip -9c Public/feed.js | wc -c\`: **$feedjs_gz bytes** gzipped ($feedjs_raw bytes plain); goal < 2048 bytes: $([ "$feedjs_gz" -lt 2048 ] && echo MET || echo 'NOT MET')
+EOF
+)
+echo
+echo "$report"
+mkdir -p bench/out
+out=bench/out/pages-$(date -u +%Y%m%dT%H%M%SZ).md
+echo "$report" >"$out"
+log "report also written to $out"

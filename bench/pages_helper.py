@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Helper for bench/pages.sh (standard library only).
+
+  freeport                          print a free loopback TCP port
+  dump URL PAGES ROOT               fetch /fragment?page=1..PAGES once (this also
+                                    warms the server's page cache) and write the
+                                    exact bytes to ROOT/fragments/N.html
+  compare WARMFEED NGINX PAGES ROOT check that nginx serves the same bytes as the
+                                    files for every page, that warmfeed still
+                                    serves them (from its cache), and show both
+                                    header sets with their sizes
+  line JSON                         one wrk round in a few words
+  summary RESULTS                   table, medians and ratios of the wrk rounds
+  render RUNS                       median of the measure-render runs
+"""
+import http.client
+import json
+import random
+import socket
+import statistics
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+GOAL_RPS = 0.8   # warmfeed requests/s at least 0.8x nginx's
+GOAL_P99 = 2.0   # warmfeed p99 at most 2x nginx's
+
+
+def connect(url):
+    parts = urllib.parse.urlsplit(url)
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+
+
+def freeport():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        print(s.getsockname()[1])
+
+
+def dump(url, pages, root):
+    out = Path(root) / "fragments"
+    out.mkdir(parents=True, exist_ok=True)
+    conn = connect(url)
+    total = 0
+    times = []
+    start = time.perf_counter()
+    for n in range(1, pages + 1):
+        t0 = time.perf_counter()
+        conn.request("GET", f"/fragment?page={n}")
+        resp = conn.getresponse()
+        body = resp.read()
+        times.append(time.perf_counter() - t0)
+        if resp.status != 200:
+            sys.exit(f"dump: page {n} answered {resp.status}: {body[:200]!r}")
+        ctype = resp.getheader("Content-Type")
+        if ctype != "text/html; charset=utf-8":
+            sys.exit(f"dump: page {n} has Content-Type {ctype!r}")
+        (out / f"{n}.html").write_bytes(body)
+        total += len(body)
+    elapsed = time.perf_counter() - start
+    # One past the end must be a 404, or PAGES is not the feed's last page.
+    conn.request("GET", f"/fragment?page={pages + 1}")
+    resp = conn.getresponse()
+    resp.read()
+    conn.close()
+    if resp.status != 404:
+        sys.exit(f"dump: page {pages + 1} answered {resp.status}; expected 404 past the last page")
+    print(f"dump: {pages} fragments, {total} bytes (mean {total / pages:.0f} B/page), "
+          f"first fetch took {elapsed:.1f} s: median {statistics.median(times) * 1e3:.2f} ms, "
+          f"max {max(times) * 1e3:.1f} ms per page (cold: store + render + gzip + HTTP)")
+
+
+def raw_get(url, target):
+    """The exact response head and body of one request, over a fresh connection."""
+    parts = urllib.parse.urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+                  f"Connection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head + b"\r\n\r\n", body
+
+
+def fetch_all(url, numbers):
+    conn = connect(url)
+    bodies = {}
+    for n in numbers:
+        conn.request("GET", f"/fragment?page={n}")
+        resp = conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            sys.exit(f"compare: {url} page {n} answered {resp.status}")
+        bodies[n] = body
+    conn.close()
+    return bodies
+
+
+def compare(warmfeed, nginx, pages, root):
+    files = Path(root) / "fragments"
+    expected = {n: (files / f"{n}.html").read_bytes() for n in range(1, pages + 1)}
+    served = fetch_all(nginx, range(1, pages + 1))
+    bad = [n for n in expected if served[n] != expected[n]]
+    if bad:
+        sys.exit(f"compare: nginx differs from warmfeed's bytes on {len(bad)} pages, e.g. {bad[:5]}")
+    sample = random.Random(7).sample(range(1, pages + 1), min(pages, 300))
+    again = fetch_all(warmfeed, sample)
+    bad = [n for n in sample if again[n] != expected[n]]
+    if bad:
+        sys.exit(f"compare: warmfeed's second answer differs on {len(bad)} pages, e.g. {bad[:5]}")
+    print(f"compare: nginx serves byte-identical bodies for all {pages} pages; "
+          f"warmfeed's cached answers match on {len(sample)} sampled pages")
+    for name, url in (("warmfeed", warmfeed), ("nginx", nginx)):
+        head, body = raw_get(url, "/fragment?page=1")
+        if body != expected[1]:
+            sys.exit(f"compare: {name} raw body of page 1 differs")
+        lines = head.decode("latin-1").rstrip("\r\n").split("\r\n")
+        print(f"compare: {name} response head for /fragment?page=1: {len(head)} bytes "
+              f"(body {len(body)} bytes), {len(lines) - 1} header lines:")
+        for line in lines:
+            print(f"    {line}")
+
+
+def summary(path):
+    rounds = {}
+    for line in Path(path).read_text().splitlines():
+        server, number, payload = line.split(" ", 2)
+        rounds.setdefault(server, []).append((int(number), json.loads(payload)))
+    wf, ng = rounds["warmfeed"], rounds["nginx"]
+    print("| round | warmfeed req/s | nginx req/s | req/s ratio | warmfeed p99 ms | nginx p99 ms | p99 ratio | warmfeed p50 ms | nginx p50 ms | errors (wf / nginx) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+    def errors(r):
+        return sum(r[k] for k in ("err_connect", "err_read", "err_write", "err_status", "err_timeout"))
+
+    per_round = []
+    for (i, a), (_, b) in zip(wf, ng):
+        rr, pr = a["rps"] / b["rps"], a["p99_us"] / b["p99_us"]
+        per_round.append((rr, pr))
+        print(f"| {i} | {a['rps']:.0f} | {b['rps']:.0f} | {rr:.3f} | {a['p99_us'] / 1e3:.2f} | "
+              f"{b['p99_us'] / 1e3:.2f} | {pr:.2f} | {a['p50_us'] / 1e3:.2f} | {b['p50_us'] / 1e3:.2f} | "
+              f"{errors(a)} / {errors(b)} |")
+    med = lambda rs, k: statistics.median(r[k] for _, r in rs)
+    wf_rps, ng_rps = med(wf, "rps"), med(ng, "rps")
+    wf_p99, ng_p99 = med(wf, "p99_us"), med(ng, "p99_us")
+    print(f"| **median** | **{wf_rps:.0f}** | **{ng_rps:.0f}** | **{wf_rps / ng_rps:.3f}** | "
+          f"**{wf_p99 / 1e3:.2f}** | **{ng_p99 / 1e3:.2f}** | **{wf_p99 / ng_p99:.2f}** | "
+          f"{med(wf, 'p50_us') / 1e3:.2f} | {med(ng, 'p50_us') / 1e3:.2f} | |")
+    rps_ratio, p99_ratio = wf_rps / ng_rps, wf_p99 / ng_p99
+    print()
+    print(f"requests/s: warmfeed/nginx = {rps_ratio:.3f} (ratio of medians; median of per-round ratios "
+          f"{statistics.median(r for r, _ in per_round):.3f}); goal >= {GOAL_RPS}: "
+          f"{'MET' if rps_ratio >= GOAL_RPS else 'NOT MET'}")
+    print(f"p99 latency: warmfeed/nginx = {p99_ratio:.2f} (ratio of medians; median of per-round ratios "
+          f"{statistics.median(p for _, p in per_round):.2f}); goal <= {GOAL_P99}: "
+          f"{'MET' if p99_ratio <= GOAL_P99 else 'NOT MET'}")
+    for name, rs in (("warmfeed", wf), ("nginx", ng)):
+        total = {k: sum(r[k] for _, r in rs) for k in ("requests", "err_connect", "err_read", "err_write", "err_status", "err_timeout")}
+        print(f"{name}: {total['requests']} requests in all rounds; socket errors connect {total['err_connect']}, "
+              f"read {total['err_read']}, write {total['err_write']}, timeout {total['err_timeout']}; "
+              f"non-2xx/3xx {total['err_status']}")
+
+
+def line(payload):
+    r = json.loads(payload)
+    socket_errors = sum(r[k] for k in ("err_connect", "err_read", "err_write", "err_timeout"))
+    print(f"{r['rps']:.0f} req/s, p50 {r['p50_us'] / 1e3:.2f} ms, p99 {r['p99_us'] / 1e3:.2f} ms, "
+          f"socket errors {socket_errors}, non-2xx/3xx {r['err_status']}")
+
+
+def render(path):
+    runs = [json.loads(line) for line in Path(path).read_text().splitlines() if line.startswith("{")]
+    print("| run | pages | store median µs | store p90 µs | render median µs | render p90 µs |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for i, r in enumerate(runs, 1):
+        print(f"| {i} | {r['pages']} | {r['store_median_us']:.1f} | {r['store_p90_us']:.1f} | "
+              f"{r['render_median_us']:.1f} | {r['render_p90_us']:.1f} |")
+    store = statistics.median(r["store_median_us"] for r in runs)
+    rend = statistics.median(r["render_median_us"] for r in runs)
+    print(f"| **median** | | **{store:.1f}** | | **{rend:.1f}** | |")
+    print()
+    print(f"cold render per {runs[0]['page_size']}-row page: median {rend:.1f} µs "
+          f"(store read {store:.1f} µs; read + render {store + rend:.1f} µs)")
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "freeport":
+        freeport()
+    elif cmd == "dump":
+        dump(args[0], int(args[1]), args[2])
+    elif cmd == "compare":
+        compare(args[0], args[1], int(args[2]), args[3])
+    elif cmd == "summary":
+        summary(args[0])
+    elif cmd == "line":
+        line(args[0])
+    elif cmd == "render":
+        render(args[0])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+-- wrk script for bench/pages.sh: every request asks for a uniformly random
+-- page fragment, /fragment?page=1..WF_PAGES, and `done` prints one machine
+-- readable line (prefixed WRKJSON) that bench/pages_helper.py collects.
+
+local pages = tonumber(os.getenv("WF_PAGES") or "3334")
+local threads = 0
+
+-- Runs in the main Lua state, once per wrk thread: give each thread its own id
+-- so that each seeds its own random sequence.
+function setup(thread)
+  threads = threads + 1
+  thread:set("thread_id", threads)
+end
+
+-- Runs in each thread's own Lua state.
+function init(args)
+  local salt = tonumber(os.getenv("WF_SEED") or "0") or 0
+  math.randomseed(os.time() + salt * 1009 + (thread_id or 0) * 7919)
+  -- LuaJIT's first few draws after seeding are poorly mixed; discard them.
+  for _ = 1, 10 do math.random() end
+end
+
+request = function()
+  return wrk.format("GET", "/fragment?page=" .. math.random(1, pages))
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRKJSON {"requests": %d, "duration_us": %d, "bytes": %d, "rps": %.1f, '
+      .. '"p50_us": %d, "p90_us": %d, "p99_us": %d, "max_us": %d, "mean_us": %.1f, '
+      .. '"err_connect": %d, "err_read": %d, "err_write": %d, "err_status": %d, "err_timeout": %d}\n',
+    summary.requests, summary.duration, summary.bytes,
+    summary.requests / (summary.duration / 1e6),
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean,
+    e.connect, e.read, e.write, e.status, e.timeout))
+end

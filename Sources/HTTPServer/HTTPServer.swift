@@ -94,6 +94,7 @@ public final class HTTPServer: Service, Sendable {
         }
         MHD_stop_daemon(daemon.pointer)
         if listenSocket >= 0 { close(listenSocket) }
+        core.executor.stop()
         core.logger.info("stopped")
     }
 
@@ -108,6 +109,7 @@ public final class HTTPServer: Service, Sendable {
         if case .running(let daemon, _) = state.withLock({ $0 }) {
             MHD_stop_daemon(daemon.pointer)
         }
+        core.executor.stop()
     }
 }
 

@@ -6,6 +6,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: Int = 8080
     /// libmicrohttpd worker threads, each with its own epoll loop.
     public var threads: Int = 2
+    /// Threads that run async (`.later`) handlers: they may block briefly (a
+    /// store read, a render), so there are more of them than cores.
+    public var handlerThreads: Int = 8
     /// Connections held at once; more are accepted and closed at once.
     public var connectionLimit: Int = 4096
     /// Seconds a connection may stay idle (no bytes) before it is closed.

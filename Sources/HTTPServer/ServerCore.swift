@@ -11,11 +11,14 @@ final class ServerCore: Sendable {
     let logger: Logger
     /// Async handlers running now; shutdown waits for them.
     let running = Mutex(0)
+    /// Where `.later` work runs.
+    let executor: HandlerExecutor
 
     init(configuration: HTTPServerConfiguration, handler: @escaping Router.Handler, logger: Logger) {
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
+        executor = HandlerExecutor(threads: configuration.handlerThreads, name: "warmfeed-handler")
     }
 
     func handle(
@@ -88,7 +91,7 @@ final class ServerCore: Sendable {
             MHD_suspend_connection(connection)
             running.withLock { $0 += 1 }
             let suspended = SuspendedConnection(pointer: connection)
-            Task {
+            Task(executorPreference: executor) {
                 let response = await work()
                 context.response = response
                 context.phase = .answered

@@ -128,7 +128,7 @@ actor Barrier {
             let silent = try (0..<1000).map { _ in try TestConnection(port: server.port, timeout: 20) }
             // Every silent connection was accepted, and a real client is still served.
             var seen = 0
-            for _ in 0..<200 where seen < 1000 {
+            for _ in 0..<1000 where seen < 1000 {
                 seen = server.connectionCount
                 if seen < 1000 { try await Task.sleep(for: .milliseconds(20)) }
             }

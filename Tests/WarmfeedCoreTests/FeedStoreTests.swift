@@ -3,8 +3,8 @@ import GRDB
 import Testing
 @testable import WarmfeedCore
 
-/// A store in a fresh temporary folder: a real SQLite file.
-struct TemporaryStore {
+/// A store in a fresh temporary folder: a real SQLite file, removed afterwards.
+final class TemporaryStore {
     let folder: URL
     let store: FeedStore
     var path: String { folder.appendingPathComponent("feed.sqlite").path }
@@ -14,6 +14,8 @@ struct TemporaryStore {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         store = try FeedStore(path: folder.appendingPathComponent("feed.sqlite").path)
     }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
 
     func reopen() throws -> FeedStore { try FeedStore(path: path) }
 }
@@ -144,7 +146,8 @@ func item(_ n: Int, published: Int64) -> FeedItem {
     }
 
     @Test func anEmptyFeedHasAnEmptyFirstPageAndNoSecond() throws {
-        let store = try TemporaryStore().store
+        let temporary = try TemporaryStore()
+        let store = temporary.store
         #expect(try store.count() == 0)
         let page = try #require(try store.page(.number(1), size: 30))
         #expect(page.items.isEmpty)

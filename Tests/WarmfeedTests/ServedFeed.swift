@@ -11,6 +11,7 @@ struct ServedFeed {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     let app: WarmfeedApp
+    let dataFolder: String
     var port: Int { app.port }
 
     static func start(items: Int, pageSize: Int = 10, threshold: Double = 0.7) async throws -> ServedFeed {
@@ -25,7 +26,7 @@ struct ServedFeed {
         configuration.threshold = threshold
         let app = try await WarmfeedApp(configuration: configuration)
         try app.start()
-        return ServedFeed(app: app)
+        return ServedFeed(app: app, dataFolder: configuration.dataFolder)
     }
 
     func get(_ target: String, headers: [(String, String)] = []) async throws -> TestResponse {
@@ -38,7 +39,25 @@ struct ServedFeed {
         return try await onThread { try TestHTTP.request(port: port, method, target, body: body) }
     }
 
-    func stop() async { await app.shutdown() }
+    func stop() async {
+        await app.shutdown()
+        try? FileManager.default.removeItem(atPath: dataFolder)
+    }
+
+    /// Starts a feed, runs `body` against it, and always stops it and removes its data.
+    static func with<T>(
+        items: Int, pageSize: Int = 10, threshold: Double = 0.7, _ body: (ServedFeed) async throws -> T
+    ) async throws -> T {
+        let feed = try await start(items: items, pageSize: pageSize, threshold: threshold)
+        do {
+            let result = try await body(feed)
+            await feed.stop()
+            return result
+        } catch {
+            await feed.stop()
+            throw error
+        }
+    }
 }
 
 /// What the tests read out of a rendered page: rows and the sentinel, in order.

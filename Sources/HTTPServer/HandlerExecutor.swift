@@ -1,0 +1,61 @@
+import Foundation
+
+/// The threads that run `.later` handlers.
+///
+/// Handlers do short blocking work (a store read, a render); on Swift's shared
+/// cooperative pool, which has one thread per core, that work would compete
+/// with, and could be starved by, anything else the process runs there. The
+/// server's own threads keep request handling independent of the rest.
+final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
+    // Safe to share: `jobs`, `head` and `stopping` are only touched under `condition`.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var stopping = false
+    private var threads: [Thread] = []
+
+    init(threads count: Int, name: String) {
+        for index in 0..<max(1, count) {
+            // Each thread holds the executor until `stop()` lets it run out.
+            let thread = Thread { [self] in run() }
+            thread.name = "\(name)-\(index)"
+            threads.append(thread)
+            thread.start()
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Lets the threads finish the queued jobs and exit.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while head == jobs.count, !stopping { condition.wait() }
+            if head == jobs.count {
+                condition.unlock()
+                return
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}

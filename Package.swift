@@ -22,6 +22,16 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -36,6 +46,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+
+        // Origin fetches on the libcurl multi interface, with limits. Knows nothing of feeds.
+        .target(
+            name: "OriginFetcher",
+            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // Thumbnails with libvips (shrink-on-load), with limits. Knows nothing of feeds.
+        .target(
+            name: "Thumbnailer",
+            dependencies: ["CVips"]
         ),
 
         // Feed store, pages, cursors, sentinel placement, caches. Knows nothing of C.
@@ -72,6 +94,8 @@ let package = Package(
         // A raw loopback HTTP client shared by the server tests.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
+        .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),
         .testTarget(
             name: "WarmfeedCoreTests",
             dependencies: ["WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]

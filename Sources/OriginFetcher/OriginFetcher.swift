@@ -1,0 +1,1 @@
+// The libcurl fetcher goes here.

@@ -1,0 +1,1 @@
+// The libvips thumbnailer goes here.

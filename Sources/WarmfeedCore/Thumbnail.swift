@@ -1,0 +1,52 @@
+/// The image formats thumbnails are made in.
+public enum ThumbnailFormat: String, Sendable, Hashable, CaseIterable {
+    /// WebP: the default, about a third smaller than JPEG at the same quality.
+    case webp
+    /// JPEG: for clients that do not accept WebP.
+    case jpeg
+
+    /// The media type.
+    public var mediaType: String { self == .webp ? "image/webp" : "image/jpeg" }
+}
+
+/// One kind of thumbnail of an item: a density and a format.
+public struct ThumbnailVariant: Sendable, Hashable {
+    /// 1 for the `1x` width, 2 for `2x` (high-density screens).
+    public var scale: Int
+    /// The format.
+    public var format: ThumbnailFormat
+
+    /// Makes a variant.
+    public init(scale: Int, format: ThumbnailFormat) {
+        self.scale = scale
+        self.format = format
+    }
+
+    /// The densities the server makes.
+    public static let scales = [1, 2]
+
+    /// Reads a variant's URL name (`1x`, `2x`) with the format the client accepts;
+    /// nil for any other name.
+    public init?(name: String, format: ThumbnailFormat) {
+        guard let scale = Self.scales.first(where: { "\($0)x" == name }) else { return nil }
+        self.init(scale: scale, format: format)
+    }
+
+    /// The variant's URL name.
+    public var name: String { "\(scale)x" }
+}
+
+/// Which thumbnail: an item and a variant. Thumbnails are addressed by this
+/// alone, never by a URL, so no visitor can make the server fetch a URL of their choosing.
+public struct ThumbnailKey: Sendable, Hashable {
+    /// The item's id.
+    public var itemID: Int64
+    /// The variant.
+    public var variant: ThumbnailVariant
+
+    /// Makes a key.
+    public init(itemID: Int64, variant: ThumbnailVariant) {
+        self.itemID = itemID
+        self.variant = variant
+    }
+}

@@ -71,13 +71,6 @@ public struct Cursor: Sendable, Hashable {
         bytes.reduce(T.zero) { $0 << 8 | T(truncatingIfNeeded: $1) }
     }
 
-    /// 32-bit FNV-1a: enough to tell a typo or a cut from a real cursor.
-    private static func checksum(_ bytes: [UInt8]) -> UInt32 {
-        var hash: UInt32 = 0x811c_9dc5
-        for byte in bytes {
-            hash ^= UInt32(byte)
-            hash &*= 0x0100_0193
-        }
-        return hash
-    }
+    /// Enough to tell a typo or a cut from a real cursor.
+    private static func checksum(_ bytes: [UInt8]) -> UInt32 { Checksum.fnv1a32(bytes) }
 }

@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// Thumbnails on disk in the data folder, so a restart starts warm.
+///
+/// Each file carries a header (magic, length, FNV-1a-64 of the body) checked on
+/// every read: a torn or corrupted file is deleted and reported as a miss, never
+/// served. Writes go to a temporary file renamed into place (atomic on POSIX).
+/// The total size is bounded; the least recently used files go first.
+public final class ThumbnailDiskTier: Sendable {
+    private static let magic: [UInt8] = Array("WFT1".utf8)
+    private static let headerSize = 4 + 8 + 8
+
+    /// The folder holding the files.
+    public let folder: URL
+    private let index: Mutex<LRUCache<ThumbnailKey, Int>>
+    private let corrupt = Mutex(0)
+
+    /// Opens the tier in `folder` (created when missing), indexing the files
+    /// already there, oldest first, within `budget` bytes.
+    public init(folder: URL, budget: Int) throws {
+        self.folder = folder
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var found: [(key: ThumbnailKey, size: Int, modified: Date)] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names {
+            let url = folder.appendingPathComponent(name)
+            guard let key = Self.key(fromFileName: name) else {
+                // Leftover temporary files from a write cut short.
+                if name.hasPrefix(".tmp-") { try? FileManager.default.removeItem(at: url) }
+                continue
+            }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            found.append((key, (attributes?[.size] as? Int) ?? 0, (attributes?[.modificationDate] as? Date) ?? .distantPast))
+        }
+        var lru = LRUCache<ThumbnailKey, Int>(capacity: budget)
+        for entry in found.sorted(by: { $0.modified < $1.modified }) {
+            for evicted in lru.insert(entry.size, for: entry.key, cost: entry.size) {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(Self.fileName(of: evicted.key)))
+            }
+        }
+        index = Mutex(lru)
+    }
+
+    /// The thumbnail for `key` if a valid file holds it; a corrupt file is removed.
+    public func read(_ key: ThumbnailKey) -> [UInt8]? {
+        guard index.withLock({ $0.value(for: key) }) != nil else { return nil }
+        let url = folder.appendingPathComponent(Self.fileName(of: key))
+        guard let data = try? Data(contentsOf: url) else {
+            index.withLock { _ = $0.removeValue(for: key) }
+            return nil
+        }
+        guard let body = Self.unwrap(data) else {
+            corrupt.withLock { $0 += 1 }
+            index.withLock { _ = $0.removeValue(for: key) }
+            try? FileManager.default.removeItem(at: url)
+            return nil
+        }
+        return body
+    }
+
+    /// Stores the thumbnail for `key`, evicting old files past the budget.
+    public func write(_ key: ThumbnailKey, _ bytes: [UInt8]) {
+        let url = folder.appendingPathComponent(Self.fileName(of: key))
+        let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        let file = Self.wrap(bytes)
+        do {
+            try file.write(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            return
+        }
+        // rename(2) replaces the old file atomically: a reader sees the old or the new one, never half.
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            return
+        }
+        let evicted = index.withLock { $0.insert(file.count, for: key, cost: file.count) }
+        for victim in evicted where victim.key != key {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(Self.fileName(of: victim.key)))
+        }
+    }
+
+    /// Files and bytes on disk, the budget, and corrupt files found so far.
+    public var usage: (entries: Int, bytes: Int, budget: Int, corrupt: Int) {
+        let (entries, bytes, budget) = index.withLock { ($0.count, $0.totalCost, $0.capacity) }
+        return (entries, bytes, budget, corrupt.withLock { $0 })
+    }
+
+    static func fileName(of key: ThumbnailKey) -> String {
+        "\(key.itemID)-\(key.variant.name).\(key.variant.format.rawValue)"
+    }
+
+    static func key(fromFileName name: String) -> ThumbnailKey? {
+        let parts = name.split(separator: ".")
+        guard parts.count == 2, let format = ThumbnailFormat(rawValue: String(parts[1])) else { return nil }
+        let stem = parts[0].split(separator: "-")
+        guard stem.count == 2, let id = Int64(stem[0]), let variant = ThumbnailVariant(name: String(stem[1]), format: format) else { return nil }
+        return ThumbnailKey(itemID: id, variant: variant)
+    }
+
+    static func wrap(_ body: [UInt8]) -> Data {
+        var data = Data(magic)
+        withUnsafeBytes(of: UInt64(body.count).littleEndian) { data.append(contentsOf: $0) }
+        let sum = body.withUnsafeBytes { Checksum.fnv1a64($0) }
+        withUnsafeBytes(of: sum.littleEndian) { data.append(contentsOf: $0) }
+        data.append(contentsOf: body)
+        return data
+    }
+
+    static func unwrap(_ data: Data) -> [UInt8]? {
+        let bytes = [UInt8](data)
+        guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic else { return nil }
+        let length = bytes[4..<12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let sum = bytes[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard length == UInt64(bytes.count - headerSize) else { return nil }
+        let body = Array(bytes[headerSize...])
+        guard body.withUnsafeBytes({ Checksum.fnv1a64($0) }) == sum else { return nil }
+        return body
+    }
+}

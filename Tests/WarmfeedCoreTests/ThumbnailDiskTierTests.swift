@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import WarmfeedCore
+
+@Suite struct ThumbnailDiskTierTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-disk-\(UUID().uuidString)")
+    func key(_ id: Int64, _ scale: Int = 1) -> ThumbnailKey {
+        ThumbnailKey(itemID: id, variant: ThumbnailVariant(scale: scale, format: .webp))
+    }
+
+    @Test func survivesAReopenAndDetectsCorruption() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tier = try ThumbnailDiskTier(folder: folder, budget: 1 << 20)
+        tier.write(key(1), Array("first".utf8))
+        tier.write(key(2, 2), Array(repeating: 7, count: 1000))
+        #expect(tier.read(key(1)) == Array("first".utf8))
+
+        let reopened = try ThumbnailDiskTier(folder: folder, budget: 1 << 20)
+        #expect(reopened.usage.entries == 2)
+        #expect(reopened.read(key(2, 2)) == Array(repeating: 7, count: 1000))
+
+        // Flip one byte of the body: the file is refused and removed, never served.
+        let url = folder.appendingPathComponent(ThumbnailDiskTier.fileName(of: key(2, 2)))
+        var data = try Data(contentsOf: url)
+        data[data.count - 10] ^= 0xff
+        try data.write(to: url)
+        #expect(reopened.read(key(2, 2)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(reopened.usage.corrupt == 1)
+
+        // A truncated file too.
+        let first = folder.appendingPathComponent(ThumbnailDiskTier.fileName(of: key(1)))
+        try Data(try Data(contentsOf: first).prefix(12)).write(to: first)
+        #expect(reopened.read(key(1)) == nil)
+        #expect(reopened.usage.entries == 0)
+    }
+
+    @Test func staysWithinItsBudget() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tier = try ThumbnailDiskTier(folder: folder, budget: 3000)
+        for id in 1...10 { tier.write(key(Int64(id)), Array(repeating: UInt8(id), count: 900)) }
+        #expect(tier.usage.bytes <= 3000)
+        #expect(tier.read(key(10)) != nil)
+        #expect(tier.read(key(1)) == nil)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(files.count == tier.usage.entries)
+        // A smaller budget on restart trims the oldest files.
+        let smaller = try ThumbnailDiskTier(folder: folder, budget: 1000)
+        #expect(smaller.usage.entries == 1)
+    }
+
+    @Test func fileNamesRoundTripAndStrangersAreIgnored() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for candidate in [key(5), key(99, 2), ThumbnailKey(itemID: 3, variant: ThumbnailVariant(scale: 1, format: .jpeg))] {
+            #expect(ThumbnailDiskTier.key(fromFileName: ThumbnailDiskTier.fileName(of: candidate)) == candidate)
+        }
+        for stranger in ["notes.txt", "1-3x.webp", "x-1x.webp", "1-1x.gif", ".tmp-abc"] {
+            #expect(ThumbnailDiskTier.key(fromFileName: stranger) == nil)
+        }
+    }
+}

@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C shims: one per C library, nothing but a module map and static inline wrappers.
@@ -73,8 +75,12 @@ let package = Package(
             name: "Warmfeed",
             dependencies: [
                 "HTTPServer",
+                "OriginFetcher",
+                "Thumbnailer",
                 "WarmfeedCore",
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -100,7 +106,7 @@ let package = Package(
             name: "WarmfeedCoreTests",
             dependencies: ["WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "WarmfeedTests", dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient"]),
+        .testTarget(name: "WarmfeedTests", dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer"]),
     ],
     swiftLanguageModes: [.v6]
 )

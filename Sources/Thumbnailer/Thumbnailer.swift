@@ -1,1 +1,102 @@
-// The libvips thumbnailer goes here.
+import Foundation
+import Synchronization
+
+/// Makes thumbnails of images from an origin with libvips, on a bounded pool
+/// of its own threads.
+///
+/// A thumbnail is made in one decode: libvips shrinks JPEG and WebP while
+/// loading them, applies the EXIF orientation, scales the image to cover the
+/// box asked for and crops the rest from the centre, then saves it without any
+/// metadata. The source's header is checked against ``ThumbnailLimits`` before
+/// a pixel is decoded, and a damaged or cut source is refused, never served
+/// half grey.
+///
+/// libvips runs only on the thumbnailer's worker threads (at most `workers` at
+/// a time), never on Swift's cooperative pool; callers wait on a continuation.
+/// Queued work runs in the order of the callers' task priorities, so a
+/// reader's request (`.high`) overtakes pre-warm work (`.low`). One
+/// thumbnailer per process is enough; libvips itself is started once.
+public final class Thumbnailer: Sendable {
+    /// The limits every source is checked against.
+    public let limits: ThumbnailLimits
+    /// The largest width or height a thumbnail may be asked for.
+    public static let maxSide = 4096
+
+    private let pool: WorkerPool
+    private let counters = Mutex(ThumbnailerStats())
+
+    /// Starts `workers` worker threads (at least one). The default is one per core.
+    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, limits: ThumbnailLimits = .init()) {
+        self.limits = limits
+        _ = LibVips.started
+        pool = WorkerPool(threads: workers, name: "thumbnailer", onThreadExit: { LibVips.threadDidFinish() })
+    }
+
+    deinit {
+        pool.stop()
+    }
+
+    /// A thumbnail of `source` exactly `width` × `height` pixels: the image is
+    /// scaled to cover the box (upright, by its EXIF orientation) and cropped
+    /// from the centre.
+    ///
+    /// - Parameters:
+    ///   - source: the encoded original (JPEG, PNG, WebP or GIF).
+    ///   - quality: the encoder's quality, 1 to 100.
+    /// - Throws: ``ThumbnailError``; `.cancelled` only when the calling task is
+    ///   cancelled before a worker took the job.
+    public func thumbnail(
+        of source: [UInt8], width: Int, height: Int, format: ThumbnailFormat, quality: Int = 75
+    ) async throws(ThumbnailError) -> Thumbnail {
+        let job = ThumbnailJob(
+            source: source, width: width, height: height, format: format,
+            quality: min(100, max(1, quality)), limits: limits)
+        let result: Result<Thumbnail, ThumbnailError>
+        if let refusal = refusal(of: job) {
+            result = .failure(refusal)
+        } else {
+            result = await pool.perform(cancelled: .failure(.cancelled)) { job.run() }
+        }
+        counters.withLock { counters in
+            switch result {
+            case .success: counters.made += 1
+            case .failure(.cancelled): counters.cancelled += 1
+            case .failure: counters.failed += 1
+            }
+        }
+        return try result.get()
+    }
+
+    /// What the header of `source` says (size as displayed, format,
+    /// orientation), read on the calling thread without decoding pixels: a
+    /// header read costs microseconds, too little to queue. The limits are
+    /// not applied, so a decompression bomb's declared size can be reported.
+    public func info(of source: [UInt8]) throws(ThumbnailError) -> ImageInfo {
+        try source.withUnsafeBytes { SourceHeader.read($0) }.get()
+    }
+
+    /// Counters for the admin page.
+    public var stats: ThumbnailerStats {
+        let (queued, running, peakRunning) = pool.counts
+        var stats = counters.withLock { $0 }
+        stats.queued = queued
+        stats.running = running
+        stats.peakRunning = peakRunning
+        return stats
+    }
+
+    /// Runs work on the thumbnailer's workers; used by ``original(width:height:seed:format:)``.
+    func perform<T: Sendable>(cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
+        await pool.perform(cancelled: cancelled, work)
+    }
+
+    /// Why a job is refused before it is queued, if it is.
+    private func refusal(of job: ThumbnailJob) -> ThumbnailError? {
+        if job.source.isEmpty { return .notAnImage }
+        if job.source.count > limits.maxSourceBytes { return .tooLarge }
+        guard (1...Self.maxSide).contains(job.width), (1...Self.maxSide).contains(job.height) else {
+            return .failed("thumbnail size \(job.width)×\(job.height) is outside 1…\(Self.maxSide)")
+        }
+        return nil
+    }
+}

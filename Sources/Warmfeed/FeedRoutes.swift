@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 import Logging
 import WarmfeedCore
@@ -6,11 +7,13 @@ import WarmfeedCore
 ///
 /// A page already rendered is answered at once from the server thread; a page
 /// not yet rendered is read and rendered off the server threads (`.later`).
+/// Every page served tells the pre-warmer where its reader is.
 struct FeedRoutes: Sendable {
     let store: FeedStore
     let renderer: PageRenderer
     let cache: PageCache
     let pageSize: Int
+    let prewarmer: Prewarmer?
     let logger: Logger
 
     static let securityHeaders = [
@@ -33,17 +36,21 @@ struct FeedRoutes: Sendable {
         } catch {
             return .now(failure(error.status, error.message, kind: kind))
         }
-        let key = PageCache.Key(revision: store.revision, kind: kind, query: query)
+        let revision = store.revision
+        let key = PageCache.Key(revision: revision, kind: kind, query: query)
         let gzip = request.acceptsGzip
+        let reader = ReaderCookie(request: request, issueIfMissing: kind == .document)
         if let rendering = cache.rendering(for: key) {
-            return .now(response(rendering, gzip: gzip))
+            track(reader, rendering, revision: revision)
+            return .now(response(rendering, gzip: gzip, reader: reader))
         }
         return .later {
             do {
                 guard let rendering = try render(key) else {
                     return failure(404, "no such page: the feed is shorter than that", kind: kind)
                 }
-                return response(rendering, gzip: gzip)
+                track(reader, rendering, revision: revision)
+                return response(rendering, gzip: gzip, reader: reader)
             } catch {
                 logger.error("page failed", metadata: ["error": "\(error)"])
                 return failure(503, "the feed store is not answering; try again shortly", kind: kind)
@@ -51,30 +58,37 @@ struct FeedRoutes: Sendable {
         }
     }
 
+    private func track(_ reader: ReaderCookie, _ rendering: PageCache.Rendering, revision: Int) {
+        guard let prewarmer, let id = reader.id else { return }
+        prewarmer.readerViewed(id, number: rendering.number, older: rendering.older, newer: rendering.newer, revision: revision)
+    }
+
     /// Reads and renders the page for `key`, keeping the fragment and the document.
     private func render(_ key: PageCache.Key) throws -> PageCache.Rendering? {
-        guard let page = try store.page(key.query.request, size: pageSize) else { return nil }
-        let number = key.query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
-        var fragmentKey = key
-        fragmentKey.kind = .fragment
-        let fragment: PageCache.Rendering
-        if let kept = cache.rendering(for: fragmentKey) {
-            fragment = kept
-        } else {
-            fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: key.query, number: number))
-            cache.keep(fragment, for: fragmentKey)
-        }
+        guard let (page, fragment) = try fragment(for: key.query, revision: key.revision) else { return nil }
         guard key.kind == .document else { return fragment }
         let html = String(decoding: fragment.html.bytes, as: UTF8.self)
-        let document = PageCache.Rendering(html: renderer.document(fragment: html, page: page, number: number))
+        let document = PageCache.Rendering(html: renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page)
         cache.keep(document, for: key)
         return document
     }
 
-    private func response(_ rendering: PageCache.Rendering, gzip: Bool) -> Response {
+    /// The page for `query` and its rendered fragment (from the cache, or rendered and kept).
+    func fragment(for query: PageQuery, revision: Int) throws -> (Page, PageCache.Rendering)? {
+        guard let page = try store.page(query.request, size: pageSize) else { return nil }
+        let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
+        if let kept = cache.rendering(for: key) { return (page, kept) }
+        let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
+        let fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: query, number: number), number: number, page: page)
+        cache.keep(fragment, for: key)
+        return (page, fragment)
+    }
+
+    private func response(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Response {
         var headers = Self.securityHeaders
         headers.append(HTTPField("Cache-Control", "no-cache"))
         headers.append(HTTPField("Vary", "Accept-Encoding"))
+        if let setCookie = reader.setCookie { headers.append(HTTPField("Set-Cookie", setCookie)) }
         if gzip, let gzipped = rendering.gzipped {
             headers.append(HTTPField("Content-Encoding", "gzip"))
             return .html(200, gzipped, headers: headers)
@@ -90,5 +104,30 @@ struct FeedRoutes: Sendable {
             let html = renderer.errorDocument(status: status, message: message)
             return .html(status, ResponseBytes(html), headers: Self.securityHeaders + [HTTPField("Cache-Control", "no-store")])
         }
+    }
+}
+
+/// The reader's id, from the `wf` cookie (issued with the first document), so
+/// the pre-warmer can follow each reader's position.
+struct ReaderCookie: Sendable {
+    var id: String?
+    var setCookie: String?
+
+    init(request: Request, issueIfMissing: Bool) {
+        if let header = request.header("Cookie") {
+            for part in header.split(separator: ";") {
+                let pair = part.trimmingCharacters(in: .whitespaces)
+                if pair.hasPrefix("wf="), case let value = pair.dropFirst(3), value.count == 16,
+                   value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+                    id = String(value)
+                    return
+                }
+            }
+        }
+        guard issueIfMissing else { return }
+        let fresh = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let value = String(repeating: "0", count: 16 - fresh.count) + fresh
+        id = value
+        setCookie = "wf=\(value); Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax"
     }
 }

@@ -20,10 +20,21 @@ final class PageCache: Sendable {
         var query: PageQuery
     }
 
-    /// One rendering, plain and gzipped (compressed once, when it is kept).
+    /// One rendering, plain and gzipped (compressed once, when it is kept), with
+    /// where its page sits, so a reader served from here is still tracked.
     struct Rendering: Sendable {
         var html: ResponseBytes
         var gzipped: ResponseBytes?
+        var number = 1
+        var older: Cursor?
+        var newer: Cursor?
+
+        init(html: String, number: Int, page: Page) {
+            self.init(html: html)
+            self.number = number
+            older = page.older
+            newer = page.newer
+        }
 
         init(html: String) {
             let bytes = Array(html.utf8)
@@ -37,7 +48,11 @@ final class PageCache: Sendable {
 
     private let entries: Mutex<LRUCache<Key, Rendering>>
 
+    /// The budget in bytes.
+    let capacity: Int
+
     init(capacityBytes: Int) {
+        capacity = capacityBytes
         entries = Mutex(LRUCache(capacity: capacityBytes))
     }
 

@@ -8,7 +8,7 @@ import WarmfeedCore
 /// only when they are plain `http(s)` URLs.
 struct PageRenderer: Sendable {
     /// The templates every page needs; loading fails early when one is missing.
-    static let requiredTemplates = ["layout", "page", "row", "sentinel", "end", "error"]
+    static let requiredTemplates = ["layout", "page", "row", "sentinel", "end", "error", "admin"]
 
     private let library: MustacheLibrary
     /// Where the thin client's files are served (versioned, so cached for ever).
@@ -69,6 +69,11 @@ struct PageRenderer: Sendable {
         return library.render(context, withTemplate: "layout") ?? ""
     }
 
+    /// The admin dashboard.
+    func admin(_ context: [String: Any]) -> String {
+        library.render(context, withTemplate: "admin") ?? ""
+    }
+
     /// An HTML error page with a short message.
     func errorDocument(status: Int, message: String) -> String {
         library.render(
@@ -89,6 +94,7 @@ struct PageRenderer: Sendable {
             "date": Timestamp.display(item.published),
         ]
         if !item.summary.isEmpty { row["summary"] = item.summary }
+        if item.imageURL != nil { row["thumb"] = true }
         if let link = item.link, Self.isSafeLink(link) { row["link"] = link }
         if let pageStart {
             row["pageStart"] = true

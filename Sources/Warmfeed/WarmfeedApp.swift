@@ -1,29 +1,46 @@
 import Foundation
 import HTTPServer
 import Logging
+import OriginFetcher
 import ServiceLifecycle
+import Synchronization
+import Thumbnailer
 import WarmfeedCore
 
-/// The whole server: the store, the renderer, the page cache and the routes on
-/// one HTTP server. `warmfeed serve` runs it as a service; tests start it on
-/// port 0 and talk to it over loopback.
+/// The whole server: store, renderer, page cache, thumbnail cache, pre-warmer,
+/// demo origin and admin views on one HTTP server. `warmfeed serve` runs it as
+/// a service; tests start it on port 0 and talk to it over loopback.
 public final class WarmfeedApp: Service, Sendable {
     /// The HTTP server (read `port` after `start()`).
     public let server: HTTPServer
     /// The feed store.
     public let store: FeedStore
+    /// The admin token.
+    public let adminToken: AdminToken
     let cache: PageCache
+    let thumbnails: ThumbnailService
+    let prewarmer: Prewarmer
+    let observer: CacheObserver
+    let fetcher: OriginFetcher
+    let demo: DemoOrigin?
+    let logger: Logger
+    private let background = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens the store (seeding the demo feed into an empty one), loads the
     /// templates and the static files, and builds the routes. Nothing listens yet.
     public init(configuration: WarmfeedConfiguration, logger: Logger = Logger(label: "warmfeed")) async throws {
         try configuration.validate()
-        try FileManager.default.createDirectory(atPath: configuration.dataFolder, withIntermediateDirectories: true)
-        store = try FeedStore(path: (configuration.dataFolder as NSString).appendingPathComponent("feed.sqlite"))
+        self.logger = logger
+        let data = URL(fileURLWithPath: configuration.dataFolder, isDirectory: true)
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        store = try FeedStore(path: data.appendingPathComponent("feed.sqlite").path)
         if configuration.demoItems > 0, try store.count() == 0 {
             let summary = try store.upsert(DemoFeed.items(count: configuration.demoItems))
             logger.info("seeded the demo feed", metadata: ["items": "\(summary.inserted)"])
         }
+        adminToken = try configuration.adminToken.map { AdminToken(value: $0, source: "configuration") }
+            ?? AdminToken.load(dataFolder: configuration.dataFolder)
+
         let statics = try StaticFiles(folder: configuration.publicFolder)
         let renderer = try await PageRenderer(
             templatesFolder: configuration.templatesFolder,
@@ -32,24 +49,77 @@ public final class WarmfeedApp: Service, Sendable {
             threshold: configuration.threshold
         )
         cache = PageCache(capacityBytes: configuration.pageCacheBytes)
+
+        let thumbnailer = Thumbnailer()
+        fetcher = OriginFetcher(maxConnectionsPerHost: 8, logger: logger)
+        demo = DemoOrigin(latency: configuration.originLatency, logger: logger)
+        var limits = FetchLimits()
+        limits.totalTimeout = configuration.originTimeout
+        // Cut an origin that drips: under 512 bytes a second for 5 seconds (including
+        // the wait for the first byte, so a slow-to-answer origin gets 5 seconds).
+        limits.lowSpeedLimit = 512
+        limits.lowSpeedTime = .seconds(5)
+        thumbnails = ThumbnailService(
+            memoryBudget: configuration.thumbnailCacheBytes,
+            negativeTTL: ThumbnailService.seconds(configuration.negativeTTL),
+            disk: try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes),
+            fetcher: fetcher,
+            thumbnailer: thumbnailer,
+            origin: ImageSource(demo: demo),
+            limits: limits
+        )
+        prewarmer = Prewarmer(lead: configuration.prewarmPages, thumbnails: thumbnails, logger: logger)
+        observer = CacheObserver(thumbnails: thumbnails, prewarmer: prewarmer, pages: cache, fetcher: fetcher, metrics: WarmfeedMetrics())
+
         var router = Router()
-        FeedRoutes(store: store, renderer: renderer, cache: cache, pageSize: configuration.pageSize, logger: logger)
-            .add(to: &router)
+        let feed = FeedRoutes(
+            store: store, renderer: renderer, cache: cache, pageSize: configuration.pageSize,
+            prewarmer: configuration.prewarmPages > 0 ? prewarmer : nil, logger: logger
+        )
+        feed.add(to: &router)
+        let store = store
+        prewarmer.setPageSource { query in
+            guard let (page, rendering) = try? feed.fragment(for: query, revision: store.revision) else { return nil }
+            return (page, rendering.number)
+        }
+        ThumbnailRoutes(store: store, service: thumbnails).add(to: &router)
+        AdminRoutes(token: adminToken, observer: observer, renderer: renderer).add(to: &router)
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }
         router.get("/healthz") { _ in .now(.plain(200, "ok")) }
         let routes = router
         server = HTTPServer(configuration: configuration.http, logger: logger) { request in routes.reply(to: request) }
     }
 
-    /// Starts listening.
-    public func start() throws { try server.start() }
+    /// Starts the demo origin, the pre-warmer and the server.
+    public func start() throws {
+        try demo?.start()
+        try server.start()
+        let prewarmer = prewarmer, observer = observer
+        background.withLock {
+            $0 = Task {
+                await withDiscardingTaskGroup { group in
+                    group.addTask { try? await prewarmer.run() }
+                    group.addTask { try? await observer.run() }
+                }
+            }
+        }
+    }
 
     /// The bound port.
     public var port: Int { server.port }
 
-    /// Stops gracefully.
-    public func shutdown() async { await server.shutdown() }
+    /// Stops everything gracefully: no new connections, running requests finish.
+    public func shutdown() async {
+        await server.shutdown()
+        background.withLock { $0 }?.cancel()
+        fetcher.shutdown()
+        await demo?.shutdown()
+    }
 
     /// Runs until SIGTERM/SIGINT (through the service group), then stops gracefully.
-    public func run() async throws { try await server.run() }
+    public func run() async throws {
+        if server.port == 0 { try start() }
+        try? await gracefulShutdown()
+        await shutdown()
+    }
 }

@@ -18,6 +18,20 @@ public struct WarmfeedConfiguration: Sendable {
     public var demoItems = 10_000
     /// Memory for rendered pages, in bytes.
     public var pageCacheBytes = 64 << 20
+    /// Memory for thumbnails, in bytes.
+    public var thumbnailCacheBytes = 256 << 20
+    /// Disk for thumbnails (in the data folder), in bytes.
+    public var diskCacheBytes = 1024 << 20
+    /// Pages warmed ahead of each reader (0: no pre-warm).
+    public var prewarmPages = 2
+    /// The demo origin's latency (jittered ±20%).
+    public var originLatency: Duration = .milliseconds(250)
+    /// How long an origin failure is remembered before the origin is asked again.
+    public var negativeTTL: Duration = .seconds(30)
+    /// The origin fetch's total timeout.
+    public var originTimeout: Duration = .seconds(10)
+    /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data folder.
+    public var adminToken: String?
 
     /// The defaults.
     public init() {}
@@ -28,6 +42,9 @@ public struct WarmfeedConfiguration: Sendable {
         guard threshold > 0, threshold <= 1 else { throw ConfigurationError("--threshold must be above 0 and at most 1") }
         guard (0...65535).contains(http.port) else { throw ConfigurationError("--port must be from 0 to 65535") }
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
+        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
+        guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
+        guard originLatency >= .zero, originLatency <= .seconds(60) else { throw ConfigurationError("--origin-latency must be from 0 to 60 s") }
     }
 }
 

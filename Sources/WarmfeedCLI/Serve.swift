@@ -41,6 +41,21 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("page-cache-mb"), help: "Memory for rendered pages, in MiB.")
     var pageCacheMB = 64
 
+    @Option(name: .customLong("cache-mb"), help: "Memory for thumbnails, in MiB (least recently used out first).")
+    var cacheMB = 256
+
+    @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")
+    var diskCacheMB = 1024
+
+    @Option(help: "Pages warmed ahead of each reader (0 turns pre-warm off).")
+    var prewarm = 2
+
+    @Option(name: .customLong("origin-latency"), help: "The demo origin's latency in milliseconds (jittered ±20%).")
+    var originLatency = 250
+
+    @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take in all before the placeholder is served.")
+    var originTimeout = 10
+
     @Option(help: "HTTP worker threads (default: one per core).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -66,6 +81,11 @@ struct Serve: AsyncParsableCommand {
         configuration.templatesFolder = templates
         configuration.demoItems = demoItems
         configuration.pageCacheBytes = pageCacheMB << 20
+        configuration.thumbnailCacheBytes = cacheMB << 20
+        configuration.diskCacheBytes = diskCacheMB << 20
+        configuration.prewarmPages = prewarm
+        configuration.originLatency = .milliseconds(originLatency)
+        configuration.originTimeout = .seconds(originTimeout)
         do {
             try configuration.validate()
         } catch {
@@ -74,6 +94,7 @@ struct Serve: AsyncParsableCommand {
         let app = try await WarmfeedApp(configuration: configuration, logger: logger)
         try app.start()
         print("Warmfeed is serving http://\(host):\(app.port)/")
+        print("Admin: http://\(host):\(app.port)/admin?token=… (token from \(app.adminToken.source))")
         fflush(nil)  // the port matters to whoever started us; do not leave it in a pipe buffer
         let group = ServiceGroup(
             services: [app],

@@ -123,3 +123,10 @@ public final class FeedStore: Sendable {
         static let total = "SELECT MAX(seq) FROM item"
     }
 }
+
+extension FeedStore {
+    /// The item with `id`, or nil.
+    public func item(id: Int64) throws -> FeedItem? {
+        try poolForWriting.read { db in try FeedItem.fetchOne(db, key: id) }
+    }
+}

@@ -170,3 +170,5 @@ public struct PrewarmPlanner<Target: Hashable> {
         readers = readers.filter { now - $0.value.seen <= readerTTL }
     }
 }
+
+extension PrewarmPlanner.Job: Sendable where Target: Sendable {}

@@ -1,5 +1,5 @@
 /// The image formats thumbnails are made in.
-public enum ThumbnailFormat: String, Sendable, Hashable, CaseIterable {
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// WebP: the default, about a third smaller than JPEG at the same quality.
     case webp
     /// JPEG: for clients that do not accept WebP.
@@ -14,10 +14,10 @@ public struct ThumbnailVariant: Sendable, Hashable {
     /// 1 for the `1x` width, 2 for `2x` (high-density screens).
     public var scale: Int
     /// The format.
-    public var format: ThumbnailFormat
+    public var format: ImageFormat
 
     /// Makes a variant.
-    public init(scale: Int, format: ThumbnailFormat) {
+    public init(scale: Int, format: ImageFormat) {
         self.scale = scale
         self.format = format
     }
@@ -27,7 +27,7 @@ public struct ThumbnailVariant: Sendable, Hashable {
 
     /// Reads a variant's URL name (`1x`, `2x`) with the format the client accepts;
     /// nil for any other name.
-    public init?(name: String, format: ThumbnailFormat) {
+    public init?(name: String, format: ImageFormat) {
         guard let scale = Self.scales.first(where: { "\($0)x" == name }) else { return nil }
         self.init(scale: scale, format: format)
     }

@@ -93,7 +93,7 @@ public final class ThumbnailDiskTier: Sendable {
 
     static func key(fromFileName name: String) -> ThumbnailKey? {
         let parts = name.split(separator: ".")
-        guard parts.count == 2, let format = ThumbnailFormat(rawValue: String(parts[1])) else { return nil }
+        guard parts.count == 2, let format = ImageFormat(rawValue: String(parts[1])) else { return nil }
         let stem = parts[0].split(separator: "-")
         guard stem.count == 2, let id = Int64(stem[0]), let variant = ThumbnailVariant(name: String(stem[1]), format: format) else { return nil }
         return ThumbnailKey(itemID: id, variant: variant)

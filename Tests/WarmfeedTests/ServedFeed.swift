@@ -14,19 +14,29 @@ struct ServedFeed {
     let dataFolder: String
     var port: Int { app.port }
 
-    static func start(items: Int, pageSize: Int = 10, threshold: Double = 0.7) async throws -> ServedFeed {
+    static func start(
+        items: Int, pageSize: Int = 10, threshold: Double = 0.7, dataFolder: String? = nil,
+        configure: (inout WarmfeedConfiguration) -> Void = { _ in }
+    ) async throws -> ServedFeed {
         var configuration = WarmfeedConfiguration()
         configuration.http.port = 0
-        configuration.dataFolder = FileManager.default.temporaryDirectory
+        configuration.dataFolder = dataFolder ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("warmfeed-app-\(UUID().uuidString)").path
+        configuration.adminToken = "test-admin-token"
         configuration.publicFolder = repository.appendingPathComponent("Public").path
         configuration.templatesFolder = repository.appendingPathComponent("Templates").path
         configuration.demoItems = items
         configuration.pageSize = pageSize
         configuration.threshold = threshold
+        configure(&configuration)
         let app = try await WarmfeedApp(configuration: configuration)
         try app.start()
         return ServedFeed(app: app, dataFolder: configuration.dataFolder)
+    }
+
+    /// Thumbnails ask for WebP the way browsers do.
+    func thumbnail(_ id: Int64, _ variant: String = "1x", webp: Bool = true) async throws -> TestResponse {
+        try await get("/thumbs/\(id)/\(variant)", headers: webp ? [("Accept", "image/avif,image/webp,*/*")] : [("Accept", "image/jpeg,*/*")])
     }
 
     func get(_ target: String, headers: [(String, String)] = []) async throws -> TestResponse {
@@ -39,16 +49,17 @@ struct ServedFeed {
         return try await onThread { try TestHTTP.request(port: port, method, target, body: body) }
     }
 
-    func stop() async {
+    func stop(keepingData: Bool = false) async {
         await app.shutdown()
-        try? FileManager.default.removeItem(atPath: dataFolder)
+        if !keepingData { try? FileManager.default.removeItem(atPath: dataFolder) }
     }
 
     /// Starts a feed, runs `body` against it, and always stops it and removes its data.
     static func with<T>(
-        items: Int, pageSize: Int = 10, threshold: Double = 0.7, _ body: (ServedFeed) async throws -> T
+        items: Int, pageSize: Int = 10, threshold: Double = 0.7,
+        configure: (inout WarmfeedConfiguration) -> Void = { _ in }, _ body: (ServedFeed) async throws -> T
     ) async throws -> T {
-        let feed = try await start(items: items, pageSize: pageSize, threshold: threshold)
+        let feed = try await start(items: items, pageSize: pageSize, threshold: threshold, configure: configure)
         do {
             let result = try await body(feed)
             await feed.stop()

@@ -1,0 +1,24 @@
+/// Why a fetch gave no body. Every failure of an origin ends in one of these;
+/// none of them is a crash or a hang.
+public enum FetchError: Error, Sendable, Equatable, Hashable {
+    /// The string is not a URL libcurl can parse.
+    case invalidURL
+    /// The URL's scheme (or a redirect's) is not one the fetch allows: only
+    /// `http` and `https`, and `file` when the limits allow it.
+    case schemeNotAllowed
+    /// The connect timeout, the total timeout or the low-speed limit cut the fetch.
+    case timedOut
+    /// The body is larger than `FetchLimits.maxBodyBytes`.
+    case tooLarge
+    /// More redirects than `FetchLimits.maxRedirects`, or a redirect loop.
+    case tooManyRedirects
+    /// The origin answered with a status outside 2xx.
+    case httpStatus(Int)
+    /// The origin could not be reached, reset or closed the connection, or sent
+    /// less than it announced; the text is libcurl's own explanation.
+    case connectionFailed(String)
+    /// The origin answered something that is not HTTP; the text is libcurl's explanation.
+    case invalidResponse(String)
+    /// The caller's task was cancelled, or the fetcher was shut down.
+    case cancelled
+}

@@ -1,0 +1,56 @@
+/// The limits one fetch runs under, so that no origin can hold a worker or the
+/// server's memory for longer or more than the caller allowed.
+public struct FetchLimits: Sendable, Hashable {
+    /// How long the TCP (and TLS) connect may take.
+    public var connectTimeout: Duration
+    /// How long the whole fetch may take, redirects and waiting for a free
+    /// connection included.
+    public var totalTimeout: Duration
+    /// The largest body accepted, in bytes. A larger declared `Content-Length`
+    /// is refused before the body is read; a body without a length is cut as
+    /// soon as it goes past the limit.
+    public var maxBodyBytes: Int
+    /// How many redirects are followed before the fetch fails with
+    /// `FetchError.tooManyRedirects`.
+    public var maxRedirects: Int
+    /// The slowest transfer rate, in bytes a second, tolerated for `lowSpeedTime`:
+    /// an origin that drips bytes is cut instead of holding a connection until
+    /// the total timeout. It also counts while waiting for the first byte, so
+    /// an origin silent for `lowSpeedTime` is cut too. 0 turns the check off.
+    public var lowSpeedLimit: Int
+    /// How long the rate may stay under `lowSpeedLimit` (whole seconds, at least one).
+    public var lowSpeedTime: Duration
+    /// Whether `file://` URLs may be fetched (items imported from a local folder).
+    /// Redirects never lead to `file://`, whatever this says.
+    public var allowFileScheme: Bool
+
+    /// Limits suited to fetching image originals from a remote origin.
+    public init(
+        connectTimeout: Duration = .seconds(3),
+        totalTimeout: Duration = .seconds(10),
+        maxBodyBytes: Int = 32 << 20,
+        maxRedirects: Int = 3,
+        lowSpeedLimit: Int = 1024,
+        lowSpeedTime: Duration = .seconds(3),
+        allowFileScheme: Bool = false
+    ) {
+        self.connectTimeout = connectTimeout
+        self.totalTimeout = totalTimeout
+        self.maxBodyBytes = maxBodyBytes
+        self.maxRedirects = maxRedirects
+        self.lowSpeedLimit = lowSpeedLimit
+        self.lowSpeedTime = lowSpeedTime
+        self.allowFileScheme = allowFileScheme
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up so a positive duration never becomes 0
+    /// (which libcurl reads as "no timeout").
+    var wholeMillisecondsRoundedUp: Int {
+        let (seconds, attoseconds) = components
+        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let remainder = attoseconds % 1_000_000_000_000_000
+        return Int(millis) + (remainder > 0 ? 1 : 0)
+    }
+}

@@ -1,0 +1,17 @@
+/// Plain counters of what the fetcher has done since it started, for the admin
+/// stats and for tests.
+public struct FetcherStats: Sendable, Hashable {
+    /// Transfers handed to libcurl.
+    public var started: Int = 0
+    /// Transfers that ended with a body.
+    public var finished: Int = 0
+    /// Fetches that ended with an error other than `cancelled` (refused URLs included).
+    public var failed: Int = 0
+    /// Fetches that ended because their task was cancelled or the fetcher shut down.
+    public var cancelled: Int = 0
+    /// Fetches accepted and not yet ended (waiting for the transfer thread, or in libcurl).
+    public var inFlight: Int = 0
+
+    /// All zero.
+    public init() {}
+}

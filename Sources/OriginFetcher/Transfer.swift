@@ -1,0 +1,188 @@
+import CCurl
+
+/// What a fetch hands to the transfer thread.
+struct FetchRequest: Sendable {
+    /// The URL, already checked by `OriginURL`.
+    var url: String
+    /// The limits it runs under.
+    var limits: FetchLimits
+    /// When `fetch` was called, for `FetchedBody.elapsed`.
+    var startedAt: ContinuousClock.Instant
+    /// Resumed exactly once: by the transfer thread when the transfer ends, or
+    /// by whoever takes the request out of the `FetchQueue` before it starts.
+    var continuation: CheckedContinuation<Result<FetchedBody, FetchError>, Never>
+
+    /// Ends the fetch.
+    func resume(_ result: Result<FetchedBody, FetchError>) {
+        continuation.resume(returning: result)
+    }
+}
+
+/// One libcurl easy handle and the body it collects. It lives on the transfer
+/// thread only: made there, driven there by `curl_multi_perform`, ended there.
+final class Transfer {
+    /// The fetch's identifier in the `FetchQueue`.
+    let id: UInt64
+    /// What was asked.
+    let request: FetchRequest
+    /// The easy handle, cleaned up exactly once, in `deinit`.
+    let easy: UnsafeMutableRawPointer
+    /// When the total timeout runs out, counted from the call to `fetch`.
+    let deadline: ContinuousClock.Instant
+
+    private var body: [UInt8] = []
+    private var bodyLimitExceeded = false
+    private var reserved = false
+    /// libcurl writes its explanation of a failure here (CURLOPT_ERRORBUFFER).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    /// Makes and configures the easy handle; fails when libcurl refuses.
+    init(id: UInt64, request: FetchRequest, userAgent: String) throws(FetchError) {
+        guard let easy = curl_easy_init() else { throw .connectionFailed("curl_easy_init failed") }
+        self.id = id
+        self.request = request
+        self.easy = easy
+        deadline = request.startedAt + request.limits.totalTimeout
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        try configure(userAgent: userAgent)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        errorBuffer.deallocate()
+    }
+
+    private func configure(userAgent: String) throws(FetchError) {
+        let limits = request.limits
+        let protocols = limits.allowFileScheme ? "http,https,file" : "http,https"
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PROTOCOLS_STR, protocols)
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_USERAGENT, userAgent)
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_FOLLOWLOCATION, 1)
+        try set(CURLOPT_MAXREDIRS, max(0, limits.maxRedirects))
+        // Statuses of 400 and over end the transfer before their body is read.
+        try set(CURLOPT_FAILONERROR, 1)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, max(1, limits.connectTimeout.wholeMillisecondsRoundedUp))
+        try set(CURLOPT_TIMEOUT_MS, max(1, limits.totalTimeout.wholeMillisecondsRoundedUp))
+        if limits.lowSpeedLimit > 0 {
+            try set(CURLOPT_LOW_SPEED_LIMIT, limits.lowSpeedLimit)
+            try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.lowSpeedTime.components.seconds)))
+        }
+        if limits.maxBodyBytes > 0 {
+            // Refuses a declared Content-Length over the limit before any body is read
+            // (0 would mean "no limit", so the write callback alone covers that case).
+            try check(wf_easy_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBodyBytes)))
+        }
+        // No CURLOPT_ACCEPT_ENCODING: no Accept-Encoding is sent and nothing is
+        // decoded, so the body limit counts the bytes the caller gets.
+        try check(wf_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        try check(wf_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, CurlCallbacks.writeBody))
+        // Unretained: see `CurlCallbacks.writeBody` for who keeps the transfer alive.
+        try check(wf_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque()))
+    }
+
+    /// Takes a piece of body from the write callback; answers the bytes taken.
+    func receive(_ chunk: UnsafeRawBufferPointer) -> Int {
+        let limit = max(0, request.limits.maxBodyBytes)
+        guard body.count + chunk.count <= limit else {
+            bodyLimitExceeded = true
+            return chunk.count == 0 ? 1 : 0
+        }
+        if !reserved {
+            reserved = true
+            var declared: curl_off_t = -1
+            if wf_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK, declared > 0 {
+                body.reserveCapacity(min(Int(declared), limit))
+            }
+        }
+        body.append(contentsOf: chunk)
+        return chunk.count
+    }
+
+    /// The fetch's result once libcurl has ended the transfer with `code`.
+    func result(for code: CURLcode) -> Result<FetchedBody, FetchError> {
+        guard code == CURLE_OK else { return .failure(error(for: code)) }
+        var status = responseCode
+        if status == 0, scheme == "FILE" { status = 200 }
+        guard (200..<300).contains(status) else { return .failure(.httpStatus(status)) }
+        return .success(FetchedBody(
+            status: status,
+            contentType: string(CURLINFO_CONTENT_TYPE),
+            bytes: body,
+            elapsed: ContinuousClock.now - request.startedAt,
+            redirects: redirectCount
+        ))
+    }
+
+    /// Maps libcurl's failure to the fetcher's own.
+    private func error(for code: CURLcode) -> FetchError {
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timedOut
+        case CURLE_FILESIZE_EXCEEDED:
+            return .tooLarge
+        case CURLE_WRITE_ERROR where bodyLimitExceeded:
+            return .tooLarge
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .tooManyRedirects
+        case CURLE_HTTP_RETURNED_ERROR:
+            return .httpStatus(responseCode)
+        case CURLE_URL_MALFORMAT:
+            return .invalidURL
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            // The first URL's scheme was checked before the transfer, so this is
+            // either a redirect to a refused scheme or a reply that is not HTTP
+            // (libcurl refuses HTTP/0.9, i.e. bare bytes with no status line).
+            let redirected = redirectCount > 0 || (300..<400).contains(responseCode)
+            return redirected ? .schemeNotAllowed : .invalidResponse(message(for: code))
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING:
+            return .invalidResponse(message(for: code))
+        default:
+            return .connectionFailed(message(for: code))
+        }
+    }
+
+    /// libcurl's explanation of `code`: the error buffer when it was filled, else the generic text.
+    func message(for code: CURLcode) -> String {
+        if errorBuffer.pointee != 0 { return String(cString: errorBuffer) }
+        return String(cString: curl_easy_strerror(code))
+    }
+
+    private var responseCode: Int {
+        var value = 0
+        _ = wf_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &value)
+        return value
+    }
+
+    private var redirectCount: Int {
+        var value = 0
+        _ = wf_easy_getinfo_long(easy, CURLINFO_REDIRECT_COUNT, &value)
+        return value
+    }
+
+    private var scheme: String? { string(CURLINFO_SCHEME) }
+
+    private func string(_ info: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard wf_easy_getinfo_string(easy, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws(FetchError) {
+        try check(value.withCString { wf_easy_setopt_string(easy, option, $0) })
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws(FetchError) {
+        try check(wf_easy_setopt_long(easy, option, value))
+    }
+
+    private func check(_ code: CURLcode) throws(FetchError) {
+        guard code == CURLE_OK else {
+            if code == CURLE_UNSUPPORTED_PROTOCOL { throw .schemeNotAllowed }
+            throw .connectionFailed("curl_easy_setopt: " + String(cString: curl_easy_strerror(code)))
+        }
+    }
+}

@@ -1,0 +1,52 @@
+extension Thumbnailer {
+    /// A generated original, for the demo origin and the tests: a large,
+    /// visually varied image (gradient, soft shapes, grain) whose bytes depend only
+    /// on the size, seed and format, so the same call always returns the same
+    /// bytes. A 1600 × 1200 JPEG is a few hundred kilobytes, like a photo.
+    ///
+    /// Painted and encoded on the thumbnailer's workers.
+    ///
+    /// - Throws: ``ThumbnailError/failed(_:)`` for a size of no pixels or over
+    ///   ``ThumbnailLimits/maxPixels``, or when libvips cannot encode it.
+    public func original(width: Int, height: Int, seed: UInt64, format: OriginalFormat) async throws(ThumbnailError) -> [UInt8] {
+        try await original(width: width, height: height, seed: seed, format: format, orientation: nil)
+    }
+
+    /// As the public `original`, and when `orientation` is given (JPEG only),
+    /// with that EXIF orientation stored in the file, so the stored pixels are
+    /// shown turned.
+    func original(
+        width: Int, height: Int, seed: UInt64, format: OriginalFormat, orientation: Int?
+    ) async throws(ThumbnailError) -> [UInt8] {
+        guard width > 0, height > 0, width * height <= limits.maxPixels else {
+            throw .failed("original size \(width)×\(height) is outside the pixel limit")
+        }
+        let encoding: LibVips.Encoding =
+            switch format {
+            case .jpeg: orientation == nil ? .jpeg(quality: 85) : .jpegKeepingMetadata(quality: 85)
+            case .png: .png
+            case .webp: .webp(quality: 80)
+            }
+        let result: Result<[UInt8], ThumbnailError> = await perform(cancelled: .failure(.cancelled)) {
+            guard LibVips.started else { return .failure(.failed("libvips did not start")) }
+            let size = OriginalPainter.sketchSize(width: width, height: height)
+            let painter = OriginalPainter(width: size.width, height: size.height, seed: seed)
+            let grain = painter.grain
+            let encoded = painter.paint().withUnsafeBytes { raw in
+                LibVips.withRGB(raw, width: size.width, height: size.height) { sketch in
+                    LibVips.withEnlarged(sketch, width: width, height: height, grain: grain.sigma, seed: grain.seed) {
+                        image -> [UInt8]? in
+                        guard image.width == width, image.height == height else { return nil }
+                        if let orientation { image.setIntField("orientation", orientation) }
+                        return image.save(encoding)
+                    }
+                }
+            }
+            guard case .some(.some(.some(let bytes))) = encoded else {
+                return .failure(.failed("libvips could not make an original: \(LibVips.takeError())"))
+            }
+            return .success(bytes)
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Dedicated threads that run blocking, CPU-heavy work (libvips calls) for
+/// async callers.
+///
+/// A thumbnail takes tens of milliseconds of CPU. On Swift's cooperative pool,
+/// which has one thread per core, that work would starve every other task in
+/// the process; here it runs on at most `threads` threads of its own, and the
+/// async caller waits on a continuation without holding a thread.
+final class WorkerPool: @unchecked Sendable {
+    /// A unit of work and what to do instead if it is cancelled while queued.
+    /// Exactly one of the two closures is called; `run` records its own end
+    /// (``JobQueue/finish()``) before it answers its caller, so a caller that
+    /// reads ``counts`` after its answer never sees its own job still running.
+    private struct Job {
+        var run: @Sendable () -> Void
+        var cancel: @Sendable () -> Void
+    }
+
+    // Safe to share: `queue` and `stopping` are only touched with `condition`
+    // locked; `onThreadExit` is immutable.
+    private let condition = NSCondition()
+    private var queue = JobQueue<Job>()
+    private var stopping = false
+    private let onThreadExit: @Sendable () -> Void
+
+    /// Starts `threads` threads (at least one), named `name-0`, `name-1`, …;
+    /// each calls `onThreadExit` as it ends.
+    init(threads count: Int, name: String, onThreadExit: @escaping @Sendable () -> Void = {}) {
+        self.onThreadExit = onThreadExit
+        for index in 0..<max(1, count) {
+            // Each thread holds the pool until `stop()` lets it run out.
+            let thread = Thread { [self] in work() }
+            thread.name = "\(name)-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Runs `work` on a pool thread and returns its result. If the calling task
+    /// is cancelled while the work is still queued, the work is dropped and
+    /// `cancelled` is returned at once; work already running is finished.
+    ///
+    /// Queued work runs in the order of the callers' task priorities.
+    func perform<T: Sendable>(cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
+        let ticket = condition.withLock { queue.reserve() }
+        let priority = Task.currentPriority.rawValue
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+                submit(
+                    Job(
+                        run: { [self] in
+                            let result = work()
+                            condition.withLock { queue.finish() }
+                            continuation.resume(returning: result)
+                        },
+                        cancel: { continuation.resume(returning: cancelled) }),
+                    ticket: ticket, priority: priority)
+            }
+        } onCancel: {
+            let removed = condition.withLock { queue.cancel(ticket) }
+            removed?.cancel()
+        }
+    }
+
+    /// Waiting and running job counts, and the most that ever ran at once.
+    var counts: (queued: Int, running: Int, peakRunning: Int) {
+        condition.withLock { (queue.queued, queue.running, queue.peakRunning) }
+    }
+
+    /// Lets the threads finish the queued jobs and exit.
+    func stop() {
+        condition.withLock {
+            stopping = true
+            condition.broadcast()
+        }
+    }
+
+    private func submit(_ job: Job, ticket: UInt64, priority: UInt8) {
+        let submission: JobQueue<Job>.Submission = condition.withLock {
+            // After stop() no thread would take the job; answer it as cancelled.
+            if stopping { return .refused(job) }
+            let submission = queue.submit(job, ticket: ticket, priority: priority)
+            if case .queued = submission { condition.signal() }
+            return submission
+        }
+        if case .refused(let job) = submission { job.cancel() }
+    }
+
+    private func work() {
+        while let job = next() {
+            job.run()
+        }
+        onThreadExit()
+    }
+
+    private func next() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let job = queue.start() { return job }
+            if stopping { return nil }
+            condition.wait()
+        }
+    }
+}

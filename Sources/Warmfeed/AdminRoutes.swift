@@ -1,0 +1,107 @@
+import Foundation
+import HTTPServer
+import WarmfeedCore
+
+/// The operator's views: `/admin/cache` (JSON), `/admin` (dashboard), `/metrics` (Prometheus).
+///
+/// Every admin route needs the token: `Authorization: Bearer <token>`, or
+/// `?token=` once in a browser (which then keeps it in an HttpOnly cookie so the
+/// dashboard can refresh itself). Without it: 401, and nothing else is said.
+struct AdminRoutes: Sendable {
+    let token: AdminToken
+    let observer: CacheObserver
+    let renderer: PageRenderer
+
+    func add(to router: inout Router) {
+        router.get("/admin/cache") { request in
+            guarded(request) { .now(Response(status: 200, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Cache-Control", "no-store")], body: ResponseBytes(observer.stats().json()))) }
+        }
+        router.get("/metrics") { request in
+            guarded(request) {
+                observer.sample()
+                return .now(Response(status: 200, headers: [HTTPField("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), HTTPField("Cache-Control", "no-store")], body: ResponseBytes(observer.metrics.text())))
+            }
+        }
+        router.get("/admin") { request in
+            guarded(request) {
+                var headers = FeedRoutes.securityHeaders + [HTTPField("Cache-Control", "no-store")]
+                if let given = request.queryValues("token").first, token.matches(given) {
+                    headers.append(HTTPField("Set-Cookie", "wf_admin=\(given); Path=/admin; HttpOnly; SameSite=Strict"))
+                }
+                return .now(.html(200, ResponseBytes(dashboard()), headers: headers))
+            }
+        }
+    }
+
+    private func guarded(_ request: Request, _ answer: () -> Reply) -> Reply {
+        guard authorised(request) else {
+            return .now(.plain(401, "admin token required: Authorization: Bearer <token>", headers: [HTTPField("WWW-Authenticate", "Bearer realm=\"warmfeed-admin\"")]))
+        }
+        return answer()
+    }
+
+    private func authorised(_ request: Request) -> Bool {
+        var candidates: [String] = []
+        if let header = request.header("Authorization"), header.hasPrefix("Bearer ") { candidates.append(String(header.dropFirst(7))) }
+        candidates += request.queryValues("token")
+        if let cookies = request.header("Cookie") {
+            for part in cookies.split(separator: ";") {
+                let pair = part.trimmingCharacters(in: .whitespaces)
+                if pair.hasPrefix("wf_admin=") { candidates.append(String(pair.dropFirst(9))) }
+            }
+        }
+        // Check every candidate, so the time taken does not say which one was close.
+        var matched = false
+        for candidate in candidates where token.matches(candidate) { matched = true }
+        return matched
+    }
+
+    private func dashboard() -> String {
+        let stats = observer.stats()
+        let history = observer.history.withLock { $0 }
+        func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+        func ms(_ value: Double?) -> String { value.map { String(format: "%.0f ms", $0) } ?? "–" }
+        func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
+        let rows: [[String: String]] = [
+            ["name": "Memory", "value": "\(stats.memory.entries) thumbnails, \(mb(stats.memory.bytes)) of \(mb(stats.memory.budgetBytes))"],
+            ["name": "Disk", "value": "\(stats.disk.entries) thumbnails, \(mb(stats.disk.bytes)) of \(mb(stats.disk.budgetBytes)); \(stats.diskCorruptFilesReplaced) corrupt files replaced"],
+            ["name": "Rendered pages", "value": "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes))"],
+            ["name": "Hit ratio", "value": "\(percent(stats.hitRatio)) (\(stats.hits) hits, \(stats.misses) misses, \(stats.coalesced) coalesced)"],
+            ["name": "Evictions", "value": "\(stats.evictions)"],
+            ["name": "Disk hits", "value": "\(stats.diskHits)"],
+            ["name": "Negative cache", "value": "\(stats.negativeEntries) entries, \(stats.negativeHits) hits, \(stats.failures) failures"],
+            ["name": "Pre-warm", "value": "\(stats.prewarm.queued) queued, \(stats.prewarm.running) running, \(stats.prewarm.done) done, \(stats.prewarm.cancelled) cancelled, \(stats.prewarm.dropped) dropped; \(stats.prewarm.readers) readers"],
+            ["name": "Origin", "value": "\(stats.origin.fetches) fetches, \(stats.origin.errors) errors, \(stats.origin.inFlight) in flight; p50 \(ms(stats.origin.latency.p50Ms)), p99 \(ms(stats.origin.latency.p99Ms))"],
+            ["name": "Thumbnailing", "value": "p50 \(ms(stats.thumbnailLatency.p50Ms)), p99 \(ms(stats.thumbnailLatency.p99Ms))"],
+            ["name": "Up", "value": String(format: "%.0f s", stats.uptimeSeconds)],
+        ]
+        let context: [String: Any] = [
+            "css": renderer.styleURL,
+            "rows": rows,
+            "hitChart": Self.chart(history.hitRatio, maximum: 1, label: "hit ratio"),
+            "latencyChart": Self.chart(history.originP50, maximum: nil, label: "origin p50 (ms)"),
+        ]
+        return renderer.admin(context)
+    }
+
+    /// A small server-rendered SVG line chart of a series (no script needed).
+    static func chart(_ series: TimeSeries, maximum: Double?, label: String) -> String {
+        let width = 560.0, height = 120.0
+        let values = series.points.compactMap(\.value)
+        let top = maximum ?? max(1, (values.max() ?? 1) * 1.1)
+        guard let first = series.points.first?.time, let last = series.points.last?.time, last > first else {
+            return "<svg class=\"chart\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(label): no data yet\"><text x=\"10\" y=\"60\">no data yet</text></svg>"
+        }
+        let points = series.points.compactMap { point -> String? in
+            guard let value = point.value else { return nil }
+            let x = (point.time - first) / (last - first) * width
+            let y = height - min(1, value / top) * (height - 10) - 5
+            return String(format: "%.1f,%.1f", x, y)
+        }.joined(separator: " ")
+        return """
+            <svg class="chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(label)">\
+            <line x1="0" y1="5" x2="\(Int(width))" y2="5" class="grid"/><line x1="0" y1="\(Int(height) - 5)" x2="\(Int(width))" y2="\(Int(height) - 5)" class="grid"/>\
+            <polyline points="\(points)" class="line"/><text x="4" y="16">\(String(format: maximum == nil ? "%.0f" : "%.2f", top)) \(label)</text></svg>
+            """
+    }
+}

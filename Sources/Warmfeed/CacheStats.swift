@@ -1,0 +1,58 @@
+import Foundation
+
+/// What `GET /admin/cache` answers: the cache and the pre-warmer at one moment.
+struct CacheStats: Codable, Sendable {
+    struct Tier: Codable, Sendable {
+        var entries: Int
+        var bytes: Int
+        var budgetBytes: Int
+    }
+
+    struct Latency: Codable, Sendable {
+        var count: Int
+        var p50Ms: Double?
+        var p99Ms: Double?
+    }
+
+    struct Prewarm: Codable, Sendable {
+        var queued: Int
+        var running: Int
+        var done: Int
+        var cancelled: Int
+        var dropped: Int
+        var readers: Int
+    }
+
+    struct Origin: Codable, Sendable {
+        var fetches: Int
+        var errors: Int
+        var inFlight: Int
+        var latency: Latency
+    }
+
+    var uptimeSeconds: Double
+    var memory: Tier
+    var disk: Tier
+    var diskCorruptFilesReplaced: Int
+    var pages: Tier
+    var hits: Int
+    var misses: Int
+    var hitRatio: Double?
+    var coalesced: Int
+    var evictions: Int
+    var diskHits: Int
+    var negativeEntries: Int
+    var negativeHits: Int
+    var failures: Int
+    var inFlight: Int
+    var prewarm: Prewarm
+    var origin: Origin
+    var thumbnailLatency: Latency
+
+    func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "{}"
+    }
+}

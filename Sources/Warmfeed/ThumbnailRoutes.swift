@@ -1,0 +1,74 @@
+import HTTPServer
+import WarmfeedCore
+
+/// `GET /thumbs/<item id>/<1x|2x>`: an item's thumbnail, WebP or JPEG by `Accept`.
+///
+/// A thumbnail in memory is answered at once from the server thread; anything
+/// else waits off the server threads for the disk, the job in flight, or a new
+/// job. A failing origin gets the placeholder, never a 5xx.
+struct ThumbnailRoutes: Sendable {
+    let store: FeedStore
+    let service: ThumbnailService
+
+    static let prefix = "/thumbs/"
+
+    /// A neutral box that says the picture could not be had; `no-store` so the
+    /// browser asks again once the origin is back.
+    static let placeholder = ResponseBytes("""
+        <svg xmlns="http://www.w3.org/2000/svg" width="160" height="120" viewBox="0 0 160 120">\
+        <rect width="160" height="120" fill="#d6d8db"/><path d="M58 78l16-20 12 14 8-9 14 15z" fill="#a9adb3"/>\
+        <circle cx="96" cy="48" r="7" fill="#a9adb3"/></svg>
+        """)
+
+    func add(to router: inout Router) {
+        router.get(prefix: Self.prefix) { request in reply(to: request) }
+    }
+
+    private func reply(to request: Request) -> Reply {
+        let parts = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let id = Self.itemID(parts[0]) else {
+            return .now(.plain(404, "no such thumbnail: use /thumbs/<item id>/<1x|2x>"))
+        }
+        let format: ImageFormat = (request.header("Accept") ?? "").contains("image/webp") ? .webp : .jpeg
+        guard let variant = ThumbnailVariant(name: String(parts[1]), format: format) else {
+            return .now(.plain(400, "unknown thumbnail variant \"\(parts[1].prefix(20))\": use 1x or 2x"))
+        }
+        let key = ThumbnailKey(itemID: id, variant: variant)
+        if let bytes = service.cached(key) {
+            return .now(image(bytes, format: format))
+        }
+        return .later {
+            guard let item = try? store.item(id: id) else {
+                return .plain(404, "no such item: \(id)")
+            }
+            guard item.imageURL != nil else {
+                return placeholderResponse()
+            }
+            switch await service.thumbnail(key, of: item) {
+            case .image(let bytes): return image(bytes, format: format)
+            case .placeholder: return placeholderResponse()
+            }
+        }
+    }
+
+    private func image(_ bytes: ResponseBytes, format: ImageFormat) -> Response {
+        Response(status: 200, headers: [
+            HTTPField("Content-Type", format.mediaType),
+            HTTPField("Cache-Control", "public, max-age=86400"),
+            HTTPField("Vary", "Accept"),
+        ], body: bytes)
+    }
+
+    private func placeholderResponse() -> Response {
+        Response(status: 200, headers: [
+            HTTPField("Content-Type", "image/svg+xml"),
+            HTTPField("Cache-Control", "no-store"),
+            HTTPField("X-Warmfeed-Placeholder", "1"),
+        ], body: Self.placeholder)
+    }
+
+    static func itemID(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text).flatMap { $0 > 0 ? $0 : nil }
+    }
+}

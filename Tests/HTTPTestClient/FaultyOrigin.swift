@@ -1,0 +1,366 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real HTTP/1.1 origin on a loopback port, whose answer for each path the
+/// test scripts: good bodies, slow ones, drips, resets, truncated bodies,
+/// redirects and garbage. It counts what it sees (requests and connections per
+/// path, responses the client walked away from, peak concurrency), so tests can
+/// check connection reuse, connection caps and cancellation from the outside.
+///
+/// Plain POSIX sockets, one thread per connection: blocking here never touches
+/// Swift's cooperative pool. Call `stop()` when done: the origin's threads keep
+/// it alive until then.
+// @unchecked Sendable: every mutable field is read and written under `lock`.
+public final class FaultyOrigin: @unchecked Sendable {
+    /// What the origin does with a request for a path.
+    public indirect enum Behavior: Sendable {
+        /// Answers `status` with `body`. With `contentLength: false` there is no
+        /// `Content-Length` and the body ends when the connection closes.
+        case respond(status: Int = 200, contentType: String? = "application/octet-stream", body: [UInt8],
+                     contentLength: Bool = true, headers: [String] = [])
+        /// Waits, then behaves as `then`. A client that closes the connection
+        /// during the wait is counted in `abandoned(at:)`.
+        case delay(Duration, then: Behavior)
+        /// Sends headers announcing `length` bytes, then one byte every `interval`.
+        case drip(length: Int, interval: Duration = .seconds(1), contentType: String? = "application/octet-stream")
+        /// Reads the request, then resets the connection (SO_LINGER 0, close).
+        case reset
+        /// Announces `length` bytes, sends only `sent`, then closes.
+        case truncate(length: Int, sent: [UInt8])
+        /// Redirects to `location`: a path on this origin or a whole URL.
+        case redirect(to: String, status: Int = 302)
+        /// Sends `bytes`, which are not HTTP, then closes.
+        case garbage([UInt8])
+    }
+
+    private struct PathCounts {
+        var requests = 0
+        var connections: Set<Int> = []
+        var abandoned = 0
+        var lastRequest = ""
+    }
+
+    private enum Ending { case keepAlive, close, reset }
+
+    /// The port the origin listens on (127.0.0.1).
+    public let port: Int
+    private let listener: Int32
+    private let lock = NSCondition()
+    private var scripts: [String: Behavior] = [:]
+    private var counts: [String: PathCounts] = [:]
+    private var openSockets: [Int: Int32] = [:]
+    private var accepted = 0
+    private var peakOpen = 0
+    private var answering = 0
+    private var peakAnswering = 0
+    private var liveThreads = 0
+    private var stopped = false
+
+    /// Listens on a free loopback port and starts accepting.
+    public init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
+        var one: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 128) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listener)
+            throw TestConnection.Failure(description: "bind/listen on loopback failed: errno \(errno)")
+        }
+        self.listener = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        liveThreads = 1
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    /// The absolute URL of `path` on this origin.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Sets what the origin does for `path` (the whole request target); an
+    /// unscripted path answers 404.
+    public func script(_ path: String, _ behavior: Behavior) {
+        locked { scripts[path] = behavior }
+    }
+
+    /// Requests received for `path`.
+    public func requests(to path: String) -> Int { locked { counts[path]?.requests ?? 0 } }
+
+    /// Distinct connections that carried at least one request for `path`.
+    public func connections(to path: String) -> Int { locked { counts[path]?.connections.count ?? 0 } }
+
+    /// Responses for `path` the client walked away from: it closed the
+    /// connection while the origin was still waiting or sending.
+    public func abandoned(at path: String) -> Int { locked { counts[path]?.abandoned ?? 0 } }
+
+    /// The head (request line and headers) of the last request for `path`.
+    public func lastRequest(to path: String) -> String? { locked { counts[path]?.lastRequest } }
+
+    /// Connections accepted since the start.
+    public var connectionsAccepted: Int { locked { accepted } }
+
+    /// Connections open now.
+    public var openConnections: Int { locked { openSockets.count } }
+
+    /// The most connections that were open at once.
+    public var peakOpenConnections: Int { locked { peakOpen } }
+
+    /// The most requests that were being answered at once.
+    public var peakConcurrentRequests: Int { locked { peakAnswering } }
+
+    /// Polls `condition` until it holds or `timeout` passes; whether it held.
+    public func eventually(timeout: Duration = .seconds(10), _ condition: (FaultyOrigin) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(self) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(self)
+    }
+
+    /// Stops listening, closes every connection and waits (a few seconds at
+    /// most) for the origin's threads to end. Calling it again does nothing.
+    public func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        if !stopped {
+            stopped = true
+            // shutdown, not close: it wakes a thread blocked in accept or recv on
+            // the socket, and the thread that owns the descriptor closes it.
+            Glibc.shutdown(listener, Int32(SHUT_RDWR))
+            for socket in openSockets.values { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while liveThreads > 0, lock.wait(until: deadline) {}
+    }
+
+    // MARK: Threads
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    private func threadEnded() {
+        locked {
+            liveThreads -= 1
+            lock.broadcast()
+        }
+    }
+
+    private func acceptLoop() {
+        var nextID = 0
+        while true {
+            let socket = accept(listener, nil, nil)
+            if socket < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                break
+            }
+            nextID += 1
+            let id = nextID
+            let admitted = locked { () -> Bool in
+                guard !stopped else { return false }
+                accepted += 1
+                openSockets[id] = socket
+                peakOpen = max(peakOpen, openSockets.count)
+                liveThreads += 1
+                return true
+            }
+            guard admitted else { close(socket); break }
+            Thread { [self] in serve(id, socket) }.start()
+        }
+        close(listener)
+        threadEnded()
+    }
+
+    private func serve(_ id: Int, _ socket: Int32) {
+        var buffer: [UInt8] = []
+        var ending = Ending.close
+        while let head = readHead(socket, &buffer) {
+            let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
+            let behavior = locked { () -> Behavior? in
+                counts[target, default: PathCounts()].requests += 1
+                counts[target, default: PathCounts()].connections.insert(id)
+                counts[target, default: PathCounts()].lastRequest = head
+                answering += 1
+                peakAnswering = max(peakAnswering, answering)
+                return scripts[target]
+            }
+            ending = answer(behavior ?? .respond(status: 404, contentType: "text/plain", body: Array("not scripted\n".utf8)),
+                            target: target, socket: socket)
+            locked { answering -= 1 }
+            if ending != .keepAlive { break }
+        }
+        locked { _ = openSockets.removeValue(forKey: id) }
+        if ending == .reset {
+            var hard = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(socket, SOL_SOCKET, SO_LINGER, &hard, socklen_t(MemoryLayout<linger>.size))
+        }
+        close(socket)
+        threadEnded()
+    }
+
+    private func answer(_ behavior: Behavior, target: String, socket: Int32) -> Ending {
+        switch behavior {
+        case let .respond(status, contentType, body, contentLength, headers):
+            var lines = headers
+            if let contentType { lines.append("Content-Type: \(contentType)") }
+            lines.append(contentLength ? "Content-Length: \(body.count)" : "Connection: close")
+            guard write(socket, head(status, lines) + body) else { return abandon(target) }
+            return contentLength ? .keepAlive : .close
+        case let .delay(duration, then):
+            guard wait(socket, duration) else { return abandon(target) }
+            return answer(then, target: target, socket: socket)
+        case let .drip(length, interval, contentType):
+            var lines = ["Content-Length: \(length)"]
+            if let contentType { lines.append("Content-Type: \(contentType)") }
+            guard write(socket, head(200, lines)) else { return abandon(target) }
+            for _ in 0..<length {
+                guard wait(socket, interval), write(socket, [UInt8(ascii: "x")]) else { return abandon(target) }
+            }
+            return .keepAlive
+        case .reset:
+            return .reset
+        case let .truncate(length, sent):
+            _ = write(socket, head(200, ["Content-Length: \(length)", "Content-Type: application/octet-stream"]) + sent)
+            return .close
+        case let .redirect(location, status):
+            let lines = ["Location: \(location)", "Content-Length: 0"]
+            return write(socket, head(status, lines)) ? .keepAlive : abandon(target)
+        case let .garbage(bytes):
+            _ = write(socket, bytes)
+            return .close
+        }
+    }
+
+    private func abandon(_ target: String) -> Ending {
+        locked { if !stopped { counts[target, default: PathCounts()].abandoned += 1 } }
+        return .close
+    }
+
+    private func head(_ status: Int, _ lines: [String]) -> [UInt8] {
+        let reason = [200: "OK", 302: "Found", 404: "Not Found", 500: "Internal Server Error"][status] ?? "Status"
+        return Array((["HTTP/1.1 \(status) \(reason)"] + lines).joined(separator: "\r\n").utf8) + [13, 10, 13, 10]
+    }
+
+    /// Reads one request head; `nil` when the client closed or sent nonsense.
+    /// Request bodies are not expected (the fetcher only GETs) and not read.
+    private func readHead(_ socket: Int32, _ buffer: inout [UInt8]) -> String? {
+        while true {
+            if let end = buffer.firstRange(of: [13, 10, 13, 10]) {
+                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                buffer.removeFirst(end.upperBound)
+                return head
+            }
+            guard buffer.count < 65536 else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 16384)
+            let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// Sends all of `bytes`; `false` when the client is gone.
+    private func write(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Waits `duration` while watching the connection; `false` when the client
+    /// closed it (or the origin is stopping) before the time was up.
+    private func wait(_ socket: Int32, _ duration: Duration) -> Bool {
+        let deadline = ContinuousClock.now + duration
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return true }
+            let (seconds, attoseconds) = left.components
+            let millis = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var watch = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watch, 1, millis)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var byte: UInt8 = 0
+            let peeked = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EINTR) { return false }
+            if peeked > 0 {
+                // The client sent more (it pipelines); only a close ends the wait,
+                // so sleep out the rest instead of polling a readable socket.
+                Thread.sleep(forTimeInterval: Double(millis) / 1000)
+                return !locked { stopped }
+            }
+        }
+    }
+}
+
+extension FaultyOrigin {
+    /// A loopback port whose listener never accepts and whose accept queue is
+    /// already full, so the kernel drops new connection attempts: a client's
+    /// connect hangs until its own connect timeout, as with an unreachable host.
+    // @unchecked Sendable: `sockets` is written once in init and read by `close`, under `lock`.
+    public final class StalledPort: @unchecked Sendable {
+        /// The port nobody gets through to.
+        public let port: Int
+        private let lock = NSLock()
+        private var sockets: [Int32] = []
+
+        /// Listens with a backlog of zero and fills the queue with connections of its own.
+        public init() throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard listener >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, $0, &length) == 0
+                }
+            }
+            sockets.append(listener)
+            guard bound else {
+                Glibc.close(listener)
+                throw TestConnection.Failure(description: "bind/listen on loopback failed: errno \(errno)")
+            }
+            port = Int(UInt16(bigEndian: address.sin_port))
+            // Non-blocking connects: the first fills the queue, the others wait in SYN-SENT.
+            for _ in 0..<3 {
+                let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+                guard filler >= 0 else { continue }
+                sockets.append(filler)
+                _ = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            }
+        }
+
+        /// Closes the listener and its own connections. Calling it again does nothing.
+        public func close() {
+            lock.lock()
+            defer { lock.unlock() }
+            for socket in sockets { Glibc.close(socket) }
+            sockets.removeAll()
+        }
+
+        deinit { close() }
+    }
+}

@@ -1,29 +1,34 @@
 extension Thumbnailer {
     /// A generated original, for the demo origin and the tests: a large,
-    /// visually varied image (gradient, soft shapes, grain) whose bytes depend only
-    /// on the size, seed and format, so the same call always returns the same
-    /// bytes. A 1600 × 1200 JPEG is a few hundred kilobytes, like a photo.
+    /// visually varied image (gradient, soft shapes, grain) whose bytes depend
+    /// only on the arguments, so the same call always returns the same bytes.
+    /// A 1600 × 1200 JPEG is a few hundred kilobytes, like a photo.
     ///
-    /// Painted and encoded on the thumbnailer's workers.
+    /// Painted and encoded on the thumbnailer's workers (in a release build,
+    /// about 0.1 s of CPU for a 1600 × 1200 JPEG, 0.35 s for PNG, 0.5 s for
+    /// WebP): an origin that serves them should keep them rather than make
+    /// them per request.
     ///
+    /// - Parameter orientation: for JPEG, an EXIF orientation (1 to 8) to store
+    ///   in the file, so the stored pixels are shown turned (5 to 8: a quarter
+    ///   turn, width and height swapped), to exercise auto-rotation. Other
+    ///   formats carry no metadata.
     /// - Throws: ``ThumbnailError/failed(_:)`` for a size of no pixels or over
-    ///   ``ThumbnailLimits/maxPixels``, or when libvips cannot encode it.
-    public func original(width: Int, height: Int, seed: UInt64, format: OriginalFormat) async throws(ThumbnailError) -> [UInt8] {
-        try await original(width: width, height: height, seed: seed, format: format, orientation: nil)
-    }
-
-    /// As the public `original`, and when `orientation` is given (JPEG only),
-    /// with that EXIF orientation stored in the file, so the stored pixels are
-    /// shown turned.
-    func original(
-        width: Int, height: Int, seed: UInt64, format: OriginalFormat, orientation: Int?
+    ///   ``ThumbnailLimits/maxPixels``, an orientation outside 1 to 8, or when
+    ///   libvips cannot encode it.
+    public func original(
+        width: Int, height: Int, seed: UInt64, format: OriginalFormat, orientation: Int? = nil
     ) async throws(ThumbnailError) -> [UInt8] {
         guard width > 0, height > 0, width * height <= limits.maxPixels else {
             throw .failed("original size \(width)×\(height) is outside the pixel limit")
         }
+        guard orientation.map({ (1...8).contains($0) }) ?? true else {
+            throw .failed("orientation \(orientation ?? 0) is not 1 to 8")
+        }
+        let stored = format == .jpeg ? orientation : nil
         let encoding: LibVips.Encoding =
             switch format {
-            case .jpeg: orientation == nil ? .jpeg(quality: 85) : .jpegKeepingMetadata(quality: 85)
+            case .jpeg: stored == nil ? .jpeg(quality: 85) : .jpegKeepingMetadata(quality: 85)
             case .png: .png
             case .webp: .webp(quality: 80)
             }
@@ -37,7 +42,7 @@ extension Thumbnailer {
                     LibVips.withEnlarged(sketch, width: width, height: height, grain: grain.sigma, seed: grain.seed) {
                         image -> [UInt8]? in
                         guard image.width == width, image.height == height else { return nil }
-                        if let orientation { image.setIntField("orientation", orientation) }
+                        if let stored { image.setIntField("orientation", stored) }
                         return image.save(encoding)
                     }
                 }

@@ -43,6 +43,17 @@ struct OriginalTests {
         #expect(distinct.count >= 3)
     }
 
+    @Test("A JPEG original can carry an EXIF orientation")
+    func oriented() async throws {
+        let thumbnailer = Thumbnailer(workers: 1)
+        let turned = try await thumbnailer.original(width: 1600, height: 1200, seed: 9, format: .jpeg, orientation: 8)
+        #expect(try thumbnailer.info(of: turned) == ImageInfo(width: 1200, height: 1600, format: "jpeg", orientation: 8))
+        let upright = try await thumbnailer.original(width: 1600, height: 1200, seed: 9, format: .jpeg)
+        #expect(Inspect.fields(["exif-data"], in: upright) == [])
+        let thumbnail = try await thumbnailer.thumbnail(of: turned, width: 180, height: 240, format: .jpeg)
+        #expect(Inspect.fields(["exif-data", "orientation"], in: thumbnail.bytes) == [])
+    }
+
     @Test("A size over the pixel limit is refused")
     func overLimit() async {
         let thumbnailer = Thumbnailer(workers: 1, limits: ThumbnailLimits(maxPixels: 100))

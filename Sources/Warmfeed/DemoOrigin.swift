@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 import Logging
 import Synchronization
@@ -9,19 +10,39 @@ import WarmfeedCore
 /// the item's number, so the same item always gets the same image) after a set
 /// latency with jitter, like a distant image host. Every demo thumbnail goes
 /// through the real fetch path against it.
+///
+/// Like a real image host it serves files it already has: painted originals are
+/// kept in its own folder, and the newest items' originals can be painted ahead
+/// in the background at low priority, so the latency readers see is the
+/// configured one and not the painting (0.1–0.5 s of CPU per original).
 final class DemoOrigin: Sendable {
-    let server: HTTPServer
-    private let thumbnailer: Thumbnailer
-    private let latency: Duration
-    private let originals = Mutex(LRUCache<String, ResponseBytes>(capacity: 96 << 20))
-    private let served = Mutex(0)
+    /// One original to paint.
+    struct Original: Sendable, Hashable {
+        var number: UInt64
+        var format: OriginalFormat
+        var width: Int
+        var height: Int
 
-    /// An origin answering after `latency` (± 20% jitter); it listens once `start()` is called.
-    /// It paints on its own libvips worker, apart from the server's thumbnail workers,
-    /// as a real origin would be a machine of its own.
-    init(latency: Duration, logger: Logger) {
-        thumbnailer = Thumbnailer(workers: 1)
+        var fileName: String { "\(number)-\(width)x\(height).\(format.rawValue)" }
+    }
+
+    let server: HTTPServer
+    private let painter: Thumbnailer
+    private let folder: URL
+    private let latency: Duration
+    private let recent = Mutex(LRUCache<Original, ResponseBytes>(capacity: 64 << 20))
+    private let counts = Mutex((served: 0, painted: 0))
+    private let background = Mutex<Task<Void, Never>?>(nil)
+
+    /// An origin answering after `latency` (± 20% jitter) from originals kept in
+    /// `folder`; it listens once `start()` is called. It paints on its own libvips
+    /// worker, apart from the server's thumbnail workers, as a real origin would be
+    /// a machine of its own.
+    init(folder: URL, latency: Duration, logger: Logger) throws {
+        painter = Thumbnailer(workers: 1)
+        self.folder = folder
         self.latency = latency
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         configuration.threads = 1
@@ -33,43 +54,75 @@ final class DemoOrigin: Sendable {
         box.origin = self
     }
 
-    /// Starts listening on a free loopback port.
-    func start() throws { try server.start() }
+    /// Starts listening on a free loopback port, and paints `ahead` in the background.
+    func start(paintingAhead ahead: [Original] = []) throws {
+        try server.start()
+        guard !ahead.isEmpty else { return }
+        background.withLock {
+            $0 = Task(priority: .low) {
+                for original in ahead where !Task.isCancelled {
+                    _ = await self.bytes(of: original)
+                }
+            }
+        }
+    }
 
     /// The base URL, once started.
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
-    /// Originals served so far.
-    var servedCount: Int { served.withLock { $0 } }
+    /// Originals served, and painted, so far.
+    var counters: (served: Int, painted: Int) { counts.withLock { $0 } }
+
+    /// The original a demo item's image URL (`demo:<n>.<ext>`) and size name.
+    static func original(imageURL: String, width: Int?, height: Int?) -> Original? {
+        guard imageURL.hasPrefix("demo:") else { return nil }
+        let parts = imageURL.dropFirst(5).split(separator: ".")
+        guard parts.count == 2, let number = UInt64(parts[0]),
+              let format = OriginalFormat(rawValue: parts[1] == "jpg" ? "jpeg" : String(parts[1]))
+        else { return nil }
+        return Original(number: number, format: format, width: width ?? 1600, height: height ?? 1200)
+    }
 
     private func reply(to request: Request) -> Reply {
         let name = String(request.path.dropFirst("/originals/".count))
-        let parts = name.split(separator: ".")
-        guard parts.count == 2, let number = UInt64(parts[0]), let format = OriginalFormat(rawValue: parts[1] == "jpg" ? "jpeg" : String(parts[1])) else {
+        let width = request.queryValues("w").first.flatMap(Int.init).map { min(4096, max(64, $0)) }
+        let height = request.queryValues("h").first.flatMap(Int.init).map { min(4096, max(64, $0)) }
+        guard let original = Self.original(imageURL: "demo:" + name, width: width, height: height) else {
             return .now(.plain(404, "no such original"))
         }
-        let width = request.queryValues("w").first.flatMap(Int.init).map { min(4096, max(64, $0)) } ?? 1600
-        let height = request.queryValues("h").first.flatMap(Int.init).map { min(4096, max(64, $0)) } ?? 1200
-        let key = "\(number).\(format.rawValue).\(width)x\(height)"
         let pause = latency * Double.random(in: 0.8...1.2)
         return .later {
             let start = ContinuousClock.now
-            var body = self.originals.withLock { $0.value(for: key) }
-            if body == nil, let bytes = try? await self.thumbnailer.original(width: width, height: height, seed: number, format: format) {
-                let made = ResponseBytes(bytes)
-                self.originals.withLock { _ = $0.insert(made, for: key, cost: made.count) }
-                body = made
-            }
-            guard let body else { return .plain(500, "could not paint the original") }
-            // The latency is the origin's distance, whatever the painting took.
+            guard let body = await self.bytes(of: original) else { return .plain(500, "could not paint the original") }
+            // The latency is the origin's distance, whatever finding the file took.
             let remaining = pause - (ContinuousClock.now - start)
             if remaining > .zero { try? await Task.sleep(for: remaining) }
-            self.served.withLock { $0 += 1 }
-            return Response(status: 200, headers: [HTTPField("Content-Type", format.mediaType), HTTPField("Cache-Control", "public, max-age=3600")], body: body)
+            self.counts.withLock { $0.served += 1 }
+            return Response(status: 200, headers: [HTTPField("Content-Type", original.format.mediaType), HTTPField("Cache-Control", "public, max-age=3600")], body: body)
         }
     }
 
-    func shutdown() async { await server.shutdown() }
+    /// The original's bytes: from memory, from its file, or painted now and kept.
+    private func bytes(of original: Original) async -> ResponseBytes? {
+        if let kept = recent.withLock({ $0.value(for: original) }) { return kept }
+        let file = folder.appendingPathComponent(original.fileName)
+        var bytes = (try? Data(contentsOf: file)).map { [UInt8]($0) }
+        if bytes == nil {
+            guard let painted = try? await painter.original(width: original.width, height: original.height, seed: original.number, format: original.format) else { return nil }
+            let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
+            if (try? Data(painted).write(to: temporary)) != nil { rename(temporary.path, file.path) }
+            counts.withLock { $0.painted += 1 }
+            bytes = painted
+        }
+        let body = ResponseBytes(bytes!)
+        recent.withLock { _ = $0.insert(body, for: original, cost: body.count) }
+        return body
+    }
+
+    func shutdown() async {
+        background.withLock { $0 }?.cancel()
+        await server.shutdown()
+    }
 
     /// Breaks the cycle between the router (built before `self` exists) and `self`.
     private final class Box: @unchecked Sendable {

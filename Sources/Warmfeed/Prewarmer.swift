@@ -66,7 +66,8 @@ final class Prewarmer: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 for await _ in wakes {
                     while running.withLock({ $0.count }) < concurrency, let job = planner.withLock({ $0.nextJob() }) {
-                        let task = Task { await self.warm(job) }
+                        // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
+                        let task = Task(priority: .low) { await self.warm(job) }
                         running.withLock { $0[job.page] = task }
                         group.addTask { await task.value }
                     }

@@ -66,7 +66,8 @@ final class ThumbnailService: Sendable {
             case .hit(let bytes): waiter.resume(returning: .image(bytes))
             case .failedRecently: waiter.resume(returning: .placeholder)
             case .joined: break
-            case .start: Task { await self.make(key, of: item) }
+            // A reader waits on this one: it goes ahead of queued pre-warm work in the libvips pool.
+            case .start: Task(priority: .high) { await self.make(key, of: item) }
             }
         }
     }

@@ -23,6 +23,7 @@ public final class WarmfeedApp: Service, Sendable {
     let observer: CacheObserver
     let fetcher: OriginFetcher
     let demo: DemoOrigin?
+    private let paintAhead: Int
     let logger: Logger
     private let background = Mutex<Task<Void, Never>?>(nil)
 
@@ -52,7 +53,8 @@ public final class WarmfeedApp: Service, Sendable {
 
         let thumbnailer = Thumbnailer()
         fetcher = OriginFetcher(maxConnectionsPerHost: 8, logger: logger)
-        demo = DemoOrigin(latency: configuration.originLatency, logger: logger)
+        demo = try DemoOrigin(folder: data.appendingPathComponent("demo-origin"), latency: configuration.originLatency, logger: logger)
+        paintAhead = configuration.demoPaintAhead
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
         // Cut an origin that drips: under 512 bytes a second for 5 seconds (including
@@ -92,7 +94,13 @@ public final class WarmfeedApp: Service, Sendable {
 
     /// Starts the demo origin, the pre-warmer and the server.
     public func start() throws {
-        try demo?.start()
+        var ahead: [DemoOrigin.Original] = []
+        if paintAhead > 0, let page = try? store.page(.number(1), size: paintAhead) {
+            ahead = page.items.compactMap { item in
+                item.imageURL.flatMap { DemoOrigin.original(imageURL: $0, width: item.imageWidth, height: item.imageHeight) }
+            }
+        }
+        try demo?.start(paintingAhead: ahead)
         try server.start()
         let prewarmer = prewarmer, observer = observer
         background.withLock {

@@ -30,6 +30,9 @@ public struct WarmfeedConfiguration: Sendable {
     public var negativeTTL: Duration = .seconds(30)
     /// The origin fetch's total timeout.
     public var originTimeout: Duration = .seconds(10)
+    /// How many of the newest demo items' originals the demo origin paints ahead
+    /// in the background, so it serves files it has, as a real image host does.
+    public var demoPaintAhead = 0
     /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data folder.
     public var adminToken: String?
 

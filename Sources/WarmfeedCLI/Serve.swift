@@ -53,6 +53,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("origin-latency"), help: "The demo origin's latency in milliseconds (jittered ±20%).")
     var originLatency = 250
 
+    @Option(name: .customLong("demo-paint-ahead"), help: "Originals of the newest demo items the demo origin paints ahead in the background (kept in the data folder).")
+    var demoPaintAhead = 300
+
     @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take in all before the placeholder is served.")
     var originTimeout = 10
 
@@ -86,6 +89,7 @@ struct Serve: AsyncParsableCommand {
         configuration.prewarmPages = prewarm
         configuration.originLatency = .milliseconds(originLatency)
         configuration.originTimeout = .seconds(originTimeout)
+        configuration.demoPaintAhead = demoPaintAhead
         do {
             try configuration.validate()
         } catch {

@@ -92,6 +92,10 @@ public final class HTTPServer: Service, Sendable {
         while core.running.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        if core.answerWaitingConnections() > 0 {
+            // Give the daemon's threads a moment to take the resumed connections back.
+            try? await Task.sleep(for: .milliseconds(200))
+        }
         MHD_stop_daemon(daemon.pointer)
         if listenSocket >= 0 { close(listenSocket) }
         core.executor.stop()

@@ -33,6 +33,8 @@ public struct Response: Sendable {
 public enum Reply: Sendable {
     /// The response is ready; it is sent from the server thread at once.
     case now(Response)
+    /// A response built once and kept: sent without rebuilding anything.
+    case prepared(PreparedResponse)
     /// The response needs work that may wait (the store, rendering, the origin):
     /// the connection is suspended, the work runs on Swift's pool, and the
     /// connection resumes when it is done. No server thread waits meanwhile.

@@ -11,6 +11,9 @@ final class ServerCore: Sendable {
     let logger: Logger
     /// Async handlers running now; shutdown waits for them.
     let running = Mutex(0)
+    /// Connections suspended for an async handler, by context. Whoever removes a
+    /// connection from here (its handler, or shutdown) is the one that resumes it.
+    private let suspended = Mutex([ObjectIdentifier: (RequestContext, SuspendedConnection)]())
     /// Where `.later` work runs.
     let executor: HandlerExecutor
 
@@ -86,23 +89,61 @@ final class ServerCore: Sendable {
         case .now(let response):
             context.phase = .answered
             return queue(response, on: connection)
+        case .prepared(let prepared):
+            context.phase = .answered
+            return queue(prepared, on: connection)
         case .later(let work):
             context.phase = .waiting
             MHD_suspend_connection(connection)
             running.withLock { $0 += 1 }
-            let suspended = SuspendedConnection(pointer: connection)
+            let id = ObjectIdentifier(context)
+            suspended.withLock { $0[id] = (context, SuspendedConnection(pointer: connection)) }
             Task(executorPreference: executor) {
                 let response = await work()
-                context.response = response
-                context.phase = .answered
-                MHD_resume_connection(suspended.pointer)
+                self.resume(id, with: response)
                 self.running.withLock { $0 -= 1 }
             }
             return .YES
         }
     }
 
+    /// Hands `response` to the suspended connection of context `id` and resumes
+    /// it, unless shutdown already answered it.
+    private func resume(_ id: ObjectIdentifier, with response: Response) {
+        guard let (context, connection) = suspended.withLock({ $0.removeValue(forKey: id) }) else { return }
+        context.response = response
+        context.phase = .answered
+        MHD_resume_connection(connection.pointer)
+    }
+
+    /// Answers every connection still waiting on a handler with 503, so the
+    /// daemon can stop (libmicrohttpd refuses to stop with suspended connections).
+    /// Returns how many there were.
+    func answerWaitingConnections() -> Int {
+        let waiting = suspended.withLock { all in
+            defer { all.removeAll() }
+            return Array(all.values)
+        }
+        for (context, connection) in waiting {
+            context.response = .plain(503, "the server is shutting down; try again shortly")
+            context.phase = .answered
+            MHD_resume_connection(connection.pointer)
+        }
+        return waiting.count
+    }
+
     private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+        guard let mhdResponse = Self.makeMHDResponse(response) else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+
+    private func queue(_ prepared: PreparedResponse, on connection: OpaquePointer) -> MHD_Result {
+        MHD_queue_response(connection, UInt32(prepared.response.status), prepared.handle)
+    }
+
+    /// A libmicrohttpd response for `response`, whose body it sends without a copy.
+    static func makeMHDResponse(_ response: Response) -> OpaquePointer? {
         let body = response.body
         // Retained for libmicrohttpd; `MHDCallbacks.releaseBody` releases it when
         // the MHD response is destroyed (after the last connection sent it).
@@ -111,15 +152,14 @@ final class ServerCore: Sendable {
             body.count, body.base, MHDCallbacks.releaseBody, retained
         ) else {
             Unmanaged<ResponseBytes>.fromOpaque(retained).release()
-            return .NO
+            return nil
         }
-        defer { MHD_destroy_response(mhdResponse) }
         for field in response.headers {
-            // libmicrohttpd refuses header values with CR or LF; drop those rather than fail the response.
+            // libmicrohttpd refuses header values with CR or LF; such a header is dropped, not the response.
             _ = MHD_add_response_header(mhdResponse, field.name, field.value)
         }
         _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
-        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        return mhdResponse
     }
 }
 

@@ -24,6 +24,9 @@ struct FeedRoutes: Sendable {
         HTTPField("Referrer-Policy", "same-origin"),
     ]
 
+    /// The headers of every page and fragment.
+    static let pageHeaders = securityHeaders + [HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding")]
+
     func add(to router: inout Router) {
         router.get("/") { request in reply(to: request, kind: .document) }
         router.get("/fragment") { request in reply(to: request, kind: .fragment) }
@@ -42,6 +45,9 @@ struct FeedRoutes: Sendable {
         let reader = ReaderCookie(request: request, issueIfMissing: kind == .document)
         if let rendering = cache.rendering(for: key) {
             track(reader, rendering, revision: revision)
+            if reader.setCookie == nil {
+                return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain)
+            }
             return .now(response(rendering, gzip: gzip, reader: reader))
         }
         return .later {
@@ -85,15 +91,9 @@ struct FeedRoutes: Sendable {
     }
 
     private func response(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Response {
-        var headers = Self.securityHeaders
-        headers.append(HTTPField("Cache-Control", "no-cache"))
-        headers.append(HTTPField("Vary", "Accept-Encoding"))
-        if let setCookie = reader.setCookie { headers.append(HTTPField("Set-Cookie", setCookie)) }
-        if gzip, let gzipped = rendering.gzipped {
-            headers.append(HTTPField("Content-Encoding", "gzip"))
-            return .html(200, gzipped, headers: headers)
-        }
-        return .html(200, rendering.html, headers: headers)
+        var response = (gzip ? rendering.gzipped ?? rendering.plain : rendering.plain).response
+        if let setCookie = reader.setCookie { response.headers.append(HTTPField("Set-Cookie", setCookie)) }
+        return response
     }
 
     private func failure(_ status: Int, _ message: String, kind: PageCache.Kind) -> Response {

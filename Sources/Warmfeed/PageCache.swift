@@ -20,14 +20,18 @@ final class PageCache: Sendable {
         var query: PageQuery
     }
 
-    /// One rendering, plain and gzipped (compressed once, when it is kept), with
-    /// where its page sits, so a reader served from here is still tracked.
+    /// One rendering, plain and gzipped (compressed once, when it is kept), both
+    /// prepared as whole responses; with where its page sits, so a reader served
+    /// from here is still tracked.
     struct Rendering: Sendable {
-        var html: ResponseBytes
-        var gzipped: ResponseBytes?
+        var plain: PreparedResponse
+        var gzipped: PreparedResponse?
         var number = 1
         var older: Cursor?
         var newer: Cursor?
+
+        /// The HTML, uncompressed.
+        var html: ResponseBytes { plain.response.body }
 
         init(html: String, number: Int, page: Page) {
             self.init(html: html)
@@ -38,12 +42,15 @@ final class PageCache: Sendable {
 
         init(html: String) {
             let bytes = Array(html.utf8)
-            self.html = ResponseBytes(bytes)
+            let headers = FeedRoutes.pageHeaders
+            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: headers))!
             let packed = Gzip.compress(bytes, level: 6)
-            gzipped = packed.isEmpty || packed.count >= bytes.count ? nil : ResponseBytes(packed)
+            gzipped = packed.isEmpty || packed.count >= bytes.count
+                ? nil
+                : PreparedResponse(.html(200, ResponseBytes(packed), headers: headers + [HTTPField("Content-Encoding", "gzip")]))
         }
 
-        var cost: Int { html.count + (gzipped?.count ?? 0) + 128 }
+        var cost: Int { plain.response.body.count + (gzipped?.response.body.count ?? 0) + 512 }
     }
 
     private let entries: Mutex<LRUCache<Key, Rendering>>

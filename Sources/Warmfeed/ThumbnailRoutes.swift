@@ -34,8 +34,8 @@ struct ThumbnailRoutes: Sendable {
             return .now(.plain(400, "unknown thumbnail variant \"\(parts[1].prefix(20))\": use 1x or 2x"))
         }
         let key = ThumbnailKey(itemID: id, variant: variant)
-        if let bytes = service.cached(key) {
-            return .now(image(bytes, format: format))
+        if let prepared = service.cached(key) {
+            return .prepared(prepared)
         }
         return .later {
             guard let item = try? store.item(id: id) else {
@@ -45,18 +45,10 @@ struct ThumbnailRoutes: Sendable {
                 return placeholderResponse()
             }
             switch await service.thumbnail(key, of: item) {
-            case .image(let bytes): return image(bytes, format: format)
+            case .image(let prepared): return prepared.response
             case .placeholder: return placeholderResponse()
             }
         }
-    }
-
-    private func image(_ bytes: ResponseBytes, format: ImageFormat) -> Response {
-        Response(status: 200, headers: [
-            HTTPField("Content-Type", format.mediaType),
-            HTTPField("Cache-Control", "public, max-age=86400"),
-            HTTPField("Vary", "Accept"),
-        ], body: bytes)
     }
 
     private func placeholderResponse() -> Response {

@@ -14,8 +14,8 @@ import WarmfeedCore
 final class ThumbnailService: Sendable {
     /// What a request gets.
     enum Outcome: Sendable {
-        /// The thumbnail.
-        case image(ResponseBytes)
+        /// The thumbnail, as the whole response, built once.
+        case image(PreparedResponse)
         /// The origin failed (now or recently): serve the placeholder.
         case placeholder
     }
@@ -25,7 +25,7 @@ final class ThumbnailService: Sendable {
     /// The box thumbnails fit in at 1×; 2× doubles it.
     static let box = (width: 160, height: 120)
 
-    private let state: Mutex<ThumbnailCacheState<ResponseBytes, Waiter>>
+    private let state: Mutex<ThumbnailCacheState<PreparedResponse, Waiter>>
     let disk: ThumbnailDiskTier
     let fetcher: OriginFetcher
     let thumbnailer: Thumbnailer
@@ -51,7 +51,7 @@ final class ThumbnailService: Sendable {
     }
 
     /// The thumbnail if it is in memory now (counted as a hit), without waiting.
-    func cached(_ key: ThumbnailKey) -> ResponseBytes? {
+    func cached(_ key: ThumbnailKey) -> PreparedResponse? {
         state.withLock { state in
             guard state.isCached(key), case .hit(let bytes) = state.request(key, now: now, waiter: nil) else { return nil }
             return bytes
@@ -99,9 +99,9 @@ final class ThumbnailService: Sendable {
         let outcome: Outcome
         switch result {
         case .some(let bytes):
-            let body = ResponseBytes(bytes)
-            waiters = state.withLock { $0.succeed(key, with: body, cost: bytes.count + 64) }
-            outcome = .image(body)
+            guard let prepared = PreparedResponse(Self.imageResponse(ResponseBytes(bytes), format: key.variant.format)) else { fallthrough }
+            waiters = state.withLock { $0.succeed(key, with: prepared, cost: bytes.count + 512) }
+            outcome = .image(prepared)
         case .none:
             waiters = state.withLock { $0.fail(key, now: now) }
             outcome = .placeholder
@@ -139,6 +139,15 @@ final class ThumbnailService: Sendable {
         return thumbnail.bytes
     }
 
+    /// A thumbnail's response: cacheable for a day, varying with `Accept` (WebP or JPEG).
+    static func imageResponse(_ bytes: ResponseBytes, format: ImageFormat) -> Response {
+        Response(status: 200, headers: [
+            HTTPField("Content-Type", format.mediaType),
+            HTTPField("Cache-Control", "public, max-age=86400"),
+            HTTPField("Vary", "Accept"),
+        ], body: bytes)
+    }
+
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
@@ -146,7 +155,7 @@ final class ThumbnailService: Sendable {
 
 /// A consistent copy of the thumbnail cache's numbers.
 struct ThumbnailSnapshot: Sendable {
-    var counters: ThumbnailCacheState<ResponseBytes, ThumbnailService.Waiter>.Counters
+    var counters: ThumbnailCacheState<PreparedResponse, ThumbnailService.Waiter>.Counters
     var entries: Int
     var bytes: Int
     var budget: Int

@@ -35,9 +35,12 @@ import Testing
             // The first fetch holds the only connection for as long as the test needs.
             origin.script("/first", .delay(.seconds(30), then: .respond(body: [1])))
             origin.script("/second", .respond(body: [2]))
-            let first = Task { await fetcher.result(origin.url("/first")) }
+            // Patient limits: on a loaded machine this test may take a while, and
+            // the first fetch must be cancelled, not timed out.
+            let patient = FetchLimits(connectTimeout: .seconds(120), totalTimeout: .seconds(120), lowSpeedLimit: 0)
+            let first = Task { await fetcher.result(origin.url("/first"), limits: patient) }
             #expect(await origin.eventually { $0.requests(to: "/first") == 1 })
-            let second = Task { await fetcher.result(origin.url("/second")) }
+            let second = Task { await fetcher.result(origin.url("/second"), limits: patient) }
             #expect(await origin.eventually { _ in fetcher.stats.started == 2 })
             second.cancel()
             let secondResult = await second.value

@@ -16,6 +16,16 @@ struct PageRenderer: Sendable {
     let styleURL: String
     let threshold: Double
 
+    /// The renderer for `configuration`, linking the thin client's versioned URLs from `statics`.
+    static func load(_ configuration: WarmfeedConfiguration, statics: StaticFiles) async throws -> PageRenderer {
+        try await PageRenderer(
+            templatesFolder: configuration.templatesFolder,
+            scriptURL: statics.versionedURL(of: "feed.js"),
+            styleURL: statics.versionedURL(of: "feed.css"),
+            threshold: configuration.threshold
+        )
+    }
+
     struct MissingTemplate: Error, CustomStringConvertible {
         var name: String
         var folder: String

@@ -18,12 +18,7 @@ public enum RenderTiming {
     public static func measure(configuration: WarmfeedConfiguration, pages: Int) async throws -> Result {
         let store = try FeedStore(path: (configuration.dataFolder as NSString).appendingPathComponent("feed.sqlite"))
         let statics = try StaticFiles(folder: configuration.publicFolder)
-        let renderer = try await PageRenderer(
-            templatesFolder: configuration.templatesFolder,
-            scriptURL: statics.versionedURL(of: "feed.js"),
-            styleURL: statics.versionedURL(of: "feed.css"),
-            threshold: configuration.threshold
-        )
+        let renderer = try await PageRenderer.load(configuration, statics: statics)
         let lastPage = max(1, (try store.count() + configuration.pageSize - 1) / configuration.pageSize)
         var result = Result(storeMicros: [], renderMicros: [])
         let clock = ContinuousClock()

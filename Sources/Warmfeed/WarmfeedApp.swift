@@ -43,12 +43,7 @@ public final class WarmfeedApp: Service, Sendable {
             ?? AdminToken.load(dataFolder: configuration.dataFolder)
 
         let statics = try StaticFiles(folder: configuration.publicFolder)
-        let renderer = try await PageRenderer(
-            templatesFolder: configuration.templatesFolder,
-            scriptURL: statics.versionedURL(of: "feed.js"),
-            styleURL: statics.versionedURL(of: "feed.css"),
-            threshold: configuration.threshold
-        )
+        let renderer = try await PageRenderer.load(configuration, statics: statics)
         cache = PageCache(capacityBytes: configuration.pageCacheBytes)
 
         let thumbnailer = Thumbnailer()

@@ -10,27 +10,14 @@ struct MeasureRender: AsyncParsableCommand {
         discussion: "Prints one JSON line: medians and 90th percentiles in microseconds."
     )
 
-    @Option(help: "The data folder holding feed.sqlite (seed it first with `serve --demo-items`).")
-    var data = "./data"
-
-    @Option(name: .customLong("page-size"), help: "Items per page.")
-    var pageSize = 30
+    @OptionGroup var feed: FeedOptions
 
     @Option(help: "How many random pages to render.")
     var pages = 500
 
-    @Option(name: .customLong("public"), help: "The thin client's folder.")
-    var publicFolder = "Public"
-
-    @Option(help: "The Mustache templates' folder.")
-    var templates = "Templates"
-
     func run() async throws {
         var configuration = WarmfeedConfiguration()
-        configuration.dataFolder = data
-        configuration.pageSize = pageSize
-        configuration.publicFolder = publicFolder
-        configuration.templatesFolder = templates
+        feed.apply(to: &configuration)
         let result = try await RenderTiming.measure(configuration: configuration, pages: pages)
         func percentile(_ values: [Double], _ p: Double) -> Double {
             let sorted = values.sorted()
@@ -38,7 +25,7 @@ struct MeasureRender: AsyncParsableCommand {
         }
         let line = String(
             format: #"{"pages": %d, "page_size": %d, "store_median_us": %.1f, "store_p90_us": %.1f, "render_median_us": %.1f, "render_p90_us": %.1f}"#,
-            result.renderMicros.count, pageSize,
+            result.renderMicros.count, feed.pageSize,
             percentile(result.storeMicros, 0.5), percentile(result.storeMicros, 0.9),
             percentile(result.renderMicros, 0.5), percentile(result.renderMicros, 0.9)
         )

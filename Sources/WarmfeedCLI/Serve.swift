@@ -14,26 +14,16 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var feed: FeedOptions
+
     @Option(help: "The IPv4 address to listen on.")
     var host = "127.0.0.1"
 
     @Option(help: "The port to listen on (0 picks a free one and prints it).")
     var port = 8080
 
-    @Option(help: "The folder for the SQLite store; created when missing.")
-    var data = "./data"
-
-    @Option(name: .customLong("page-size"), help: "Items per page (1–1000).")
-    var pageSize = 30
-
     @Option(help: "Where the sentinel sits on each page, as a share of that page's rows (above 0, at most 1).")
     var threshold = 0.7
-
-    @Option(name: .customLong("public"), help: "The thin client's folder, served under /static/.")
-    var publicFolder = "Public"
-
-    @Option(help: "The Mustache templates' folder.")
-    var templates = "Templates"
 
     @Option(name: .customLong("demo-items"), help: "Demo items seeded into an empty store (0 for none).")
     var demoItems = 10_000
@@ -59,7 +49,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take in all before the placeholder is served.")
     var originTimeout = 10
 
-    @Option(help: "HTTP worker threads (default: one per core).")
+    @Option(help: "HTTP worker threads; the default is one per core.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(name: .customLong("max-connections"), help: "Connections held open at once.")
@@ -77,11 +67,8 @@ struct Serve: AsyncParsableCommand {
         configuration.http.threads = threads
         configuration.http.connectionLimit = maxConnections
         configuration.http.idleTimeout = idleTimeout
-        configuration.dataFolder = data
-        configuration.pageSize = pageSize
+        feed.apply(to: &configuration)
         configuration.threshold = threshold
-        configuration.publicFolder = publicFolder
-        configuration.templatesFolder = templates
         configuration.demoItems = demoItems
         configuration.pageCacheBytes = pageCacheMB << 20
         configuration.thumbnailCacheBytes = cacheMB << 20

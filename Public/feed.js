@@ -22,6 +22,7 @@
       s.dataset.s = 'd'
       io.unobserve(s)
       feed.insertAdjacentHTML('beforeend', html)
+      restore()
       watch()
     } catch (e) {
       delete s.dataset.s
@@ -39,7 +40,7 @@
 
   // Keep the URL on the page in view, with the offset into it, so reload and
   // back/forward land where the reader was.
-  let tick, last = 0
+  let tick, last = 0, idle
   function track () {
     tick = 0
     let cur
@@ -49,14 +50,27 @@
     }
     if (!cur) return
     const url = cur.dataset.url, now = Date.now()
-    // Browsers throttle replaceState: write at once when the page changes, else at most once a second.
-    if (url === location.pathname + location.search && now - last < 1e3) return
+    // Browsers throttle replaceState: write at once when the page changes, else at
+    // most once a second, and once more when scrolling stops.
+    clearTimeout(idle)
+    if (url === location.pathname + location.search && now - last < 1e3) { idle = setTimeout(() => { last = 0; track() }, 250); return }
     last = now
     h.replaceState({ dy: Math.round(-cur.getBoundingClientRect().top) }, '', url)
   }
   addEventListener('scroll', () => { tick = tick || requestAnimationFrame(track) }, { passive: true })
-  addEventListener('pagehide', () => { last = 0; track() })
+  for (const e of ['pagehide', 'beforeunload']) addEventListener(e, () => { last = 0; track() })
+
+  // Restore the saved offset; a spot past the end of this page's document is
+  // reached once the next page has been appended.
   const first = feed.querySelector('article[data-url]')
-  if (first && h.state && h.state.dy > 0) scrollTo(0, first.getBoundingClientRect().top + scrollY + h.state.dy)
+  let want = first && h.state && h.state.dy > 0 ? first.getBoundingClientRect().top + scrollY + h.state.dy : null
+  function restore () {
+    if (want == null) return
+    scrollTo(0, want)
+    if (Math.abs(scrollY - want) < 2) want = null
+  }
+  // Once the reader scrolls on their own, stop steering.
+  for (const e of ['wheel', 'touchstart', 'keydown']) addEventListener(e, () => { want = null }, { passive: true, once: true })
+  restore()
   watch()
 })()

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlsplit
@@ -42,24 +43,31 @@ class Server:
     def __init__(self, page_size: int, demo_items: int = DEMO_ITEMS, threshold: float = 0.7):
         self.page_size = page_size
         self.demo_items = demo_items
-        self.data = tempfile.mkdtemp(prefix="warmfeed-browser-")
-        self.log_path = os.path.join(self.data, "server.log")
-        self._log = open(self.log_path, "wb")
         if not os.access(WARMFEED_BIN, os.X_OK):
             pytest.fail(f"no warmfeed binary at {WARMFEED_BIN}: run `swift build --product warmfeed` "
                         "or set WARMFEED_BIN")
-        self.proc = subprocess.Popen(
-            [WARMFEED_BIN, "serve", "--port", "0", "--data", self.data,
-             "--demo-items", str(demo_items), "--page-size", str(page_size),
-             "--threshold", str(threshold),
-             "--public", PUBLIC, "--templates", str(ROOT / "Templates")],
-            stdout=subprocess.PIPE, stderr=self._log, cwd=self.data)
+        self.data = tempfile.mkdtemp(prefix="warmfeed-browser-")
+        self.log_path = os.path.join(self.data, "server.log")
+        self._log = open(self.log_path, "wb")
+        try:
+            self.proc = subprocess.Popen(
+                [WARMFEED_BIN, "serve", "--port", "0", "--data", self.data,
+                 "--demo-items", str(demo_items), "--page-size", str(page_size),
+                 "--threshold", str(threshold),
+                 # These tests are about pages, not thumbnails: keep the demo origin
+                 # from painting ahead and pre-warm off, so they stay light.
+                 "--demo-paint-ahead", "0", "--prewarm", "0",
+                 "--public", PUBLIC, "--templates", str(ROOT / "Templates")],
+                stdout=subprocess.PIPE, stderr=self._log, cwd=self.data)
+        except OSError as e:  # e.g. ETXTBSY while a build is relinking the binary
+            self._log.close()
+            shutil.rmtree(self.data, ignore_errors=True)
+            pytest.fail(f"could not start {WARMFEED_BIN}: {e}")
         self.url = self._read_address(timeout=60)
         # Keep draining stdout so the server never blocks on a full pipe.
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _read_address(self, timeout: float) -> str:
-        import time
         deadline = time.monotonic() + timeout
         line = b""
         fd = self.proc.stdout.fileno()
@@ -78,8 +86,9 @@ class Server:
                 if m:
                     return f"http://127.0.0.1:{int(m.group(1))}"
                 line = b""
+        log = self.log()
         self.stop()
-        pytest.fail(f"warmfeed did not print its address; log:\n{self.log()}")
+        pytest.fail(f"warmfeed did not print its address; log:\n{log}")
 
     def _drain(self) -> None:
         try:
@@ -94,7 +103,10 @@ class Server:
         except OSError:
             return ""
 
-    def stop(self) -> None:
+    def stop(self) -> str | None:
+        """SIGTERM, then kill if it has not exited within 10 s. Returns a
+        complaint when the shutdown was not clean, else None."""
+        problem = None
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -102,24 +114,36 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+                problem = "warmfeed did not exit within 10 s of SIGTERM and was killed"
+            else:
+                if self.proc.returncode != 0:
+                    problem = f"warmfeed exited with {self.proc.returncode} on SIGTERM"
+        else:
+            problem = f"warmfeed died during the tests (exit {self.proc.returncode})"
+        if problem:
+            problem += f"; log:\n{self.log()}"
         self._log.close()
         shutil.rmtree(self.data, ignore_errors=True)
+        return problem
+
+
+def serving(**options):
+    s = Server(**options)
+    yield s
+    problem = s.stop()
+    assert problem is None, problem
 
 
 @pytest.fixture(scope="session")
 def server():
     """The feed with 10 rows a page (sentinel after row 7)."""
-    s = Server(page_size=10)
-    yield s
-    s.stop()
+    yield from serving(page_size=10)
 
 
 @pytest.fixture(scope="session")
 def server5():
     """The feed with 5 rows a page (sentinel after row 4), for the tall viewport."""
-    s = Server(page_size=5)
-    yield s
-    s.stop()
+    yield from serving(page_size=5)
 
 
 # --------------------------------------------------------------------------
@@ -219,10 +243,11 @@ class FaultProxy:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
-    def fail(self, count: int, when) -> None:
+    def fail(self, count: int, when, status: int = 500) -> None:
         with self.lock:
             self.fail_count = count
             self.fail_when = when
+            self.fail_status = status
 
     def hold(self, when) -> None:
         with self.lock:
@@ -235,7 +260,6 @@ class FaultProxy:
         self.released.set()
 
     def wait_held(self, count: int = 1, timeout: float = 10) -> None:
-        import time
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
@@ -287,31 +311,72 @@ class Requests:
         return [u for u in self.fragments() if parse_qs(urlsplit(u).query).get("page") == [str(n)]]
 
 
-@pytest.fixture
-def context(browser):
-    ctx = browser.new_context(viewport={"width": 1000, "height": 700})
-    ctx.set_default_timeout(10_000)
-    yield ctx
-    ctx.close()
+class FragmentTraffic:
+    """The page's /fragment requests still waiting for an answer, and when that
+    last changed. (An answer's headers end the wait: a client that rejects a
+    500 need not read its body, and then the request never "finishes".)"""
+
+    def __init__(self, page):
+        self.waiting: set = set()
+        self.started = 0
+        self.changed = time.monotonic()
+        page.on("request", self._start)
+        for event in ("response", "requestfinished", "requestfailed"):
+            page.on(event, self._end)
+
+    @property
+    def inflight(self) -> int:
+        return len(self.waiting)
+
+    def _start(self, request) -> None:
+        if urlsplit(request.url).path == "/fragment":
+            self.waiting.add(request)
+            self.started += 1
+            self.changed = time.monotonic()
+
+    def _end(self, event) -> None:
+        request = getattr(event, "request", event)  # a Response, or a Request
+        if request in self.waiting:
+            self.waiting.discard(request)
+            self.changed = time.monotonic()
+
+
+def new_page(ctx, errors: list[str] | None = None):
+    """A page whose fragment traffic `settle` can watch; script errors and
+    console errors (a CSP violation, an exception in feed.js) go to `errors`.
+    Failed resource loads are left to the tests themselves (the fault tests
+    cause them on purpose)."""
+    p = ctx.new_page()
+    p._warmfeed_fragments = FragmentTraffic(p)
+    if errors is not None:
+        p.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+        p.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
+             and errors.append(f"console: {m.text}"))
+    return p
 
 
 @pytest.fixture
-def page(context):
-    """A page that fails its test on any script error or console error (a CSP
-    violation, an exception in feed.js). Failed resource loads are left to the
-    tests themselves (the fault tests cause them on purpose)."""
-    p = context.new_page()
-    errors = watch_errors(p)
-    yield p
+def make_page(browser):
+    """make_page(**context_options) -> a page in a new context; the test fails
+    if the page reports a script or console error."""
+    contexts, errors = [], []
+
+    def make(**options):
+        options.setdefault("viewport", {"width": 1000, "height": 700})
+        ctx = browser.new_context(**options)
+        ctx.set_default_timeout(10_000)
+        contexts.append(ctx)
+        return new_page(ctx, errors)
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
     assert errors == [], f"the page reported errors: {errors}"
 
 
-def watch_errors(p) -> list[str]:
-    errors: list[str] = []
-    p.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    p.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
-         and errors.append(f"console: {m.text}"))
-    return errors
+@pytest.fixture
+def page(make_page):
+    return make_page()
 
 
 # --------------------------------------------------------------------------
@@ -327,20 +392,38 @@ def absolute(base: str, url: str) -> str:
 # Playwright uses to poll a bare expression.
 
 
-def settle(page) -> None:
-    """Let the page reach a quiet point: no request for 500 ms, the feed not
-    busy, and two animation frames run (so scroll handlers and
-    IntersectionObserver callbacks have had their turn)."""
-    page.wait_for_load_state("networkidle")
-    page.wait_for_function("() => document.querySelector('[role=feed]').getAttribute('aria-busy') === 'false'")
-    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    page.wait_for_load_state("networkidle")
+def settle(page, quiet: float = 0.5, timeout: float = 20) -> None:
+    """Let the feed reach a quiet point: no fragment request in flight or
+    started for `quiet` seconds, the feed not busy, and two animation frames
+    run (so scroll handlers and IntersectionObserver callbacks have had their
+    turn), until nothing more starts. Only fragments count: thumbnails and
+    other images may take their time without holding the tests up."""
+    traffic = page._warmfeed_fragments
+    deadline = time.monotonic() + timeout
+    while True:
+        while traffic.inflight > 0 or time.monotonic() - traffic.changed < quiet:
+            assert time.monotonic() < deadline, \
+                f"fragment requests did not settle ({traffic.inflight} in flight)"
+            page.wait_for_timeout(50)  # lets Playwright deliver the page's events
+        started = traffic.started
+        page.wait_for_function(
+            "() => document.querySelector('[role=feed]').getAttribute('aria-busy') === 'false'")
+        page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.wait_for_timeout(50)
+        if traffic.started == started and traffic.inflight == 0:
+            return
+
+
+def wait_js(page) -> None:
+    """The thin client has run (it marks <html class="js">), and the feed is quiet."""
+    page.wait_for_function("() => document.documentElement.classList.contains('js')")
+    settle(page)
 
 
 def open_feed(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_function("() => document.documentElement.classList.contains('js')")
-    settle(page)
+    # Not "load": that waits for every image, which is no business of these tests.
+    page.goto(url, wait_until="domcontentloaded")
+    wait_js(page)
 
 
 def scroll_to_y(page, y: float) -> None:
@@ -374,7 +457,7 @@ def rows(page) -> list[dict]:
         parentRole: a.parentElement.getAttribute('role')}))""")
 
 
-def scroll_until_pages(page, requests: Requests, base: str, last_page: int) -> None:
+def scroll_until_pages(page, last_page: int) -> None:
     """Scroll the newest sentinel into view, page after page, until page
     `last_page` has been appended."""
     for _ in range(last_page + 5):

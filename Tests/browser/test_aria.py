@@ -1,7 +1,7 @@
 """The WAI-ARIA feed pattern: role=feed, aria-busy while loading, articles with
 aria-posinset / aria-setsize, focusable, labelled."""
 
-from conftest import DEMO_ITEMS, Requests, open_feed, rows, scroll_until_pages, settle
+from conftest import DEMO_ITEMS, open_feed, rows, scroll_until_pages, settle
 
 BUSY_LOG = """
 window.__busy = []
@@ -12,7 +12,6 @@ new MutationObserver(ms => { for (const m of ms) window.__busy.push([m.oldValue,
 
 def test_feed_follows_the_wai_aria_feed_pattern(page, server):
     page.add_init_script(BUSY_LOG)
-    req = Requests(page)
     open_feed(page, server.url + "/")
 
     feed = page.locator("[role=feed]")
@@ -21,7 +20,7 @@ def test_feed_follows_the_wai_aria_feed_pattern(page, server):
     assert feed.get_attribute("aria-label") or feed.get_attribute("aria-labelledby"), "the feed has no name"
     assert page.evaluate("window.__busy") == [], "the feed went busy without loading anything"
 
-    scroll_until_pages(page, req, server.url, last_page=3)
+    scroll_until_pages(page, last_page=3)
     settle(page)
 
     # aria-busy went to "true" while each page loaded, and back to "false".

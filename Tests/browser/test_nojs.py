@@ -6,18 +6,15 @@ from conftest import rows
 
 
 @pytest.fixture
-def nojs_page(browser):
-    ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1000, "height": 700})
-    ctx.set_default_timeout(10_000)
-    yield ctx.new_page()
-    ctx.close()
+def nojs_page(make_page):
+    return make_page(java_script_enabled=False)
 
 
 def test_next_page_link_navigates_without_javascript(nojs_page, server):
     page = nojs_page
     fragments = []
     page.on("request", lambda r: "/fragment" in r.url and fragments.append(r.url))
-    page.goto(server.url + "/")
+    page.goto(server.url + "/", wait_until="domcontentloaded")
     assert "js" not in (page.get_attribute("html", "class") or "")
 
     link = page.locator("[role=feed] .sentinel a[rel=next]")
@@ -30,7 +27,7 @@ def test_next_page_link_navigates_without_javascript(nojs_page, server):
     href = link.get_attribute("href")
     assert href.startswith("/?page=2&after=")
 
-    with page.expect_navigation():
+    with page.expect_navigation(wait_until="domcontentloaded"):
         link.click()
     assert page.url == server.url + href
     rs = rows(page)

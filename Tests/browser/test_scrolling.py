@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from conftest import (Requests, absolute, open_feed, rows, scroll_to_y, scroll_until_pages, settle,
-                      watch_errors)
+                      serving)
 
 
 def sentinel_box(page, index=0):
@@ -46,7 +46,7 @@ def test_page_two_is_requested_only_once_the_sentinel_is_in_view(page, server):
 def test_five_pages_appended_in_order_without_duplicates(page, server):
     req = Requests(page)
     open_feed(page, server.url + "/")
-    scroll_until_pages(page, req, server.url, last_page=6)
+    scroll_until_pages(page, last_page=6)
     settle(page)
 
     rs = rows(page)
@@ -55,9 +55,9 @@ def test_five_pages_appended_in_order_without_duplicates(page, server):
     assert [r["pos"] for r in rs] == list(range(1, n + 1)), "rows are not in order 1..N"
     ids = [r["id"] for r in rs]
     assert len(set(ids)) == len(ids), f"duplicate rows: {[i for i, c in Counter(ids).items() if c > 1]}"
-    # Items are newest first: ids strictly decreasing in the demo feed.
-    nums = [int(i[1:]) for i in ids]
-    assert nums == sorted(nums, reverse=True) and len(set(nums)) == n
+    # Newest first, across page boundaries too.
+    times = page.eval_on_selector_all("[role=feed] article time", "ts => ts.map(t => t.getAttribute('datetime'))")
+    assert len(times) == n and times == sorted(times, reverse=True), "rows are not newest first"
     assert [(r["pos"], r["page"]) for r in rs if r["page"]] == [(1 + 10 * k, str(k + 1)) for k in range(6)]
 
     # The sentinel sits after row ⌈0.7 × 10⌉ = 7 of every page, appended pages too
@@ -76,14 +76,8 @@ def test_five_pages_appended_in_order_without_duplicates(page, server):
 
 
 @pytest.fixture
-def tall_page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 3000})
-    ctx.set_default_timeout(10_000)
-    page = ctx.new_page()
-    errors = watch_errors(page)
-    yield page
-    ctx.close()
-    assert errors == [], f"the page reported errors: {errors}"
+def tall_page(make_page):
+    return make_page(viewport={"width": 1280, "height": 3000})
 
 
 def test_tall_viewport_fills_up_then_stops(tall_page, server5):
@@ -127,10 +121,7 @@ def test_tall_viewport_fills_up_then_stops(tall_page, server5):
 @pytest.fixture(scope="module")
 def short_server():
     """25 items, 10 a page: pages of 10, 10 and a short last page of 5."""
-    from conftest import Server
-    srv = Server(page_size=10, demo_items=25)
-    yield srv
-    srv.stop()
+    yield from serving(page_size=10, demo_items=25)
 
 
 def test_the_end_of_the_feed_stops_the_fetching(page, short_server):
@@ -161,7 +152,7 @@ def test_a_deep_link_continues_from_its_page(page, server):
     first = rows(page)[0]
     assert first["page"] == "3" and first["pos"] == 21
     assert page.locator("a", has_text="Newer items").count() == 1
-    scroll_until_pages(page, req, server.url, last_page=5)
+    scroll_until_pages(page, last_page=5)
     settle(page)
     rs = rows(page)
     assert [r["pos"] for r in rs] == list(range(21, 51))

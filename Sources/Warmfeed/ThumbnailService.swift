@@ -34,6 +34,8 @@ final class ThumbnailService: Sendable {
     private let started = ContinuousClock.now
     private let latencies = Mutex((origin: LatencyWindow(), thumbnail: LatencyWindow()))
     private let outcomes = Mutex((diskHits: 0, originFetches: 0, originErrors: 0))
+    /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
+    private let originals = Mutex(LRUCache<Int64, [UInt8]>(capacity: 64 << 20))
 
     init(memoryBudget: Int, negativeTTL: Double, disk: ThumbnailDiskTier, fetcher: OriginFetcher, thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits) {
         state = Mutex(ThumbnailCacheState(memoryBudget: memoryBudget, negativeTTL: negativeTTL))
@@ -73,9 +75,15 @@ final class ThumbnailService: Sendable {
     }
 
     /// Pre-warm: make the thumbnail if nothing has it or is making it; nobody waits on the answer.
+    ///
+    /// The job runs in a task of its own: cancelling pre-warm (the reader
+    /// jumped) stops it starting more work, but never fails a thumbnail a
+    /// reader may have joined meanwhile.
     func warm(_ key: ThumbnailKey, of item: FeedItem) async {
-        let decision = state.withLock { $0.request(key, now: now, waiter: nil) }
-        if case .start = decision { await make(key, of: item) }
+        let decision = state.withLock { $0.request(key, now: now, waiter: nil, fromReader: false) }
+        if case .start = decision {
+            await Task(priority: .low) { await self.make(key, of: item) }.value
+        }
     }
 
     /// Whether the thumbnail is in memory (for tests and stats; touches nothing).
@@ -116,15 +124,20 @@ final class ThumbnailService: Sendable {
             return bytes
         }
         guard let url = origin.url(for: item) else { return nil }
-        let fetchStart = ContinuousClock.now
         let original: [UInt8]
-        do {
-            original = try await fetcher.fetch(url, limits: limits).bytes
-            outcomes.withLock { $0.originFetches += 1 }
-            latencies.withLock { $0.origin.record(Self.seconds(ContinuousClock.now - fetchStart)) }
-        } catch {
-            outcomes.withLock { $0.originFetches += 1; $0.originErrors += 1 }
-            return nil
+        if let kept = originals.withLock({ $0.value(for: key.itemID) }) {
+            original = kept
+        } else {
+            let fetchStart = ContinuousClock.now
+            do {
+                original = try await fetcher.fetch(url, limits: limits).bytes
+                outcomes.withLock { $0.originFetches += 1 }
+                latencies.withLock { $0.origin.record(Self.seconds(ContinuousClock.now - fetchStart)) }
+                originals.withLock { _ = $0.insert(original, for: key.itemID, cost: original.count) }
+            } catch {
+                outcomes.withLock { $0.originFetches += 1; $0.originErrors += 1 }
+                return nil
+            }
         }
         let resizeStart = ContinuousClock.now
         let format: ThumbnailFormat = key.variant.format == .webp ? .webp : .jpeg

@@ -124,19 +124,17 @@ public struct PrewarmPlanner<Target: Hashable> {
         known.removeAll()
     }
 
-    /// Whether some reader is heading for `page` and will reach it within `lead` pages.
+    /// Whether some reader is on `page` or heading for it within `lead` pages.
+    /// The page a reader has just reached stays wanted: its thumbnails are being
+    /// asked for right now, and a job still warming it must not be cancelled.
     public func isWanted(_ page: Int) -> Bool {
-        readers.values.contains { reader in
-            reader.direction > 0
-                ? page > reader.page && page <= reader.page + lead
-                : page < reader.page && page >= reader.page - lead
-        }
+        distance(page) != Int.max
     }
 
     private func distance(_ page: Int) -> Int {
         readers.values.map { reader in
             let ahead = (page - reader.page) * reader.direction
-            return ahead > 0 && ahead <= lead ? ahead : Int.max
+            return ahead >= 0 && ahead <= lead ? ahead : Int.max
         }.min() ?? Int.max
     }
 

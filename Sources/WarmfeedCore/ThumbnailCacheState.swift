@@ -35,6 +35,8 @@ public struct ThumbnailCacheState<Value, Waiter> {
         public var evictions = 0
         /// Jobs that ended in failure (each one negative-cached).
         public var failures = 0
+        /// Jobs started by pre-warm rather than by a reader.
+        public var prewarmStarts = 0
     }
 
     private var memory: LRUCache<ThumbnailKey, Value>
@@ -57,25 +59,29 @@ public struct ThumbnailCacheState<Value, Waiter> {
     /// Decides what to do with a request for `key` at `now`. A `waiter` (a
     /// reader's request) joins a running job; a nil waiter (pre-warm) does not
     /// need an answer.
-    public mutating func request(_ key: ThumbnailKey, now: Double, waiter: Waiter?) -> Decision {
+    ///
+    /// Only readers' requests (`fromReader`) count as hits, misses, joins and
+    /// negative hits: pre-warm asking for what it warms would otherwise drown
+    /// the hit ratio the readers actually get.
+    public mutating func request(_ key: ThumbnailKey, now: Double, waiter: Waiter?, fromReader: Bool = true) -> Decision {
         if let value = memory.value(for: key) {
-            counters.hits += 1
+            if fromReader { counters.hits += 1 }
             return .hit(value)
         }
         if let until = failedUntil[key] {
             if until > now {
-                counters.negativeHits += 1
+                if fromReader { counters.negativeHits += 1 }
                 return .failedRecently
             }
             failedUntil[key] = nil
         }
         if flights[key] != nil {
             if let waiter { flights[key]!.append(waiter) }
-            counters.coalesced += 1
+            if fromReader { counters.coalesced += 1 }
             return .joined
         }
         flights[key] = waiter.map { [$0] } ?? []
-        counters.misses += 1
+        if fromReader { counters.misses += 1 } else { counters.prewarmStarts += 1 }
         return .start
     }
 

@@ -57,12 +57,14 @@ import Testing
     @Test func shutdownEndsFetchesInFlight() async throws {
         try await withOrigin { origin, fetcher in
             origin.script("/slow", .delay(.seconds(30), then: .respond(body: [1])))
-            let tasks = (0..<3).map { _ in Task { await fetcher.result(origin.url("/slow")) } }
-            #expect(await origin.eventually { $0.requests(to: "/slow") == 3 })
+            let patient = FetchLimits(connectTimeout: .seconds(120), totalTimeout: .seconds(120), lowSpeedLimit: 0)
+            let tasks = (0..<3).map { _ in Task { await fetcher.result(origin.url("/slow"), limits: patient) } }
+            // Patient waits: a loaded CI machine can take long to get three connections through.
+            #expect(await origin.eventually(timeout: .seconds(90)) { $0.requests(to: "/slow") == 3 })
             fetcher.shutdown()
             for task in tasks { #expect(await task.value.failure == .cancelled) }
             #expect(await fetcher.result(origin.url("/slow")).failure == .cancelled)
-            #expect(await origin.eventually { $0.abandoned(at: "/slow") == 3 })
+            #expect(await origin.eventually(timeout: .seconds(90)) { $0.abandoned(at: "/slow") == 3 })
             #expect(fetcher.stats.inFlight == 0)
             #expect(fetcher.stats.cancelled == 4)
         }

@@ -54,6 +54,17 @@ import Testing
         #expect(drain(&planner) == [41, 42])
     }
 
+    @Test func arrivingOnAPageStillBeingWarmedKeepsItsJob() {
+        var planner = Planner(lead: 2)
+        _ = planner.readerViewed("r", page: 1, older: "after-1", newer: nil, now: 0)
+        let running = planner.nextJob()!
+        #expect(running.page == 2)
+        // The reader reaches page 2 while its thumbnails are still being made.
+        #expect(planner.readerViewed("r", page: 2, older: "after-2", newer: "before-2", now: 1).isEmpty)
+        planner.finished(running, older: "after-2", newer: "before-2")
+        #expect(planner.counters.done == 1 && planner.counters.cancelled == 0)
+    }
+
     @Test func queuedWorkNoOneWantsIsDropped() {
         var planner = Planner(lead: 2)
         _ = planner.readerViewed("r", page: 5, older: "after-5", newer: nil, now: 0)

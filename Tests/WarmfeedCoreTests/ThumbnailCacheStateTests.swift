@@ -24,6 +24,16 @@ import Testing
         #expect(state.counters.misses == 1 && state.counters.coalesced == 3 && state.counters.hits == 1)
     }
 
+    @Test func prewarmRequestsDoNotCountAsReadersHitsOrMisses() {
+        var state = State(memoryBudget: 1000)
+        #expect(isStart(state.request(a, now: 0, waiter: nil, fromReader: false)))
+        _ = state.succeed(a, with: "warm", cost: 1)
+        _ = state.request(a, now: 0, waiter: nil, fromReader: false)
+        #expect(state.counters.hits == 0 && state.counters.misses == 0 && state.counters.prewarmStarts == 1)
+        #expect(hitValue(state.request(a, now: 0, waiter: nil)) == "warm")
+        #expect(state.counters.hits == 1)
+    }
+
     @Test func aPrewarmJobIsJoinedByAReader() {
         var state = State(memoryBudget: 1000)
         #expect(isStart(state.request(a, now: 0, waiter: nil)))  // pre-warm starts it

@@ -11,6 +11,10 @@
 #
 #   bench/pages.sh                       # ~3 minutes
 #   ROUNDS=7 DURATION=15s bench/pages.sh # knobs: see the defaults below
+#   WARMFEED_BIN=path bench/pages.sh     # measure that binary, build nothing
+#
+# The machine is shared: read the ratios (same run, alternating rounds) and the
+# server CPU per request, not the absolute requests/s.
 #
 # Everything it makes lives in a mktemp folder under /tmp, removed on exit
 # (KEEP_TMP=1 keeps it); a copy of the report goes to bench/out/ (git-ignored).
@@ -53,16 +57,39 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log() { echo "bench: $*" >&2; }
+log() { echo "bench $(date +%T): $*" >&2; }
 helper() { python3 "$repo/bench/pages_helper.py" "$@"; }
 
 # --- 1. set up, build, seed, start warmfeed -----------------------------------
 log "setup (scripts/setup --bench)"
 scripts/setup --bench
-log "building warmfeed (release)"
-swift build -c release --product warmfeed 2>&1 | tail -n 3 >&2
-bin=$repo/.build/release/warmfeed
-[ -x "$bin" ] || { log "no $bin after the build"; exit 1; }
+if [ -n "${WARMFEED_BIN:-}" ]; then
+  log "using WARMFEED_BIN=$WARMFEED_BIN (not building)"
+  built=$WARMFEED_BIN
+else
+  log "building warmfeed (release)"
+  if ! swift build -c release --product warmfeed >"$tmp/build.log" 2>&1; then
+    grep -E 'error:' "$tmp/build.log" | head -n 20 >&2 || tail -n 20 "$tmp/build.log" >&2
+    log "the release build failed; nothing measured"
+    exit 1
+  fi
+  tail -n 1 "$tmp/build.log" >&2
+  built=$repo/.build/release/warmfeed
+fi
+[ -x "$built" ] || { log "no executable at $built"; exit 1; }
+# Run a private copy: another build in the same checkout must not swap the
+# binary under a running benchmark.
+bin=$tmp/warmfeed
+cp "$built" "$bin"
+
+# The demo origin's background painting of originals (libvips, 0.1–0.5 s of CPU
+# each) is demo scaffolding, not page serving: keep it from stealing a core
+# during the rounds. Fragment requests carry no reader cookie, so they start
+# no pre-warm work either way. WARMFEED_ARGS adds (or overrides) serve options.
+extra_args=()
+if "$bin" serve --help 2>/dev/null | grep -q -- '--demo-paint-ahead'; then extra_args+=(--demo-paint-ahead 0); fi
+# shellcheck disable=SC2206 # WARMFEED_ARGS is meant to split into words
+extra_args+=(${WARMFEED_ARGS:-})
 
 mkdir -p "$tmp/data" "$tmp/nginx/root" "$tmp/nginx/tmp"
 # When this runs as root, nginx's workers drop to `nobody`: let them read the
@@ -72,7 +99,8 @@ log "seeding $ITEMS items and starting warmfeed (--threads $SERVER_THREADS)"
 seed_start=$SECONDS
 "$bin" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$SERVER_THREADS" \
-  --public "$repo/Public" --templates "$repo/Templates" >"$tmp/warmfeed.out" 2>"$tmp/warmfeed.err" &
+  --public "$repo/Public" --templates "$repo/Templates" ${extra_args[@]+"${extra_args[@]}"} \
+  >"$tmp/warmfeed.out" 2>"$tmp/warmfeed.err" &
 wf_pid=$!
 wf_url=""
 for _ in $(seq 1200); do
@@ -145,13 +173,26 @@ compare_out=$(helper compare "$wf_url" "$ng_url" "$PAGES" "$tmp/nginx/root")
 echo "$compare_out" >&2
 
 # --- 4. wrk, alternating warmfeed / nginx -------------------------------------
-wrk_args=(-t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$repo/bench/random_page.lua")
-run_wrk() {  # run_wrk URL DURATION SEED -> the WRKJSON payload
-  local out
+wrk_args=(-t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/random_page.lua)
+run_wrk() {  # run_wrk URL DURATION SEED -> the WRKJSON payload of wrk's `done`
+  local out json
   out=$(WF_PAGES=$PAGES WF_SEED=$3 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
-    -s "$repo/bench/random_page.lua" "$1/" 2>&1)
+    -s bench/random_page.lua "$1/" 2>&1) || true
   echo "$out" >>"$tmp/wrk.log"
-  grep '^WRKJSON ' <<<"$out" | sed 's/^WRKJSON //'
+  json=$(sed -n 's/^WRKJSON //p' <<<"$out")
+  [ -n "$json" ] || { log "wrk against $1 gave no result:"; echo "$out" >&2; exit 1; }
+  echo "$json"
+}
+# CPU time (user + system) the server's processes used, in clock ticks: per
+# request, it is steadier than requests/s on a shared machine.
+clk_tck=$(getconf CLK_TCK)
+cpu_ticks() {
+  local total=0 pid fields
+  for pid in "$@"; do
+    fields=$(cut -d')' -f2 "/proc/$pid/stat")
+    total=$(( total + $(awk '{print $12 + $13}' <<<"$fields") ))
+  done
+  echo "$total"
 }
 log "wrk warm-up, $WARMUP each (not recorded)"
 run_wrk "$wf_url" "$WARMUP" 0 >/dev/null
@@ -161,8 +202,12 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for round in $(seq "$ROUNDS"); do
   for server in warmfeed nginx; do
     url=$wf_url; [ "$server" = nginx ] && url=$ng_url
+    pids=$wf_pid; [ "$server" = nginx ] && pids="$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')"
+    load=$(cut -d' ' -f1 /proc/loadavg)  # the 1-minute load as the round starts
+    cpu0=$(cpu_ticks $pids)
     json=$(run_wrk "$url" "$DURATION" "$round")
-    echo "$server $round $json" >>"$tmp/results"
+    cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
+    echo "$server $round $load $cpu_us $json" >>"$tmp/results"
     log "round $round $server: $(helper line "$json")"
   done
 done
@@ -187,18 +232,24 @@ render_table=$(helper render "$tmp/render")
 feedjs_gz=$(gzip -9c Public/feed.js | wc -c)
 feedjs_raw=$(wc -c <Public/feed.js)
 
+if [ -n "${WARMFEED_BIN:-}" ]; then
+  build_note="WARMFEED_BIN=$WARMFEED_BIN (built $(date -u -r "$built" '+%Y-%m-%d %H:%M UTC'); its source is whatever it was built from)"
+else
+  build_note="release, from the checkout at $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- Sources Templates Public Package.swift 2>/dev/null || echo ' with uncommitted changes in Sources/Templates/Public/Package.swift')"
+fi
+
 # --- report --------------------------------------------------------------------
 report=$(cat <<EOF
 ## Page fragments: warmfeed vs nginx (static files)
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC')
 - machine: nproc $(nproc), kernel $(uname -r), CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load average before/after the rounds: $load_before / $load_after
-- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- Sources Templates Public 2>/dev/null || echo ' (with uncommitted changes in Sources/Templates/Public)')
+- build: $build_note
 - tools: $(swift --version 2>/dev/null | head -n1); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -n1 | cut -d' ' -f1-2)
 - command: \`bench/pages.sh\` (ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE)
-- warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates\` (release build)
+- warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
 - nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends
-- load: \`wrk ${wrk_args[*]} URL/\` with random_page.lua (uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread), no Accept-Encoding (plain bodies from both); order warmfeed, nginx, warmfeed, nginx, …
+- load: \`wrk ${wrk_args[*]} URL/\` (uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread), no Accept-Encoding (plain bodies from both); order warmfeed, nginx, warmfeed, nginx, …; wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)
 - warm-up: every page fetched once from warmfeed before measuring ($dump_line); then $WARMUP of wrk against each server, not recorded
 - warmfeed memory: RSS $wf_rss_after_warmup after the warm-up pass, $wf_rss after the rounds (peak $wf_hwm)
 - server logs during the run: warmfeed stderr lines with error/warning: $wf_errors; nginx error-log lines at error or worse: $ng_errors

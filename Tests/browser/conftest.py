@@ -40,7 +40,15 @@ DEMO_ITEMS = 400
 class Server:
     """One `warmfeed serve --port 0` process in its own temporary data folder."""
 
-    def __init__(self, page_size: int, demo_items: int = DEMO_ITEMS, threshold: float = 0.7):
+    def __init__(self, page_size: int, demo_items: int = DEMO_ITEMS, threshold: float = 0.7,
+                 prewarm: int = 0, paint_ahead: int = 0, extra_args: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None, originals: str | None = None):
+        """prewarm and paint_ahead are off by default: most tests are about
+        pages, not thumbnails, and stay light. extra_args go on the command
+        line; env is added to the server's environment. originals, a folder
+        of demo originals painted by an earlier run, is copied into the demo
+        origin's folder first (the same item always gets the same image), so
+        the origin need not paint them again."""
         self.page_size = page_size
         self.demo_items = demo_items
         if not os.access(WARMFEED_BIN, os.X_OK):
@@ -48,17 +56,20 @@ class Server:
                         "or set WARMFEED_BIN")
         self.data = tempfile.mkdtemp(prefix="warmfeed-browser-")
         self.log_path = os.path.join(self.data, "server.log")
+        self.origin_folder = os.path.join(self.data, "demo-origin")
+        if originals and os.path.isdir(originals):
+            shutil.copytree(originals, self.origin_folder,
+                            ignore=shutil.ignore_patterns(".tmp-*"), dirs_exist_ok=True)
         self._log = open(self.log_path, "wb")
         try:
             self.proc = subprocess.Popen(
                 [WARMFEED_BIN, "serve", "--port", "0", "--data", self.data,
                  "--demo-items", str(demo_items), "--page-size", str(page_size),
                  "--threshold", str(threshold),
-                 # These tests are about pages, not thumbnails: keep the demo origin
-                 # from painting ahead and pre-warm off, so they stay light.
-                 "--demo-paint-ahead", "0", "--prewarm", "0",
-                 "--public", PUBLIC, "--templates", str(ROOT / "Templates")],
-                stdout=subprocess.PIPE, stderr=self._log, cwd=self.data)
+                 "--demo-paint-ahead", str(paint_ahead), "--prewarm", str(prewarm),
+                 "--public", PUBLIC, "--templates", str(ROOT / "Templates"), *extra_args],
+                stdout=subprocess.PIPE, stderr=self._log, cwd=self.data,
+                env={**os.environ, **(env or {})})
         except OSError as e:  # e.g. ETXTBSY while a build is relinking the binary
             self._log.close()
             shutil.rmtree(self.data, ignore_errors=True)

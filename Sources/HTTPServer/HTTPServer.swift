@@ -66,8 +66,8 @@ public final class HTTPServer: Service, Sendable {
                         configuration.connectionMemoryLimit,
                         UInt32(configuration.backlog),
                         MHDCallbacks.access, coreCls,
-                        MHDCallbacks.completed, nil,
-                        MHDCallbacks.uriLog, nil
+                        MHDCallbacks.completed, coreCls,
+                        MHDCallbacks.uriLog, coreCls
                     )
                 }
             }
@@ -89,7 +89,7 @@ public final class HTTPServer: Service, Sendable {
         guard let daemon else { return }
         let listenSocket = MHD_quiesce_daemon(daemon.pointer)
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGrace * 1000))
-        while core.running.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+        while core.requestsInFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if core.answerWaitingConnections() > 0 {

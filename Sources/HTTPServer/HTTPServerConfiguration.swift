@@ -13,8 +13,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLimit: Int = 4096
     /// Seconds a connection may stay idle (no bytes) before it is closed.
     public var idleTimeout: Int = 15
-    /// Bytes of header and request-line memory per connection.
-    public var connectionMemoryLimit: Int = 64 * 1024
+    /// Bytes of header and request-line memory per connection. libmicrohttpd
+    /// zeroes this whole pool between keep-alive requests, so it is kept small:
+    /// at 64 KiB the memset alone was 12–21% of the server's CPU per request.
+    /// 32 KiB still reads a 16 KB request line far enough to answer it with a
+    /// clear 414 (at 16 KiB libmicrohttpd just closes the connection).
+    public var connectionMemoryLimit: Int = 32 * 1024
     /// The longest request target accepted (nginx's default header buffer is 8 KB).
     public var maxTargetLength: Int = 8192
     /// The most header lines accepted in one request.

@@ -9,7 +9,8 @@ enum MHDCallbacks {
     /// Called once per request with the raw target, before headers are parsed.
     /// Its return value becomes the request's `req_cls`: a `RequestContext`
     /// retained here and released in `completed`.
-    static let uriLog: wf_uri_log_callback = { _, uri, _ in
+    static let uriLog: wf_uri_log_callback = { cls, uri, _ in
+        if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestStarted() }
         let raw = uri.map { String(cString: $0) } ?? ""
         return Unmanaged.passRetained(RequestContext(rawTarget: raw)).toOpaque()
     }
@@ -31,7 +32,8 @@ enum MHDCallbacks {
     }
 
     /// Releases the request's context: the one release that matches `uriLog`'s retain.
-    static let completed: MHD_RequestCompletedCallback = { _, _, reqCls, _ in
+    static let completed: MHD_RequestCompletedCallback = { cls, _, reqCls, _ in
+        if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestEnded() }
         guard let reqCls, let raw = reqCls.pointee else { return }
         Unmanaged<RequestContext>.fromOpaque(raw).release()
         reqCls.pointee = nil

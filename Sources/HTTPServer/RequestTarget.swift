@@ -31,13 +31,13 @@ public struct RequestTarget: Sendable, Equatable {
         guard let pathBytes = percentDecode(rawPath, plusIsSpace: false) else {
             throw Problem(status: 400, message: "bad path: invalid percent-encoding")
         }
-        let path = try text(pathBytes, what: "path")
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) where segment == ".." || segment == "." {
+        if hasDotSegment(pathBytes) {
             throw Problem(status: 400, message: "bad path: dot segments are not allowed")
         }
-        if path.contains("\\") {
+        if pathBytes.contains(UInt8(ascii: "\\")) {
             throw Problem(status: 400, message: "bad path: backslashes are not allowed")
         }
+        let path = try text(pathBytes, what: "path")
         var query: [QueryItem] = []
         if let queryStart {
             let rawQuery = utf8[(queryStart + 1)...]
@@ -54,6 +54,21 @@ public struct RequestTarget: Sendable, Equatable {
             }
         }
         return RequestTarget(path: path, query: query)
+    }
+
+    /// Whether a segment of the decoded path is `.` or `..` (a byte scan: this runs on every request).
+    static func hasDotSegment(_ path: [UInt8]) -> Bool {
+        var segmentStart = 0
+        for index in 0...path.count {
+            guard index == path.count || path[index] == UInt8(ascii: "/") else { continue }
+            let length = index - segmentStart
+            if length == 1 || length == 2,
+               path[segmentStart] == UInt8(ascii: "."), length == 1 || path[segmentStart + 1] == UInt8(ascii: ".") {
+                return true
+            }
+            segmentStart = index + 1
+        }
+        return false
     }
 
     private static func text(_ bytes: [UInt8], what: String) throws(Problem) -> String {

@@ -9,8 +9,11 @@ final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: Router.Handler
     let logger: Logger
-    /// Async handlers running now; shutdown waits for them.
+    /// Async handlers running now.
     let running = Mutex(0)
+    /// Requests between their request line and the last byte of their answer;
+    /// shutdown waits for these, so a response just handed over is still sent.
+    let requestsInFlight = Mutex(0)
     /// Connections suspended for an async handler, by context. Whoever removes a
     /// connection from here (its handler, or shutdown) is the one that resumes it.
     private let suspended = Mutex([ObjectIdentifier: (RequestContext, SuspendedConnection)]())
@@ -23,6 +26,10 @@ final class ServerCore: Sendable {
         self.logger = logger
         executor = HandlerExecutor(threads: configuration.handlerThreads, name: "warmfeed-handler")
     }
+
+    func requestStarted() { requestsInFlight.withLock { $0 += 1 } }
+
+    func requestEnded() { requestsInFlight.withLock { $0 -= 1 } }
 
     func handle(
         connection: OpaquePointer,

@@ -2,14 +2,14 @@
 ///
 /// A pure value with no locks and no clock: callers wrap it in a `Mutex` and
 /// decide what to do with what it evicts. Lookups, inserts and evictions are
-/// O(1): entries sit in a doubly linked list threaded through arrays.
+/// O(1): entries sit in a doubly linked list threaded through arrays. The links
+/// live in arrays of their own, so reordering on a hit (every cached request)
+/// touches two integers and never copies an entry.
 public struct LRUCache<Key: Hashable, Value> {
     private struct Entry {
         var key: Key
         var value: Value
         var cost: Int
-        var newer: Int
-        var older: Int
     }
 
     private static var none: Int { -1 }
@@ -19,6 +19,8 @@ public struct LRUCache<Key: Hashable, Value> {
     /// The total cost of what is kept now.
     public private(set) var totalCost = 0
     private var slots: [Entry?] = []
+    private var newer: [Int] = []
+    private var older: [Int] = []
     private var free: [Int] = []
     private var index: [Key: Int] = [:]
     private var newest = LRUCache.none
@@ -36,7 +38,7 @@ public struct LRUCache<Key: Hashable, Value> {
     public mutating func value(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToNewest(slot)
-        return slots[slot]!.value
+        return slots[slot]?.value
     }
 
     /// Whether `key` is kept, without touching its recency.
@@ -49,23 +51,21 @@ public struct LRUCache<Key: Hashable, Value> {
     public mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
         removeValue(for: key)
         guard cost <= capacity else { return [] }
-        let entry = Entry(key: key, value: value, cost: cost, newer: Self.none, older: newest)
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
-            slots[slot] = entry
+            slots[slot] = Entry(key: key, value: value, cost: cost)
         } else {
             slot = slots.count
-            slots.append(entry)
+            slots.append(Entry(key: key, value: value, cost: cost))
+            newer.append(Self.none)
+            older.append(Self.none)
         }
-        if newest != Self.none { slots[newest]!.newer = slot }
-        newest = slot
-        if oldest == Self.none { oldest = slot }
+        link(slot)
         index[key] = slot
         totalCost += cost
         var evicted: [(key: Key, value: Value)] = []
-        while totalCost > capacity, oldest != Self.none {
-            let victim = slots[oldest]!
+        while totalCost > capacity, oldest != Self.none, let victim = slots[oldest] {
             removeValue(for: victim.key)
             evicted.append((victim.key, victim.value))
         }
@@ -75,9 +75,8 @@ public struct LRUCache<Key: Hashable, Value> {
     /// Forgets `key`; returns its value if it was kept.
     @discardableResult
     public mutating func removeValue(for key: Key) -> Value? {
-        guard let slot = index.removeValue(forKey: key) else { return nil }
+        guard let slot = index.removeValue(forKey: key), let entry = slots[slot] else { return nil }
         unlink(slot)
-        let entry = slots[slot]!
         slots[slot] = nil
         free.append(slot)
         totalCost -= entry.cost
@@ -93,9 +92,9 @@ public struct LRUCache<Key: Hashable, Value> {
     public var keysByRecency: [Key] {
         var keys: [Key] = []
         var slot = newest
-        while slot != Self.none {
-            keys.append(slots[slot]!.key)
-            slot = slots[slot]!.older
+        while slot != Self.none, let entry = slots[slot] {
+            keys.append(entry.key)
+            slot = older[slot]
         }
         return keys
     }
@@ -103,18 +102,23 @@ public struct LRUCache<Key: Hashable, Value> {
     private mutating func moveToNewest(_ slot: Int) {
         guard slot != newest else { return }
         unlink(slot)
-        slots[slot]!.older = newest
-        slots[slot]!.newer = Self.none
-        if newest != Self.none { slots[newest]!.newer = slot }
+        link(slot)
+    }
+
+    /// Puts `slot` at the newest end.
+    private mutating func link(_ slot: Int) {
+        older[slot] = newest
+        newer[slot] = Self.none
+        if newest != Self.none { newer[newest] = slot }
         newest = slot
         if oldest == Self.none { oldest = slot }
     }
 
     private mutating func unlink(_ slot: Int) {
-        let entry = slots[slot]!
-        if entry.newer != Self.none { slots[entry.newer]!.older = entry.older } else { newest = entry.older }
-        if entry.older != Self.none { slots[entry.older]!.newer = entry.newer } else { oldest = entry.newer }
-        slots[slot]!.newer = Self.none
-        slots[slot]!.older = Self.none
+        let (newerSlot, olderSlot) = (newer[slot], older[slot])
+        if newerSlot != Self.none { older[newerSlot] = olderSlot } else { newest = olderSlot }
+        if olderSlot != Self.none { newer[olderSlot] = newerSlot } else { oldest = newerSlot }
+        newer[slot] = Self.none
+        older[slot] = Self.none
     }
 }

@@ -9,7 +9,7 @@
 # (>= 0.8x nginx's requests/s, p99 within 2x nginx's), then the cold render
 # time per page (`warmfeed measure-render`) and the gzipped size of feed.js.
 #
-#   bench/pages.sh                       # ~3 minutes
+#   bench/pages.sh                       # ~3 minutes (up to 5 on a busy machine)
 #   ROUNDS=7 DURATION=15s bench/pages.sh # knobs: see the defaults below
 #   WARMFEED_BIN=path bench/pages.sh     # measure that binary, build nothing
 #

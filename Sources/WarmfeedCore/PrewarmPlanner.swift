@@ -43,6 +43,9 @@ public struct PrewarmPlanner<Target: Hashable> {
     public let maxReaders: Int
 
     private var readers: [String: Reader] = [:]
+    /// When silent readers were last looked for: at most every few seconds,
+    /// not on every page served.
+    private var lastSweep = -Double.infinity
     private var queued: [Int: Job] = [:]
     private var running: [Int: Job] = [:]
     private var warmed: Set<Int> = []
@@ -165,6 +168,8 @@ public struct PrewarmPlanner<Target: Hashable> {
     }
 
     private mutating func forgetSilentReaders(now: Double) {
+        guard now - lastSweep >= min(5, readerTTL / 2) else { return }
+        lastSweep = now
         readers = readers.filter { now - $0.value.seen <= readerTTL }
     }
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Issue 3, benchmark (a): cached thumbnails served by Warmfeed against nginx
+# serving the very same bytes as static files, side by side in one run.
+#
+# Warmfeed (release) starts on a demo feed whose newest THUMBS originals its demo
+# origin paints first; every /thumbs/ID/1x (WebP) is then fetched once, which
+# makes it and keeps it in Warmfeed's memory, and its bytes are written for
+# nginx at the same URL. wrk asks both for uniformly random thumbnails,
+# alternating rounds. Usage: bench/thumbs.sh   (ROUNDS, DURATION, THUMBS knobs)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+ROUNDS=${ROUNDS:-5}; DURATION=${DURATION:-10s}; THUMBS=${THUMBS:-120}; CONNECTIONS=${CONNECTIONS:-32}
+export THUMBS
+tmp=$(mktemp -d /tmp/warmfeed-bench-thumbs.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+log() { echo "bench $(date +%T): $*" >&2; }
+
+scripts/setup --bench
+swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
+cp .build/release/warmfeed "$tmp/warmfeed"
+
+mkdir -p "$tmp/data" "$tmp/nginx/root/thumbs" "$tmp/nginx/tmp"
+chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root" "$tmp/nginx/root/thumbs"
+"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items 1000 --demo-paint-ahead "$THUMBS" \
+  --prewarm 0 --origin-latency 0 --threads 2 --public Public --templates Templates \
+  >"$tmp/wf.out" 2>"$tmp/wf.err" &
+pids+=($!)
+for _ in $(seq 600); do grep -q "^Warmfeed is serving" "$tmp/wf.out" 2>/dev/null && break; sleep 0.1; done
+wf=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/wf.out")
+[ -n "$wf" ] || { log "warmfeed did not start"; cat "$tmp/wf.err" >&2; exit 1; }
+
+# The demo feed's newest items have the highest ids: item 1000 is the newest.
+log "making $THUMBS thumbnails once (this also caches them in warmfeed)"
+first=$((1000 - THUMBS + 1))
+n=0
+for id in $(seq "$first" 1000); do
+  n=$((n + 1))
+  curl -sf -H 'Accept: image/webp,*/*' -o "$tmp/nginx/root/thumbs/$n.webp" -D "$tmp/h" "$wf/thumbs/$id/1x" \
+    || { log "thumbnail $id failed"; exit 1; }
+  grep -qi '^content-type: image/webp' "$tmp/h" || { log "thumbnail $id is not WebP (a placeholder?)"; exit 1; }
+done
+# nginx's file n is warmfeed's item first+n-1; the wrk scripts below ask each
+# server for its own name of the same thumbnail.
+bytes=$(cat "$tmp/nginx/root/thumbs/"*.webp | wc -c)
+log "$THUMBS thumbnails, $bytes bytes (mean $((bytes / THUMBS)) B)"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$tmp/nginx/nginx.conf" <<CONF
+worker_processes 2;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
+  open_file_cache max=1000 inactive=60s;
+  client_body_temp_path $tmp/nginx/tmp; proxy_temp_path $tmp/nginx/tmp; fastcgi_temp_path $tmp/nginx/tmp;
+  uwsgi_temp_path $tmp/nginx/tmp; scgi_temp_path $tmp/nginx/tmp;
+  server {
+    listen 127.0.0.1:$port;
+    root $tmp/nginx/root;
+    location ~ ^/thumbs/([0-9]+)/1x\$ {
+      types { } default_type image/webp;
+      add_header Cache-Control "public, max-age=86400"; add_header Vary Accept;
+      try_files /thumbs/\$1.webp =404;
+    }
+  }
+}
+CONF
+nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' &
+pids+=($!)
+sleep 0.5
+ng="http://127.0.0.1:$port"
+
+cp bench/random_thumb.lua "$tmp/ng.lua"
+sed "s|\"/thumbs/\" .. math.random(1, count)|\"/thumbs/\" .. (math.random(1, count) + $((first - 1)))|" bench/random_thumb.lua >"$tmp/wf.lua"
+cmp -s <(curl -s -H 'Accept: image/webp' "$wf/thumbs/$first/1x") "$tmp/nginx/root/thumbs/1.webp" || { log "bytes differ"; exit 1; }
+cmp -s <(curl -s "$ng/thumbs/1/1x") "$tmp/nginx/root/thumbs/1.webp" || { log "nginx bytes differ"; exit 1; }
+
+run() { wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$2" "$1" 2>&1; }
+rps() { awk '/^Requests\/sec/ {print $2}'; }
+p99() { awk '$1=="99%" {v=$2; if (v ~ /ms$/) {sub("ms","",v); print v} else if (v ~ /us$/) {sub("us","",v); print v/1000} else {sub("s","",v); print v*1000}}'; }
+run "$wf" "$tmp/wf.lua" >/dev/null; run "$ng" "$tmp/ng.lua" >/dev/null   # warm-up, not recorded
+echo "| round | warmfeed req/s | nginx req/s | ratio | warmfeed p99 ms | nginx p99 ms | load avg |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+ratios=()
+for round in $(seq "$ROUNDS"); do
+  w=$(run "$wf" "$tmp/wf.lua"); n=$(run "$ng" "$tmp/ng.lua")
+  wr=$(echo "$w" | rps); nr=$(echo "$n" | rps); wp=$(echo "$w" | p99); np=$(echo "$n" | p99)
+  ratio=$(python3 -c "print(f'{$wr/$nr:.3f}')")
+  ratios+=("$ratio")
+  echo "| $round | $wr | $nr | $ratio | $wp | $np | $(cut -d' ' -f1 /proc/loadavg) |"
+  echo "$w$n" | grep -E "Non-2xx|Socket errors" >&2 || true
+done
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+echo
+echo "cached thumbnails, requests/s warmfeed/nginx: median of per-round ratios $median (goal >= 0.8)"

@@ -47,11 +47,4 @@ static inline uint16_t wf_mhd_bind_port(struct MHD_Daemon *daemon)
     return info == NULL ? 0 : info->port;
 }
 
-/** How many connections the daemon holds open now. */
-static inline unsigned int wf_mhd_current_connections(struct MHD_Daemon *daemon)
-{
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-    return info == NULL ? 0 : info->num_connections;
-}
-
 #endif

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// It knows nothing of what it serves. Start it with `start()` (or run it as a
 /// `Service`), read the bound `port`, stop it with `shutdown()`: new connections
-/// are refused at once, handlers still running get `shutdownGrace` seconds.
+/// are refused at once, requests still in flight get `shutdownGrace` seconds.
 public final class HTTPServer: Service, Sendable {
     /// Why the server could not start.
     public struct StartError: Error, CustomStringConvertible {
@@ -33,11 +33,6 @@ public final class HTTPServer: Service, Sendable {
     /// The bound port, once started (useful when the configuration asked for port 0).
     public var port: Int {
         state.withLock { if case .running(_, let port) = $0 { port } else { 0 } }
-    }
-
-    /// How many connections are open now.
-    public var connectionCount: Int {
-        state.withLock { if case .running(let daemon, _) = $0 { Int(wf_mhd_current_connections(daemon.pointer)) } else { 0 } }
     }
 
     /// Binds and starts the worker threads. Calling it twice is an error.
@@ -79,7 +74,7 @@ public final class HTTPServer: Service, Sendable {
         core.logger.info("listening", metadata: ["address": "http://\(core.configuration.host):\(port)/"])
     }
 
-    /// Stops accepting, lets running handlers finish (up to the grace period), then stops.
+    /// Stops accepting, lets requests in flight finish (up to the grace period), then stops.
     public func shutdown() async {
         let daemon: DaemonHandle? = state.withLock { state in
             guard case .running(let daemon, _) = state else { return nil }

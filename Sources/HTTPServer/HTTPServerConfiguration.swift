@@ -27,7 +27,7 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// The listen backlog.
     public var backlog: Int = 1024
-    /// Seconds a graceful shutdown waits for handlers still running.
+    /// Seconds a graceful shutdown waits for requests still in flight.
     public var shutdownGrace: Double = 10
 
     /// The defaults.

@@ -9,8 +9,6 @@ final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: Router.Handler
     let logger: Logger
-    /// Async handlers running now.
-    let running = Mutex(0)
     /// Requests between their request line and the last byte of their answer;
     /// shutdown waits for these, so a response just handed over is still sent.
     let requestsInFlight = Mutex(0)
@@ -102,13 +100,11 @@ final class ServerCore: Sendable {
         case .later(let work):
             context.phase = .waiting
             MHD_suspend_connection(connection)
-            running.withLock { $0 += 1 }
             let id = ObjectIdentifier(context)
             suspended.withLock { $0[id] = (context, SuspendedConnection(pointer: connection)) }
             Task(executorPreference: executor) {
                 let response = await work()
                 self.resume(id, with: response)
-                self.running.withLock { $0 -= 1 }
             }
             return .YES
         }

@@ -31,7 +31,6 @@ final class DemoOrigin: Sendable {
     private let folder: URL
     private let latency: Duration
     private let recent = Mutex(LRUCache<Original, ResponseBytes>(capacity: 64 << 20))
-    private let counts = Mutex((served: 0, painted: 0))
     private let background = Mutex<Task<Void, Never>?>(nil)
 
     /// An origin answering after `latency` (± 20% jitter) from originals kept in
@@ -70,9 +69,6 @@ final class DemoOrigin: Sendable {
     /// The base URL, once started.
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
-    /// Originals served, and painted, so far.
-    var counters: (served: Int, painted: Int) { counts.withLock { $0 } }
-
     /// The original a demo item's image URL (`demo:<n>.<ext>`) and size name.
     static func original(imageURL: String, width: Int?, height: Int?) -> Original? {
         guard imageURL.hasPrefix("demo:") else { return nil }
@@ -97,7 +93,6 @@ final class DemoOrigin: Sendable {
             // The latency is the origin's distance, whatever finding the file took.
             let remaining = pause - (ContinuousClock.now - start)
             if remaining > .zero { try? await Task.sleep(for: remaining) }
-            self.counts.withLock { $0.served += 1 }
             return Response(status: 200, headers: [HTTPField("Content-Type", original.format.mediaType), HTTPField("Cache-Control", "public, max-age=3600")], body: body)
         }
     }
@@ -111,7 +106,6 @@ final class DemoOrigin: Sendable {
             guard let painted = try? await painter.original(width: original.width, height: original.height, seed: original.number, format: original.format) else { return nil }
             let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
             if (try? Data(painted).write(to: temporary)) != nil { rename(temporary.path, file.path) }
-            counts.withLock { $0.painted += 1 }
             bytes = painted
         }
         let body = ResponseBytes(bytes!)

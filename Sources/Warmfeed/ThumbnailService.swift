@@ -86,9 +86,6 @@ final class ThumbnailService: Sendable {
         }
     }
 
-    /// Whether the thumbnail is in memory (for tests and stats; touches nothing).
-    func isCached(_ key: ThumbnailKey) -> Bool { state.withLock { $0.isCached(key) } }
-
     /// What the cache holds and has done, for the admin view.
     var snapshot: ThumbnailSnapshot {
         let (counters, usage) = state.withLock { ($0.counters, $0.usage) }

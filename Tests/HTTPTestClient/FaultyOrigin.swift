@@ -119,7 +119,7 @@ public final class FaultyOrigin: @unchecked Sendable {
     public var peakConcurrentRequests: Int { locked { peakAnswering } }
 
     /// Polls `condition` until it holds or `timeout` passes; whether it held.
-    public func eventually(timeout: Duration = .seconds(10), _ condition: (FaultyOrigin) -> Bool) async -> Bool {
+    public func eventually(timeout: Duration = .seconds(30), _ condition: (FaultyOrigin) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }

@@ -24,7 +24,10 @@ func item(_ n: Int, published: Int64) -> FeedItem {
     FeedItem(guid: "g\(n)", title: "Item \(n)", summary: "", published: published)
 }
 
-@Suite struct FeedStoreTests {
+// Serialized: two of these tests write and page 100,000 items synchronously for
+// several seconds; run side by side they held both of Swift's cooperative
+// threads (2 cores) and starved the async tests of other suites into timeouts.
+@Suite(.serialized) struct FeedStoreTests {
     @Test func keysetPagingVisitsEveryItemOnceInOrder() throws {
         let temporary = try TemporaryStore()
         let store = temporary.store

@@ -34,6 +34,11 @@ let package = Package(
             providers: [.apt(["libvips-dev"])]
         ),
         .systemLibrary(
+            name: "CXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -62,6 +67,12 @@ let package = Package(
             dependencies: ["CVips"]
         ),
 
+        // Streaming XML on libxml2's SAX push parser: no DTDs, no entities, no network. Knows nothing of feeds.
+        .target(name: "XMLStream", dependencies: ["CXML2"]),
+
+        // Reading sources: JSON Feed, RSS, RDF, Atom and image folders into entries. Knows nothing of C or the store.
+        .target(name: "FeedImport", dependencies: ["XMLStream"]),
+
         // Feed store, pages, cursors, sentinel placement, caches. Knows nothing of C.
         .target(
             name: "WarmfeedCore",
@@ -78,6 +89,7 @@ let package = Package(
                 "OriginFetcher",
                 "Thumbnailer",
                 "WarmfeedCore",
+                "FeedImport",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -102,6 +114,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),
+        .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),
+        .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),
         .testTarget(
             name: "WarmfeedCoreTests",
             dependencies: ["WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]

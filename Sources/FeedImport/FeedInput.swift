@@ -1,0 +1,53 @@
+import Foundation
+
+/// The bytes of a source, read in chunks so that a 200 MB feed never sits in
+/// memory whole.
+public enum FeedInput: Sendable {
+    /// A file on disk (a downloaded feed lands in a file first).
+    case file(String)
+    /// Bytes already in memory (tests, small sources).
+    case bytes([UInt8])
+
+    /// The chunk size parsers read with.
+    public static let chunkSize = 64 << 10
+
+    /// The total size in bytes, when known (for progress).
+    public var size: Int? {
+        switch self {
+        case .bytes(let bytes): return bytes.count
+        case .file(let path):
+            return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        }
+    }
+
+    /// Calls `body` with each chunk in order (at most `chunkSize` bytes; never
+    /// empty). Stops early when `body` throws, and rethrows.
+    public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        switch self {
+        case .bytes(let bytes):
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + Self.chunkSize)
+                try bytes[start..<end].withUnsafeBytes { try body($0) }
+                start = end
+            }
+        case .file(let path):
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ImportError("cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let count = read(descriptor, buffer.baseAddress, Self.chunkSize)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw ImportError("cannot read \(path): \(String(cString: strerror(errno)))")
+                }
+                if count == 0 { return }
+                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+        }
+    }
+}

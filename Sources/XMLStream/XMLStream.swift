@@ -1,0 +1,1 @@
+// Placeholder: the XMLStream module is being written.

@@ -1,7 +1,7 @@
 /// Something wrong with part of a source that did not stop the import: a
 /// malformed stretch, an entry without an identifier. Reported with the line
 /// and a reason; the well-formed entries around it still import.
-public struct ImportProblem: Sendable, Equatable, CustomStringConvertible {
+public struct ImportProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// The source line (1-based), when known.
     public var line: Int?
     /// What was wrong, in a phrase an operator understands ("no title, link or id").

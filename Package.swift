@@ -103,6 +103,7 @@ let package = Package(
             name: "WarmfeedCLI",
             dependencies: [
                 "Warmfeed",
+                "FeedImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -120,7 +121,10 @@ let package = Package(
             name: "WarmfeedCoreTests",
             dependencies: ["WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "WarmfeedTests", dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer"]),
+        .testTarget(
+            name: "WarmfeedTests",
+            dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

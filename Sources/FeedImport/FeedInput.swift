@@ -51,3 +51,18 @@ public enum FeedInput: Sendable {
         }
     }
 }
+
+extension FeedInput {
+    /// The first `count` bytes (fewer when the source is shorter), for telling formats apart.
+    public func prefix(_ count: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        struct Enough: Error {}
+        do {
+            try forEachChunk { chunk in
+                bytes.append(contentsOf: chunk.prefix(count - bytes.count))
+                if bytes.count >= count { throw Enough() }
+            }
+        } catch is Enough {}
+        return bytes
+    }
+}

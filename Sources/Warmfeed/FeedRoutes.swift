@@ -19,7 +19,7 @@ struct FeedRoutes: Sendable {
     static let securityHeaders = [
         HTTPField(
             "Content-Security-Policy",
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
         ),
         HTTPField("Referrer-Policy", "same-origin"),
     ]

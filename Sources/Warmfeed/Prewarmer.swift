@@ -15,15 +15,15 @@ final class Prewarmer: Service, Sendable {
     typealias PageSource = @Sendable (PageQuery) async -> (page: Page, number: Int)?
     typealias Job = PrewarmPlanner<PageQuery>.Job
 
-    private let planner: Mutex<PrewarmPlanner<PageQuery>>
-    private let running = Mutex([Int: Task<Void, Never>]())
-    private let wake: AsyncStream<Void>.Continuation
+    let planner: Mutex<PrewarmPlanner<PageQuery>>
+    let running = Mutex([Int: Task<Void, Never>]())
+    let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     private let thumbnails: ThumbnailService
     private let pages: Mutex<PageSource?> = Mutex(nil)
     private let concurrency: Int
     private let thumbnailsAtOnce: Int
-    private let lastRevision = Mutex(-1)
+    let lastRevision = Mutex(-1)
     let logger: Logger
 
     init(lead: Int, thumbnails: ThumbnailService, concurrency: Int = 2, thumbnailsAtOnce: Int = 4, logger: Logger) {
@@ -118,5 +118,23 @@ final class Prewarmer: Service, Sendable {
             older.map { PageQuery(request: .after($0), number: number + 1) },
             newer.map { PageQuery(request: .before($0), number: max(1, number - 1)) }
         )
+    }
+}
+
+extension Prewarmer {
+    /// New items landed at the top of the feed: warm the first pages as if a
+    /// reader stood just above page 1, so the first readers find them warm.
+    func warmTop(revision: Int) {
+        lastRevision.withLock { $0 = revision }
+        let cancel = planner.withLock { planner -> [Job] in
+            planner.forgetWarmed()
+            return planner.readerViewed(
+                "~refresh", page: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, now: thumbnails.now
+            )
+        }
+        for job in cancel {
+            running.withLock { $0[job.page] }?.cancel()
+        }
+        wake.yield()
     }
 }

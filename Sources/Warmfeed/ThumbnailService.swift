@@ -127,6 +127,10 @@ final class ThumbnailService: Sendable {
         } else {
             let fetchStart = ContinuousClock.now
             do {
+                var limits = limits
+                // Only a folder import stores file:// URLs (feeds are refused them at import);
+                // libcurl never follows a redirect into file:// whatever this says.
+                limits.allowFileScheme = url.hasPrefix("file://")
                 original = try await fetcher.fetch(url, limits: limits).bytes
                 outcomes.withLock { $0.originFetches += 1 }
                 latencies.withLock { $0.origin.record(Self.seconds(ContinuousClock.now - fetchStart)) }

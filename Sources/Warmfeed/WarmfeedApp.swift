@@ -23,7 +23,13 @@ public final class WarmfeedApp: Service, Sendable {
     let observer: CacheObserver
     let fetcher: OriginFetcher
     let demo: DemoOrigin?
+    /// Imports the configured source, when there is one.
+    let importer: Importer
+    let source: ImportSource?
+    let refreshInterval: Duration?
+    private let validators = Mutex(SourceValidators())
     private let paintAhead: Int
+    private let prewarmPages: Int
     let logger: Logger
     private let background = Mutex<Task<Void, Never>?>(nil)
 
@@ -35,7 +41,7 @@ public final class WarmfeedApp: Service, Sendable {
         let data = URL(fileURLWithPath: configuration.dataFolder, isDirectory: true)
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         store = try FeedStore(path: data.appendingPathComponent("feed.sqlite").path)
-        if configuration.demoItems > 0, try store.count() == 0 {
+        if configuration.source == nil, configuration.demoItems > 0, try store.count() == 0 {
             let summary = try store.upsert(DemoFeed.items(count: configuration.demoItems))
             logger.info("seeded the demo feed", metadata: ["items": "\(summary.inserted)"])
         }
@@ -50,6 +56,10 @@ public final class WarmfeedApp: Service, Sendable {
         fetcher = OriginFetcher(maxConnectionsPerHost: 8, logger: logger)
         demo = try DemoOrigin(folder: data.appendingPathComponent("demo-origin"), latency: configuration.originLatency, logger: logger)
         paintAhead = configuration.demoPaintAhead
+        prewarmPages = configuration.prewarmPages
+        importer = Importer(store: store, fetcher: fetcher, workFolder: data)
+        source = try configuration.source.map { text throws(ImportError) in try ImportSource(text) }
+        refreshInterval = configuration.refreshInterval
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
         // Cut an origin that drips: under 512 bytes a second for 5 seconds (including
@@ -103,8 +113,43 @@ public final class WarmfeedApp: Service, Sendable {
                 await withDiscardingTaskGroup { group in
                     group.addTask { try? await prewarmer.run() }
                     group.addTask { try? await observer.run() }
+                    if let interval = self.refreshInterval, self.source != nil {
+                        group.addTask {
+                            while (try? await Task.sleep(for: interval)) != nil {
+                                await self.importSource()
+                            }
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// Imports the configured source (with the validators of the last
+    /// import, so an unchanged URL answers 304), logs what it did, and warms
+    /// the top pages when new items arrived. A failure is logged; the store
+    /// keeps what it had and the server keeps serving it.
+    @discardableResult
+    public func importSource(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
+        guard let source else { return nil }
+        do throws(ImportError) {
+            let report = try await importer.run(source, validators: validators.withLock { $0 }, progress: progress)
+            validators.withLock { $0 = report.validators }
+            if report.notModified {
+                logger.info("source not modified", metadata: ["source": "\(source)"])
+            } else {
+                logger.info("imported the source", metadata: [
+                    "source": "\(source)", "new": "\(report.written.inserted)", "updated": "\(report.written.updated)",
+                    "skipped": "\(report.skippedCount)",
+                ])
+            }
+            if report.written.inserted > 0, prewarmPages > 0 {
+                prewarmer.warmTop(revision: store.revision)
+            }
+            return .success(report)
+        } catch {
+            logger.error("import failed; serving what the store had", metadata: ["source": "\(source)", "reason": "\(error)"])
+            return .failure(error)
         }
     }
 

@@ -35,6 +35,12 @@ public struct WarmfeedConfiguration: Sendable {
     public var demoPaintAhead = 0
     /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data folder.
     public var adminToken: String?
+    /// A source imported at start (a feed URL or file, or a folder of images);
+    /// nil serves what the store holds (the demo feed in an empty store).
+    public var source: String?
+    /// How often a source is imported again (URL sources send their
+    /// validators, so an unchanged feed costs one 304); nil imports once.
+    public var refreshInterval: Duration?
 
     /// The defaults.
     public init() {}
@@ -47,6 +53,10 @@ public struct WarmfeedConfiguration: Sendable {
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
         guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
         guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
+        if let refreshInterval {
+            guard source != nil else { throw ConfigurationError("--refresh needs --source") }
+            guard refreshInterval >= .seconds(1) else { throw ConfigurationError("--refresh must be at least 1s") }
+        }
         guard originLatency >= .zero, originLatency <= .seconds(60) else { throw ConfigurationError("--origin-latency must be from 0 to 60 s") }
     }
 }

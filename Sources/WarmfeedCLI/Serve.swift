@@ -49,6 +49,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take in all before the placeholder is served.")
     var originTimeout = 10
 
+    @Option(help: "A feed (http(s) URL or file) or a folder of images to import at start; no demo feed is seeded then.")
+    var source: String?
+
+    @Option(help: ArgumentHelp("How often the source is imported again, e.g. 30s, 10m, 1h (URL sources are polled with ETag/Last-Modified).", valueName: "interval"))
+    var refresh: RefreshInterval?
+
     @Option(help: "HTTP worker threads; the default is one per core.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -77,12 +83,26 @@ struct Serve: AsyncParsableCommand {
         configuration.originLatency = .milliseconds(originLatency)
         configuration.originTimeout = .seconds(originTimeout)
         configuration.demoPaintAhead = demoPaintAhead
+        configuration.source = source
+        configuration.refreshInterval = refresh?.duration
         do {
             try configuration.validate()
         } catch {
             throw ValidationError(error.description)
         }
-        let app = try await WarmfeedApp(configuration: configuration, logger: logger)
+        let app: WarmfeedApp
+        do {
+            app = try await WarmfeedApp(configuration: configuration, logger: logger)
+        } catch let error as ImportError {
+            throw ValidationError("--source: \(error)")
+        }
+        if source != nil {
+            // Import before listening, so the first reader finds the feed; a failure is
+            // logged and the server still starts on what the store holds.
+            if case .success(let report) = await app.importSource() {
+                report.summaryLines.forEach { print($0) }
+            }
+        }
         try app.start()
         print("Warmfeed is serving http://\(host):\(app.port)/")
         print("Admin: http://\(host):\(app.port)/admin?token=… (token from \(app.adminToken.source))")

@@ -8,66 +8,102 @@ public struct UpsertSummary: Sendable, Equatable {
     public var updated = 0
     /// Items already present and unchanged.
     public var unchanged = 0
+    /// Items whose guid came twice in the same write (the later one wins).
+    public var repeated = 0
 
     /// An empty summary.
     public init() {}
 }
 
+/// Writes items inside one transaction, one at a time, so a source of any
+/// size streams into the store without being held in memory. Only
+/// `FeedStore.write(_:)` makes one.
+public struct FeedWriter: ~Copyable {
+    private let db: Database
+    /// The highest id before this write began: a row above it was inserted by this write.
+    private let idsBefore: Int64
+    /// The oldest (published, id) the write touched: ranks from there up are renumbered.
+    private var lowest: (published: Int64, id: Int64)?
+    /// What the write did so far.
+    public private(set) var summary = UpsertSummary()
+
+    init(db: Database) throws {
+        self.db = db
+        idsBefore = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM item") ?? 0
+    }
+
+    /// Inserts `item`, or updates the item with its guid when something changed.
+    /// With `keepStoredDate`, an item already stored keeps its date (the source
+    /// gave none, and a guessed date must not move it on every import).
+    public mutating func upsert(_ item: FeedItem, keepStoredDate: Bool = false) throws {
+        var item = item
+        let find = try db.cachedStatement(sql: "SELECT * FROM item WHERE guid = ?")
+        if let existing = try FeedItem.fetchOne(find, arguments: [item.guid]) {
+            item.id = existing.id
+            item.seq = existing.seq
+            if keepStoredDate { item.published = existing.published }
+            if (existing.id ?? 0) > idsBefore { summary.repeated += 1 }
+            if item == existing {
+                if (existing.id ?? 0) <= idsBefore { summary.unchanged += 1 }
+                return
+            }
+            try item.update(db)
+            if (existing.id ?? 0) <= idsBefore { summary.updated += 1 }
+            if item.published != existing.published {
+                touch(min(item.published, existing.published), existing.id ?? 0)
+            }
+        } else {
+            item.id = nil
+            item.seq = nil
+            try item.insert(db)
+            summary.inserted += 1
+            touch(item.published, item.id ?? 0)
+        }
+    }
+
+    private mutating func touch(_ published: Int64, _ id: Int64) {
+        if let current = lowest, (current.published, current.id) <= (published, id) { return }
+        lowest = (published, id)
+    }
+
+    /// Makes `seq` dense again for every item at or above the oldest one touched.
+    fileprivate consuming func finish() throws -> UpsertSummary {
+        if let start = lowest {
+            let base = try Int64.fetchOne(db, sql: """
+                SELECT seq FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT 1
+                """, arguments: [start.published, start.id]) ?? 0
+            try db.execute(sql: """
+                UPDATE item SET seq = ranked.rank FROM (
+                    SELECT id, ? + ROW_NUMBER() OVER (ORDER BY published, id) AS rank
+                    FROM item WHERE (published, id) >= (?, ?)
+                ) AS ranked
+                WHERE item.id = ranked.id AND item.seq IS NOT ranked.rank
+                """, arguments: [base, start.published, start.id])
+        }
+        return summary
+    }
+}
+
 extension FeedStore {
+    /// Runs `body` in one write transaction: every item it writes lands, or
+    /// (when it throws) none does and the store is as it was. Readers keep
+    /// reading the previous state meanwhile (WAL).
+    public func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary) {
+        let (result, summary) = try poolForWriting.write { db -> (Result, UpsertSummary) in
+            var writer = try FeedWriter(db: db)
+            let result = try body(&writer)
+            return (result, try writer.finish())
+        }
+        if summary.inserted + summary.updated > 0 { bumpRevision() }
+        return (result, summary)
+    }
+
     /// Inserts new items and updates changed ones, keyed by guid, in one
     /// transaction: either all of them land or none does.
     @discardableResult
     public func upsert(_ items: [FeedItem]) throws -> UpsertSummary {
-        let summary = try poolForWriting.write { db -> UpsertSummary in
-            var summary = UpsertSummary()
-            // The oldest (published, id) the write touched: ranks from there up are renumbered.
-            var lowest: (published: Int64, id: Int64)?
-            func touch(_ published: Int64, _ id: Int64) {
-                if let current = lowest, (current.published, current.id) <= (published, id) { return }
-                lowest = (published, id)
-            }
-            let find = try db.cachedStatement(sql: "SELECT * FROM item WHERE guid = ?")
-            for var item in items {
-                if let existing = try FeedItem.fetchOne(find, arguments: [item.guid]) {
-                    item.id = existing.id
-                    item.seq = existing.seq
-                    if item == existing {
-                        summary.unchanged += 1
-                        continue
-                    }
-                    try item.update(db)
-                    summary.updated += 1
-                    if item.published != existing.published {
-                        touch(min(item.published, existing.published), existing.id ?? 0)
-                    }
-                } else {
-                    item.id = nil
-                    item.seq = nil
-                    try item.insert(db)
-                    summary.inserted += 1
-                    touch(item.published, item.id ?? 0)
-                }
-            }
-            if let lowest {
-                try Self.renumber(db, from: lowest)
-            }
-            return summary
-        }
-        if summary.inserted + summary.updated > 0 { bumpRevision() }
-        return summary
-    }
-
-    /// Makes `seq` dense again for every item at or above `from` in feed order.
-    private static func renumber(_ db: Database, from start: (published: Int64, id: Int64)) throws {
-        let base = try Int64.fetchOne(db, sql: """
-            SELECT seq FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT 1
-            """, arguments: [start.published, start.id]) ?? 0
-        try db.execute(sql: """
-            UPDATE item SET seq = ranked.rank FROM (
-                SELECT id, ? + ROW_NUMBER() OVER (ORDER BY published, id) AS rank
-                FROM item WHERE (published, id) >= (?, ?)
-            ) AS ranked
-            WHERE item.id = ranked.id AND item.seq IS NOT ranked.rank
-            """, arguments: [base, start.published, start.id])
+        try write { writer in
+            for item in items { try writer.upsert(item) }
+        }.1
     }
 }

@@ -1,0 +1,13 @@
+/// How far an import has got, reported while it runs.
+public struct ImportProgress: Sendable, Equatable {
+    /// Entries read from the source so far (written or skipped).
+    public var entries: Int
+    /// Time since the import began.
+    public var elapsed: Duration
+
+    /// Entries a second so far.
+    public var rate: Double {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds > 0 ? Double(entries) / seconds : 0
+    }
+}

@@ -1,0 +1,70 @@
+import FeedImport
+import Foundation
+import WarmfeedCore
+
+/// What an import did, for the summary at its end and the refresh loop's log.
+public struct ImportReport: Sendable {
+    /// The source imported.
+    public var source: ImportSource
+    /// The format found (nil when the source was not modified).
+    public var format: FeedFormat?
+    /// The feed's own title, when it has one.
+    public var title: String?
+    /// True when the source answered 304 Not Modified: nothing was read.
+    public var notModified = false
+    /// What the store did.
+    public var written = UpsertSummary()
+    /// Entries read from the source (written, unchanged or skipped).
+    public var entries = 0
+    /// Problems by reason, in the order first seen, with the first lines they occurred on.
+    public var skipped: [(reason: String, count: Int, lines: [Int])] = []
+    /// The validators to send on the next poll of a URL source.
+    public var validators = SourceValidators()
+    /// How long it took.
+    public var elapsed: Duration = .zero
+
+    /// Entries (and stretches of the source) that were not written.
+    public var skippedCount: Int { skipped.reduce(0) { $0 + $1.count } }
+
+    mutating func note(_ problem: ImportProblem) {
+        if let index = skipped.firstIndex(where: { $0.reason == problem.reason }) {
+            skipped[index].count += 1
+            if let line = problem.line, skipped[index].lines.count < 5 { skipped[index].lines.append(line) }
+        } else {
+            skipped.append((problem.reason, 1, problem.line.map { [$0] } ?? []))
+        }
+    }
+
+    /// The summary shown at the end of `warmfeed import`, one line each.
+    public var summaryLines: [String] {
+        if notModified { return ["\(source): not modified since the last import; nothing to do."] }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? Int((Double(entries) / seconds).rounded()) : entries
+        var lines = [
+            "\(source) (\(format?.rawValue ?? "?")\(title.map { ": \($0)" } ?? "")):",
+            "  imported \(written.inserted), updated \(written.updated), unchanged \(written.unchanged), skipped \(skippedCount)"
+                + " in \(String(format: "%.1f", seconds)) s (\(rate) entries/s)",
+        ]
+        if written.repeated > 0 { lines.append("  \(written.repeated) entries repeated an id already read; the later one was kept") }
+        for group in skipped.prefix(10) {
+            let at = group.lines.isEmpty ? "" : " (line\(group.lines.count > 1 ? "s" : "") \(group.lines.map(String.init).joined(separator: ", "))\(group.count > group.lines.count ? ", …" : ""))"
+            lines.append("  skipped \(group.count) × \(group.reason)\(at)")
+        }
+        if skipped.count > 10 { lines.append("  … and \(skipped.count - 10) other reasons") }
+        return lines
+    }
+}
+
+/// What a URL source said about its last version, sent back on the next poll.
+public struct SourceValidators: Sendable, Equatable {
+    /// The `ETag` it sent.
+    public var etag: String?
+    /// The `Last-Modified` it sent.
+    public var lastModified: String?
+
+    /// Validators (none by default).
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}

@@ -1,0 +1,203 @@
+import FeedImport
+import Foundation
+import OriginFetcher
+import Synchronization
+import Thumbnailer
+import WarmfeedCore
+
+/// Brings a source into the store: downloads it (conditionally) when it is a
+/// URL, streams it through its format's parser, and writes every entry in one
+/// transaction, so a failed import leaves the store as it was while the
+/// server keeps serving the previous state.
+public final class Importer: Sendable {
+    let store: FeedStore
+    let fetcher: OriginFetcher
+    /// Where downloads land while they are read.
+    let workFolder: URL
+    /// The limits a feed download runs under.
+    let limits: FetchLimits
+    /// Reads an image file's size and time (libvips, header only).
+    let facts: @Sendable (String) -> ImageFacts?
+
+    /// An importer writing into `store`; downloads go to `workFolder`.
+    public init(store: FeedStore, fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = Importer.feedLimits) {
+        self.store = store
+        self.fetcher = fetcher
+        self.workFolder = workFolder
+        self.limits = limits
+        facts = { path in
+            Thumbnailer.facts(ofFile: path).map { ImageFacts(width: $0.width, height: $0.height, taken: $0.taken) }
+        }
+    }
+
+    /// Feeds may be large and slow, but not endless: 512 MiB, a minute, 3 redirects.
+    public static var feedLimits: FetchLimits {
+        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(60), maxBodyBytes: 512 << 20, maxRedirects: 3)
+    }
+
+    /// What the importer asks for: feeds first, anything else accepted (many serve RSS as text/xml).
+    static let requestHeaders = [
+        ("Accept", "application/feed+json, application/json;q=0.9, application/rss+xml, application/atom+xml, application/rdf+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"),
+        ("User-Agent", "Warmfeed/1.0 (+feed importer)"),
+    ]
+
+    /// Imports `source`. For a URL, `validators` from the last import make an
+    /// unchanged source answer 304 and nothing is read. `progress` is called
+    /// a few times a second from the importing thread.
+    public func run(
+        _ source: ImportSource, validators: SourceValidators = .init(),
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws(ImportError) -> ImportReport {
+        let start = ContinuousClock.now
+        var report = ImportReport(source: source)
+        switch source {
+        case .file(let path):
+            report = try await parseOffThread(.feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), report, progress)
+        case .folder(let path):
+            report = try await parseOffThread(.folder(path), report, progress)
+        case .url(let url):
+            try? FileManager.default.createDirectory(at: workFolder, withIntermediateDirectories: true)
+            let file = workFolder.appendingPathComponent("source-\(UInt64.random(in: 0...UInt64.max)).download").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let download: Download
+            do {
+                download = try await fetcher.download(
+                    url, to: file,
+                    conditional: ConditionalRequest(etag: validators.etag, lastModified: validators.lastModified),
+                    headers: Self.requestHeaders, limits: limits
+                )
+            } catch {
+                throw ImportError(Self.explain(error, url: url))
+            }
+            if download.notModified {
+                report.notModified = true
+                report.validators = validators
+            } else {
+                report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), report, progress)
+                report.validators = SourceValidators(etag: download.etag, lastModified: download.lastModified)
+            }
+        }
+        report.elapsed = ContinuousClock.now - start
+        return report
+    }
+
+    enum Work: Sendable {
+        case feed(FeedInput, sourceURL: String)
+        case folder(String)
+    }
+
+    /// Parsing and writing are synchronous and can take seconds: they run on
+    /// a thread of their own, never on the cooperative pool the server's
+    /// handlers share.
+    private func parseOffThread(
+        _ work: Work, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?
+    ) async throws(ImportError) -> ImportReport {
+        let result: Result<ImportReport, ImportError> = await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in
+                continuation.resume(returning: Result { () throws(ImportError) in try self.parse(work, report, progress) })
+            }
+            thread.name = "warmfeed-import"
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// Reads `work` and writes its entries in one transaction.
+    func parse(_ work: Work, _ initial: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?) throws(ImportError) -> ImportReport {
+        var report = initial
+        let started = ContinuousClock.now
+        var lastReport = started
+        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
+        let builder: EntryBuilder
+        switch work {
+        case .feed(_, let sourceURL): builder = EntryBuilder(sourceURL: sourceURL)
+        case .folder: builder = EntryBuilder(allowFileImages: true)
+        }
+        do {
+            let (metadata, written) = try store.write { writer -> FeedMetadata in
+                func take(_ raw: RawEntry) throws {
+                    report.entries += 1
+                    switch builder.build(raw) {
+                    case .failure(let problem):
+                        report.note(problem)
+                    case .success(let entry):
+                        // No usable date: one just below the last that keeps the source's order
+                        // (first entry newest); an item already stored keeps its own.
+                        let published = entry.published.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+                            ?? nowMillis - Int64(report.entries)
+                        try writer.upsert(
+                            FeedItem(
+                                guid: entry.guid, title: entry.title, summary: entry.summary, link: entry.link,
+                                imageURL: entry.imageURL, imageWidth: entry.imageWidth, imageHeight: entry.imageHeight,
+                                published: published
+                            ),
+                            keepStoredDate: entry.published == nil
+                        )
+                    }
+                    if let progress, report.entries % 256 == 0 {
+                        let now = ContinuousClock.now
+                        if now - lastReport >= .milliseconds(100) {
+                            lastReport = now
+                            progress(ImportProgress(entries: report.entries, elapsed: now - started))
+                        }
+                    }
+                }
+                let note = { (problem: ImportProblem) in report.note(problem) }
+                switch work {
+                case .feed(let input, _):
+                    return try FeedReader.read(input, onEntry: take, onProblem: note)
+                case .folder(let root):
+                    return try ImageFolder.scan(root, facts: facts, onEntry: take, onProblem: note)
+                }
+            }
+            report.format = metadata.format
+            report.title = metadata.title.map { EntryBuilderText.title($0) }
+            report.written = written
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError("the store refused the import: \(error)")
+        }
+        progress?(ImportProgress(entries: report.entries, elapsed: ContinuousClock.now - started))
+        return report
+    }
+
+    /// A fetch failure in an operator's words.
+    static func explain(_ error: FetchError, url: String) -> String {
+        switch error {
+        case .invalidURL: "not a URL libcurl can read: \(url)"
+        case .schemeNotAllowed: "only http and https sources can be fetched: \(url)"
+        case .timedOut: "\(url) timed out"
+        case .tooLarge: "\(url) is larger than \(feedLimits.maxBodyBytes >> 20) MiB"
+        case .tooManyRedirects: "\(url) redirects too many times (or in a loop)"
+        case .httpStatus(let status): "\(url) answered \(status)"
+        case .connectionFailed(let reason): "could not fetch \(url): \(reason)"
+        case .invalidResponse(let reason): "\(url) did not answer HTTP: \(reason)"
+        case .cancelled: "the fetch of \(url) was cancelled"
+        default: "could not fetch \(url): \(error)"
+        }
+    }
+}
+
+/// A feed's own title, made plain and short for a log line.
+enum EntryBuilderText {
+    static func title(_ text: String) -> String {
+        let plain = HTMLText.plainText(text)
+        return plain.count > 120 ? String(plain.prefix(119)) + "…" : plain
+    }
+}
+
+extension Importer {
+    /// An importer for `warmfeed import`: the store in `dataFolder` (created
+    /// when missing) and a fetcher of its own, no server.
+    public static func standalone(dataFolder: String) throws(ImportError) -> Importer {
+        let data = URL(fileURLWithPath: dataFolder, isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            let store = try FeedStore(path: data.appendingPathComponent("feed.sqlite").path)
+            return Importer(store: store, fetcher: OriginFetcher(maxConnectionsPerHost: 2), workFolder: data)
+        } catch {
+            throw ImportError("cannot open the store in \(dataFolder): \(error)")
+        }
+    }
+}

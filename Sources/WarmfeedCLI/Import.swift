@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Warmfeed
+
+/// `warmfeed import SOURCE`: brings a feed or a folder of images into the store.
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import a feed (JSON Feed, RSS, RSS 1.0, Atom; a file or an http(s) URL) or a folder of images.",
+        discussion: """
+            Entries are keyed by their id (or link), so importing again changes nothing and an edited \
+            entry is updated in place. The import is one transaction: if it fails, the store is as it was, \
+            and a server running on the same data folder keeps serving.
+            """
+    )
+
+    @OptionGroup var feed: FeedOptions
+
+    @Argument(help: "A feed file, an http(s) URL of a feed, or a folder of images.")
+    var source: String
+
+    @Flag(help: "Print only the summary, no progress.")
+    var quiet = false
+
+    func run() async throws {
+        let importer: Importer
+        let parsed: ImportSource
+        do {
+            parsed = try ImportSource(source)
+            importer = try Importer.standalone(dataFolder: feed.data)
+        } catch let error as ImportError {
+            printError("warmfeed import: \(error)")
+            throw ExitCode(2)
+        }
+        let line = ProgressLine(enabled: !quiet)
+        do {
+            let report = try await importer.run(parsed, progress: { line.show($0) })
+            line.finish()
+            report.summaryLines.forEach { print($0) }
+        } catch {
+            line.finish()
+            printError("warmfeed import: \(error)")
+            printError("Nothing was written: the store is as it was before this import.")
+            throw ExitCode(1)
+        }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

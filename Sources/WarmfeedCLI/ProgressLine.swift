@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+import Warmfeed
+
+/// The import's progress on standard error: one line redrawn in place on a
+/// terminal (a bar that sweeps, entries, rate, elapsed), plain lines every few
+/// seconds when standard error is a pipe or a file.
+final class ProgressLine: Sendable {
+    private let enabled: Bool
+    private let terminal = isatty(STDERR_FILENO) == 1
+    private let state = Mutex((shown: false, lastPlain: -10.0))
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ progress: ImportProgress) {
+        guard enabled else { return }
+        let seconds = Double(progress.elapsed.components.seconds) + Double(progress.elapsed.components.attoseconds) / 1e18
+        let text = "\(progress.entries.formatted()) entries · \(Int(progress.rate).formatted())/s · \(Self.clock(seconds))"
+        state.withLock { state in
+            if terminal {
+                // The source's length in entries is unknown until the end: the bar sweeps to show life.
+                let width = 20, position = Int(seconds * 8) % (2 * width - 2)
+                let at = position < width ? position : 2 * width - 2 - position
+                let bar = String(repeating: "░", count: at) + "█" + String(repeating: "░", count: width - 1 - at)
+                FileHandle.standardError.write(Data("\r\u{1B}[2K\(bar) \(text)".utf8))
+                state.shown = true
+            } else if seconds - state.lastPlain >= 5 {
+                state.lastPlain = seconds
+                FileHandle.standardError.write(Data("importing: \(text)\n".utf8))
+            }
+        }
+    }
+
+    /// Clears the line before the summary.
+    func finish() {
+        state.withLock { state in
+            if state.shown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            state.shown = false
+        }
+    }
+
+    private static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds)
+        return String(format: "%d:%02d", whole / 60, whole % 60)
+    }
+}

@@ -1,0 +1,109 @@
+import FeedImport
+import Foundation
+import HTTPTestClient
+import Testing
+@testable import Warmfeed
+@testable import WarmfeedCore
+
+@Suite struct ServedImportTests {
+    @Test func aHostileFeedRendersNothingThatCouldRun() async throws {
+        let file = try ImportedFeeds.file(ImportedFeeds.hostile)
+        try await ServedFeed.with(items: 0, configure: { $0.source = file }) { feed in
+            guard case .success(let report) = await feed.app.importSource() else {
+                Issue.record("the hostile feed did not import")
+                return
+            }
+            #expect(report.written.inserted == 3)
+            let page = try await feed.get("/")
+            #expect(page.status == 200)
+            let csp = try #require(page.header("Content-Security-Policy"))
+            #expect(csp.contains("script-src 'self'"))
+            #expect(csp.contains("img-src 'self';"))
+            #expect(!csp.contains("unsafe-inline"))
+            let html = page.text
+            let lower = html.lowercased()
+            // The page's own script is the only script element; it is served by us.
+            let scripts = lower.components(separatedBy: "<script").count - 1
+            #expect(scripts == 1)
+            #expect(lower.contains(#"<script src="/static/feed.js"#) || lower.contains("<script defer src=\"/static/feed.js"), "\(html.prefix(600))")
+            for forbidden in ["javascript:", "data:", "file:", "<svg", "<iframe", "<style", "onerror", "onclick", "onload", "onmouseover"] {
+                #expect(!lower.contains(forbidden), "\(forbidden) reached the page")
+            }
+            // The text is still there, as text.
+            #expect(html.contains("&lt;script&gt;alert(&#39;title&#39;)&lt;/script&gt;Plain") || html.contains("&lt;script&gt;alert(&#x27;title&#x27;)&lt;/script&gt;Plain") || html.contains("Plain"))
+            #expect(html.contains("&lt;b&gt;double-escaped&lt;/b&gt;"))
+            // Every outgoing link carries the full rel.
+            let anchors = html.components(separatedBy: "<a ").dropFirst()
+            for anchor in anchors where anchor.hasPrefix("href=\"http") {
+                #expect(anchor.contains(#"rel="noopener noreferrer nofollow ugc""#), "\(anchor.prefix(200))")
+            }
+            // No item got an image it should not have: the data: and file: images were refused.
+            #expect(!html.contains("<img"))
+        }
+    }
+
+    @Test func theRefreshLoopPollsConditionallyAndNewItemsComeOnTop() async throws {
+        let origin = try FaultyOrigin()
+        defer { origin.stop() }
+        var posts = (1...25).map { (id: "p\($0)", title: "Post \($0)") }
+        func serve(_ items: [(id: String, title: String)], etag: String) {
+            origin.script("/feed.xml", .respond(
+                contentType: "application/rss+xml", body: Array(ImportedFeeds.rss(items, textOnly: Set(0..<items.count)).utf8),
+                headers: ["ETag: \"\(etag)\"", "Last-Modified: Mon, 07 Oct 2024 10:00:00 GMT"]
+            ))
+        }
+        serve(posts, etag: "v1")
+        try await ServedFeed.with(items: 0, pageSize: 10, configure: {
+            $0.source = origin.url("/feed.xml")
+            $0.refreshInterval = .seconds(1)
+        }) { feed in
+            guard case .success(let first) = await feed.app.importSource() else {
+                Issue.record("the first import failed")
+                return
+            }
+            #expect(first.written.inserted == 25)
+            #expect(first.validators.etag == "\"v1\"")
+
+            // A reader on page 2 (reached through the sentinel's cursor).
+            let top = try await feed.get("/")
+            let after = try #require(Self.sentinelFragment(in: top.text))
+            let pageTwo = try await feed.get(after)
+            #expect(pageTwo.status == 200)
+
+            // Unchanged: the loop sends the validators and gets 304.
+            origin.script("/feed.xml", .respond(status: 304, contentType: nil, body: []))
+            let polled = await origin.eventually(timeout: .seconds(20)) { $0.requests(to: "/feed.xml") >= 3 }
+            #expect(polled, "the refresh loop polled")
+            let request = origin.lastRequest(to: "/feed.xml") ?? ""
+            #expect(request.lowercased().contains("if-none-match: \"v1\""), "\(request)")
+            #expect(request.lowercased().contains("if-modified-since: mon, 07 oct 2024 10:00:00 gmt"), "\(request)")
+
+            // Changed: two new posts, newer than all; they appear on top.
+            posts.insert(contentsOf: [(id: "new-b", title: "Brand new B"), (id: "new-a", title: "Brand new A")], at: 0)
+            serve(posts, etag: "v2")
+            let before = origin.requests(to: "/feed.xml")
+            _ = await origin.eventually(timeout: .seconds(20)) { $0.requests(to: "/feed.xml") >= before + 1 }
+            var topNow = ""
+            for _ in 0..<100 {
+                topNow = try await feed.get("/").text
+                if topNow.contains("Brand new B") { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(topNow.contains("Brand new B"))
+            #expect(topNow.range(of: "Brand new B")!.lowerBound < topNow.range(of: "Post 1<")!.lowerBound)
+            // The reader's page 2, asked again by the same cursor, shows the same items.
+            let pageTwoAgain = try await feed.get(after)
+            #expect(Self.titles(in: pageTwoAgain.text) == Self.titles(in: pageTwo.text))
+        }
+    }
+
+    static func sentinelFragment(in html: String) -> String? {
+        guard let range = html.range(of: #"data-fragment=""#) else { return nil }
+        let rest = html[range.upperBound...]
+        return rest.prefix { $0 != "\"" }.replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func titles(in html: String) -> [String] {
+        html.components(separatedBy: "<h2 ").dropFirst().map { String($0.prefix(while: { $0 != "\n" })) }
+    }
+}

@@ -29,10 +29,6 @@ def report(result: dict) -> str:
     return json.dumps(result, indent=1, default=str)
 
 
-@pytest.mark.skipif(os.environ.get("WARMFEED_WARM_SCROLL") != "1",
-                    reason="issue 3's acceptance scroll: passes since the pre-warm fixes, opt-in "
-                           "until issue 3 lands because a fresh checkout first paints 130 originals "
-                           "(1-2 min); set WARMFEED_WARM_SCROLL=1 to run it")
 def test_prewarmed_scroll_paints_every_thumbnail_in_time(browser):
     result = warm_scroll.measure(browser, prewarm=2)
     print(report(result))

@@ -41,6 +41,15 @@ static inline VipsImage *warmfeed_vips_open_header(const void *buf, size_t len) 
                                       NULL);
 }
 
+/// Opens an image source (a file) for its header only: sequential access,
+/// nothing decoded until pixels are asked for. The image keeps its own
+/// reference to `source`.
+static inline VipsImage *warmfeed_vips_open_source_header(VipsSource *source) {
+    return vips_image_new_from_source(source, "",
+                                      "access", VIPS_ACCESS_SEQUENTIAL,
+                                      NULL);
+}
+
 /// A lazy thumbnail of an encoded image: shrink-on-load, EXIF orientation
 /// applied, scaled to cover `width` x `height` and cropped to it (`crop` is a
 /// VipsInteresting). Pixels are made when the result is saved; `buf` must

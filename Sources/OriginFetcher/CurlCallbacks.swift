@@ -18,4 +18,15 @@ enum CurlCallbacks {
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
         return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
     }
+
+    /// Receives one response header line (the status line and the blank line
+    /// that ends the headers included), for every response of a redirect
+    /// chain. `userdata` is the `Transfer` (CURLOPT_HEADERDATA), unretained for
+    /// the same reason as in `writeBody`. Set for downloads only.
+    static let receiveHeader: curl_write_callback = { data, size, count, userdata in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+        return size * count
+    }
 }

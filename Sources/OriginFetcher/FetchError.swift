@@ -1,4 +1,4 @@
-/// Why a fetch gave no body. Every failure of an origin ends in one of these;
+/// Why a fetch gave no body, or a download no file. Every failure of an origin ends in one of these;
 /// none of them is a crash or a hang.
 public enum FetchError: Error, Sendable, Equatable, Hashable {
     /// The string is not a URL libcurl can parse.
@@ -19,6 +19,12 @@ public enum FetchError: Error, Sendable, Equatable, Hashable {
     case connectionFailed(String)
     /// The origin answered something that is not HTTP; the text is libcurl's explanation.
     case invalidResponse(String)
+    /// A request header's name is not an HTTP token, or a name or value holds
+    /// CR, LF or NUL (which would let it smuggle further headers in).
+    case invalidHeader
+    /// The body could not be written to the download's file (opening, writing
+    /// or renaming it failed); the text says which and why.
+    case writeFailed(String)
     /// The caller's task was cancelled, or the fetcher was shut down.
     case cancelled
 }

@@ -1,7 +1,8 @@
 import Logging
 
 /// Fetches whole bodies from origins over HTTP(S), and from local files when
-/// allowed, with limits on time, size, redirects and schemes.
+/// allowed, with limits on time, size, redirects and schemes; or downloads
+/// them into files, with conditional requests (see `download`).
 ///
 /// All fetches share one libcurl multi handle on one dedicated thread, so
 /// connections to an origin are reused and capped per host and in total, and
@@ -45,9 +46,26 @@ public final class OriginFetcher: Sendable {
     /// calling task is cancelled the transfer stops at once and the fetch
     /// throws `FetchError.cancelled`; after `shutdown()` every fetch does.
     public func fetch(_ url: String, limits: FetchLimits = FetchLimits()) async throws(FetchError) -> FetchedBody {
-        if let refusal = OriginURL.refusal(for: url, allowFileScheme: limits.allowFileScheme) {
+        let reply = try await perform(url, limits: limits, destination: .memory)
+        return FetchedBody(
+            status: reply.status, contentType: reply.contentType, bytes: reply.body,
+            elapsed: reply.elapsed, redirects: reply.redirects)
+    }
+
+    /// Runs one transfer on the transfer thread, for `fetch` and `download`:
+    /// checks the URL, hands the request over, and stops the transfer when the
+    /// calling task is cancelled. `headers` are checked first (see `RequestHeaders`).
+    func perform(
+        _ url: String, limits: FetchLimits, destination: BodyDestination,
+        headers: [(String, String)] = [], conditional: ConditionalRequest = .init()
+    ) async throws(FetchError) -> TransferReply {
+        let headerLines: [String]
+        do throws(FetchError) {
+            if let refusal = OriginURL.refusal(for: url, allowFileScheme: limits.allowFileScheme) { throw refusal }
+            headerLines = try RequestHeaders.lines(headers, conditional: conditional)
+        } catch {
             loop.queue.withLock { $0.countRefused() }
-            throw refusal
+            throw error
         }
         let loop = self.loop
         let id = loop.queue.withLock { $0.makeID() }
@@ -55,7 +73,9 @@ public final class OriginFetcher: Sendable {
         let startedAt = ContinuousClock.now
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                loop.submit(id, FetchRequest(url: url, limits: limits, startedAt: startedAt, continuation: continuation))
+                loop.submit(id, FetchRequest(
+                    url: url, limits: limits, destination: destination, headerLines: headerLines,
+                    startedAt: startedAt, continuation: continuation))
             }
         } onCancel: {
             loop.cancel(id)

@@ -1,25 +1,8 @@
 import CCurl
 
-/// What a fetch hands to the transfer thread.
-struct FetchRequest: Sendable {
-    /// The URL, already checked by `OriginURL`.
-    var url: String
-    /// The limits it runs under.
-    var limits: FetchLimits
-    /// When `fetch` was called, for `FetchedBody.elapsed`.
-    var startedAt: ContinuousClock.Instant
-    /// Resumed exactly once: by the transfer thread when the transfer ends, or
-    /// by whoever takes the request out of the `FetchQueue` before it starts.
-    var continuation: CheckedContinuation<Result<FetchedBody, FetchError>, Never>
-
-    /// Ends the fetch.
-    func resume(_ result: Result<FetchedBody, FetchError>) {
-        continuation.resume(returning: result)
-    }
-}
-
-/// One libcurl easy handle and the body it collects. It lives on the transfer
-/// thread only: made there, driven there by `curl_multi_perform`, ended there.
+/// One libcurl easy handle and the body it collects (in memory, or streamed to
+/// a file). It lives on the transfer thread only: made there, driven there by
+/// `curl_multi_perform`, ended there.
 final class Transfer {
     /// The fetch's identifier in the `FetchQueue`.
     let id: UInt64
@@ -31,10 +14,17 @@ final class Transfer {
     let deadline: ContinuousClock.Instant
 
     private var body: [UInt8] = []
+    /// The download's file, for `.file`.
+    private let file: PartFile?
+    /// The final response's validators, for `.file`.
+    private var responseHeaders = ResponseHeaders()
     private var bodyLimitExceeded = false
     private var reserved = false
     /// libcurl writes its explanation of a failure here (CURLOPT_ERRORBUFFER).
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The extra request headers (CURLOPT_HTTPHEADER), which libcurl reads
+    /// but does not copy: freed in `deinit`, after the easy handle.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
 
     /// Makes and configures the easy handle; fails when libcurl refuses.
     init(id: UInt64, request: FetchRequest, userAgent: String) throws(FetchError) {
@@ -45,11 +35,13 @@ final class Transfer {
         deadline = request.startedAt + request.limits.totalTimeout
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        if case .file(let path) = request.destination { file = PartFile(path: path) } else { file = nil }
         try configure(userAgent: userAgent)
     }
 
     deinit {
         curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
 
@@ -81,15 +73,28 @@ final class Transfer {
         try check(wf_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
         try check(wf_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, CurlCallbacks.writeBody))
         // Unretained: see `CurlCallbacks.writeBody` for who keeps the transfer alive.
-        try check(wf_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque()))
+        let unretained = Unmanaged.passUnretained(self).toOpaque()
+        try check(wf_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, unretained))
+        if !request.headerLines.isEmpty {
+            headerList = RequestHeaders.list(request.headerLines)
+            guard let headerList else { throw .connectionFailed("curl_slist_append failed: out of memory") }
+            try check(wf_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList))
+        }
+        if file != nil {
+            try check(wf_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, CurlCallbacks.receiveHeader))
+            try check(wf_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, unretained))
+        }
     }
 
     /// Takes a piece of body from the write callback; answers the bytes taken.
     func receive(_ chunk: UnsafeRawBufferPointer) -> Int {
         let limit = max(0, request.limits.maxBodyBytes)
-        guard body.count + chunk.count <= limit else {
+        guard received + chunk.count <= limit else {
             bodyLimitExceeded = true
             return chunk.count == 0 ? 1 : 0
+        }
+        if let file {
+            return file.append(chunk) ? chunk.count : 0
         }
         if !reserved {
             reserved = true
@@ -102,19 +107,52 @@ final class Transfer {
         return chunk.count
     }
 
+    /// Takes a header line from the header callback (downloads only).
+    func receiveHeader(_ line: UnsafeRawBufferPointer) {
+        responseHeaders.take(line)
+    }
+
+    /// Body bytes taken so far.
+    private var received: Int { file?.bytesWritten ?? body.count }
+
     /// The fetch's result once libcurl has ended the transfer with `code`.
-    func result(for code: CURLcode) -> Result<FetchedBody, FetchError> {
+    func result(for code: CURLcode) -> Result<TransferReply, FetchError> {
         guard code == CURLE_OK else { return .failure(error(for: code)) }
         var status = responseCode
         if status == 0, scheme == "FILE" { status = 200 }
-        guard (200..<300).contains(status) else { return .failure(.httpStatus(status)) }
-        return .success(FetchedBody(
+        // A 304 is an answer only to a download, which may have sent validators.
+        guard (200..<300).contains(status) || (status == 304 && file != nil) else {
+            return .failure(.httpStatus(status))
+        }
+        return .success(TransferReply(
             status: status,
-            contentType: string(CURLINFO_CONTENT_TYPE),
-            bytes: body,
-            elapsed: ContinuousClock.now - request.startedAt,
-            redirects: redirectCount
+            contentType: file == nil ? string(CURLINFO_CONTENT_TYPE) : responseHeaders.contentType,
+            etag: responseHeaders.etag,
+            lastModified: responseHeaders.lastModified,
+            finalURL: string(CURLINFO_EFFECTIVE_URL) ?? request.url,
+            redirects: redirectCount,
+            body: body,
+            bodyBytes: received,
+            elapsed: ContinuousClock.now - request.startedAt
         ))
+    }
+
+    /// The result the caller gets: a download's file is put in place on a
+    /// 2xx, and its part file removed on anything else, before the caller
+    /// hears of it.
+    func settle(_ result: Result<TransferReply, FetchError>) -> Result<TransferReply, FetchError> {
+        guard let file else { return result }
+        guard case .success(var reply) = result, reply.status != 304 else {
+            file.discard()
+            return result
+        }
+        do {
+            try file.commit()
+        } catch {
+            return .failure(error)
+        }
+        reply.elapsed = ContinuousClock.now - request.startedAt
+        return .success(reply)
     }
 
     /// Maps libcurl's failure to the fetcher's own.
@@ -126,6 +164,8 @@ final class Transfer {
             return .tooLarge
         case CURLE_WRITE_ERROR where bodyLimitExceeded:
             return .tooLarge
+        case CURLE_WRITE_ERROR where file?.failure != nil:
+            return .writeFailed(file?.failure ?? "")
         case CURLE_TOO_MANY_REDIRECTS:
             return .tooManyRedirects
         case CURLE_HTTP_RETURNED_ERROR:

@@ -152,18 +152,19 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// Removes a running transfer from the multi (closing its connection when it
-    /// was mid-transfer), then ends its fetch.
-    private func end(_ id: UInt64, _ result: Result<FetchedBody, FetchError>) {
+    /// was mid-transfer), puts a download's file in place or removes its part
+    /// file, then ends its fetch.
+    private func end(_ id: UInt64, _ result: Result<TransferReply, FetchError>) {
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         handles.removeValue(forKey: transfer.easy)
         _ = curl_multi_remove_handle(multi, transfer.easy)
-        finish(id, request: transfer.request, result)
+        finish(id, request: transfer.request, transfer.settle(result))
         // `transfer` is released here, which cleans up its easy handle.
     }
 
     /// Counts the end, then resumes the caller: a caller that reads the stats
     /// after its fetch returned sees its own fetch counted.
-    private func finish(_ id: UInt64, request: FetchRequest, _ result: Result<FetchedBody, FetchError>) {
+    private func finish(_ id: UInt64, request: FetchRequest, _ result: Result<TransferReply, FetchError>) {
         let outcome: FetchQueue<FetchRequest>.Outcome
         switch result {
         case .success: outcome = .finished
@@ -172,10 +173,10 @@ final class TransferLoop: @unchecked Sendable {
         }
         queue.withLock { _ = $0.ended(id, outcome) }
         switch result {
-        case .success(let body):
+        case .success(let reply):
             logger.debug("fetched", metadata: [
-                "url": "\(request.url)", "status": "\(body.status)", "bytes": "\(body.bytes.count)",
-                "elapsed": "\(body.elapsed)", "redirects": "\(body.redirects)",
+                "url": "\(request.url)", "status": "\(reply.status)", "bytes": "\(reply.bodyBytes)",
+                "elapsed": "\(reply.elapsed)", "redirects": "\(reply.redirects)",
             ])
         case .failure(let error):
             logger.debug("fetch failed", metadata: ["url": "\(request.url)", "error": "\(error)"])

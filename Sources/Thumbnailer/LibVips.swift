@@ -56,6 +56,30 @@ enum LibVips {
         return body(VipsImageView(pointer: image))
     }
 
+    /// Opens the file at `path` for its header only and hands the image and
+    /// the class name of its loader (for example `VipsForeignLoadJpegSource`)
+    /// to `body`; nil when the file cannot be opened, no loader recognises it,
+    /// or its header cannot be read. Decodes no pixels.
+    ///
+    /// The path is taken as it is. `vips_image_new_from_file` would read a
+    /// trailing `[…]` in it as load options: a file named `a.jpg[shrink=2]` is
+    /// then looked for as `a.jpg` (seen with libvips 8.14).
+    static func withFileHeader<R>(at path: String, _ body: (VipsImageView, String) -> R) -> R? {
+        guard let source = vips_source_new_from_file(path) else {
+            _ = takeError()
+            return nil
+        }
+        defer { g_object_unref(source) }
+        guard let loader = vips_foreign_find_load_source(source),
+            let image = warmfeed_vips_open_source_header(source)
+        else {
+            _ = takeError()
+            return nil
+        }
+        defer { g_object_unref(image) }
+        return body(VipsImageView(pointer: image), String(cString: loader))
+    }
+
     /// Builds the lazy thumbnail pipeline for `bytes` and hands it to `body`,
     /// which saves it (that is when the pixels are decoded and resized); nil
     /// when the pipeline cannot be built.
@@ -145,6 +169,35 @@ struct VipsImageView {
             return nil
         }
         return Int(value)
+    }
+
+    /// The EXIF orientation, 1 to 8; 1 when absent or out of range.
+    var orientation: Int {
+        intField("orientation").flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
+    }
+
+    /// The size as displayed: orientations 5 to 8 turn the image a quarter.
+    var uprightSize: (width: Int, height: Int) {
+        orientation >= 5 ? (height, width) : (width, height)
+    }
+
+    /// A string metadata field, or nil when absent. For EXIF fields libvips
+    /// appends a description to the value: `"2019:05:04 12:01:02 (2019:05:04
+    /// 12:01:02, ASCII, 20 components, 20 bytes)"`.
+    func stringField(_ name: String) -> String? {
+        guard hasField(name) else { return nil }
+        var value: UnsafePointer<CChar>?
+        guard vips_image_get_string(pointer, name, &value) == 0, let value else {
+            _ = LibVips.takeError()
+            return nil
+        }
+        return String(cString: value)
+    }
+
+    /// Sets a string metadata field; libvips writes `exif-ifd…` fields back
+    /// into the EXIF block when saving JPEG or WebP (used to make test images).
+    func setStringField(_ name: String, _ value: String) {
+        vips_image_set_string(pointer, name, value)
     }
 
     /// Sets an integer metadata field (used to tag originals with an orientation).

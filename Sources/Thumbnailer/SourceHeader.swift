@@ -20,13 +20,8 @@ enum SourceHeader {
             return .failure(.notAnImage)
         }
         let info: ImageInfo? = LibVips.withHeader(of: bytes) { image in
-            let orientation = image.intField("orientation").flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
-            let turned = orientation >= 5
-            return ImageInfo(
-                width: turned ? image.height : image.width,
-                height: turned ? image.width : image.height,
-                format: format,
-                orientation: orientation)
+            let upright = image.uprightSize
+            return ImageInfo(width: upright.width, height: upright.height, format: format, orientation: image.orientation)
         }
         guard let info, info.width > 0, info.height > 0 else {
             _ = LibVips.takeError()

@@ -29,8 +29,21 @@ public final class FaultyOrigin: @unchecked Sendable {
         case reset
         /// Announces `length` bytes, sends only `sent`, then closes.
         case truncate(length: Int, sent: [UInt8])
-        /// Redirects to `location`: a path on this origin or a whole URL.
-        case redirect(to: String, status: Int = 302)
+        /// Redirects to `location`: a path on this origin or a whole URL, with
+        /// `headers` (whole lines) besides `Location`.
+        case redirect(to: String, status: Int = 302, headers: [String] = [])
+        /// Answers `304 Not Modified` (with the validators) when the request's
+        /// `If-None-Match` names `etag`, or, without one, when its
+        /// `If-Modified-Since` is `lastModified`; otherwise 200 with `body` and
+        /// the validators given.
+        case conditional(etag: String?, lastModified: String?, body: [UInt8], contentType: String? = "application/octet-stream")
+        /// Answers 200 with `length` bytes of ``FaultyOrigin/patternCycle``
+        /// repeated, made as they are sent: a large body that the origin never
+        /// holds in memory.
+        case pattern(length: Int)
+        /// Announces `length` bytes, sends `sent`, waits `pause` (the client
+        /// takes in what was sent), then resets the connection.
+        case resetMidBody(length: Int, sent: [UInt8], pause: Duration = .milliseconds(200))
         /// Sends `bytes`, which are not HTTP, then closes.
         case garbage([UInt8])
     }
@@ -198,7 +211,7 @@ public final class FaultyOrigin: @unchecked Sendable {
                 return scripts[target]
             }
             ending = answer(behavior ?? .respond(status: 404, contentType: "text/plain", body: Array("not scripted\n".utf8)),
-                            target: target, socket: socket)
+                            target: target, head: head, socket: socket)
             locked { answering -= 1 }
             if ending != .keepAlive { break }
         }
@@ -211,7 +224,7 @@ public final class FaultyOrigin: @unchecked Sendable {
         threadEnded()
     }
 
-    private func answer(_ behavior: Behavior, target: String, socket: Int32) -> Ending {
+    private func answer(_ behavior: Behavior, target: String, head request: String, socket: Int32) -> Ending {
         switch behavior {
         case let .respond(status, contentType, body, contentLength, headers):
             var lines = headers
@@ -221,7 +234,7 @@ public final class FaultyOrigin: @unchecked Sendable {
             return contentLength ? .keepAlive : .close
         case let .delay(duration, then):
             guard wait(socket, duration) else { return abandon(target) }
-            return answer(then, target: target, socket: socket)
+            return answer(then, target: target, head: request, socket: socket)
         case let .drip(length, interval, contentType):
             var lines = ["Content-Length: \(length)"]
             if let contentType { lines.append("Content-Type: \(contentType)") }
@@ -235,9 +248,37 @@ public final class FaultyOrigin: @unchecked Sendable {
         case let .truncate(length, sent):
             _ = write(socket, head(200, ["Content-Length: \(length)", "Content-Type: application/octet-stream"]) + sent)
             return .close
-        case let .redirect(location, status):
-            let lines = ["Location: \(location)", "Content-Length: 0"]
+        case let .redirect(location, status, headers):
+            let lines = headers + ["Location: \(location)", "Content-Length: 0"]
             return write(socket, head(status, lines)) ? .keepAlive : abandon(target)
+        case let .conditional(etag, lastModified, body, contentType):
+            var validators: [String] = []
+            if let etag { validators.append("ETag: \(etag)") }
+            if let lastModified { validators.append("Last-Modified: \(lastModified)") }
+            let unchanged = if let asked = Self.header("If-None-Match", in: request) {
+                etag != nil && asked.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
+            } else {
+                lastModified != nil && Self.header("If-Modified-Since", in: request) == lastModified
+            }
+            if unchanged { return write(socket, head(304, validators)) ? .keepAlive : abandon(target) }
+            return answer(.respond(contentType: contentType, body: body, headers: validators),
+                          target: target, head: request, socket: socket)
+        case let .pattern(length):
+            guard write(socket, head(200, ["Content-Length: \(length)", "Content-Type: application/octet-stream"])) else {
+                return abandon(target)
+            }
+            // 256 cycles a chunk: every chunk starts at the cycle's start.
+            let chunk = Array(repeating: Self.patternCycle, count: 256).flatMap { $0 }
+            var left = length
+            while left > 0 {
+                guard write(socket, Array(chunk.prefix(left))) else { return abandon(target) }
+                left -= min(left, chunk.count)
+            }
+            return .keepAlive
+        case let .resetMidBody(length, sent, pause):
+            _ = write(socket, head(200, ["Content-Length: \(length)", "Content-Type: application/octet-stream"]) + sent)
+            _ = wait(socket, pause)
+            return .reset
         case let .garbage(bytes):
             _ = write(socket, bytes)
             return .close
@@ -250,7 +291,7 @@ public final class FaultyOrigin: @unchecked Sendable {
     }
 
     private func head(_ status: Int, _ lines: [String]) -> [UInt8] {
-        let reason = [200: "OK", 302: "Found", 404: "Not Found", 500: "Internal Server Error"][status] ?? "Status"
+        let reason = [200: "OK", 302: "Found", 304: "Not Modified", 404: "Not Found", 500: "Internal Server Error"][status] ?? "Status"
         return Array((["HTTP/1.1 \(status) \(reason)"] + lines).joined(separator: "\r\n").utf8) + [13, 10, 13, 10]
     }
 

@@ -1,0 +1,52 @@
+/// Where a transfer puts the body it receives.
+enum BodyDestination: Sendable {
+    /// In memory, whole, for `fetch`.
+    case memory
+    /// Streamed into the file at `path` (through `path.part`), for `download`.
+    case file(path: String)
+}
+
+/// What a fetch or a download hands to the transfer thread.
+struct FetchRequest: Sendable {
+    /// The URL, already checked by `OriginURL`.
+    var url: String
+    /// The limits it runs under.
+    var limits: FetchLimits
+    /// Where the body goes.
+    var destination: BodyDestination = .memory
+    /// Extra request header lines, already checked by `RequestHeaders`.
+    var headerLines: [String] = []
+    /// When `fetch` or `download` was called, for the elapsed time.
+    var startedAt: ContinuousClock.Instant
+    /// Resumed exactly once: by the transfer thread when the transfer ends, or
+    /// by whoever takes the request out of the `FetchQueue` before it starts.
+    var continuation: CheckedContinuation<Result<TransferReply, FetchError>, Never>
+
+    /// Ends the fetch.
+    func resume(_ result: Result<TransferReply, FetchError>) {
+        continuation.resume(returning: result)
+    }
+}
+
+/// What a transfer that ended well hands back; `fetch` and `download` each
+/// make their public result from it.
+struct TransferReply: Sendable {
+    /// The final status: 2xx, or 304 for a download; 200 for a `file://` read.
+    var status: Int
+    /// The final response's `Content-Type`.
+    var contentType: String?
+    /// The final response's `ETag` (downloads only).
+    var etag: String?
+    /// The final response's `Last-Modified` (downloads only).
+    var lastModified: String?
+    /// The URL after redirects.
+    var finalURL: String
+    /// How many redirects were followed.
+    var redirects: Int
+    /// The body, for `.memory`; empty for `.file`.
+    var body: [UInt8]
+    /// The body's size: kept in memory or written to the file.
+    var bodyBytes: Int
+    /// From the call to the end of the transfer.
+    var elapsed: Duration
+}

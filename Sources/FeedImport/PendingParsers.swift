@@ -6,7 +6,7 @@ public enum JSONFeedParser {
 public enum XMLFeedParser {
     public static func parse(_ input: FeedInput, onEntry: (RawEntry) throws -> Void, onProblem: (ImportProblem) -> Void) throws -> FeedMetadata { throw ImportError("pending") }
 }
-public struct ImageFacts: Sendable, Equatable { public var width: Int; public var height: Int; public var taken: Date? }
+public struct ImageFacts: Sendable, Equatable { public var width: Int; public var height: Int; public var taken: Date?; public init(width: Int, height: Int, taken: Date?) { self.width = width; self.height = height; self.taken = taken } }
 public enum ImageFolder {
     public static func scan(_ root: String, facts: (String) -> ImageFacts?, onEntry: (RawEntry) throws -> Void, onProblem: (ImportProblem) -> Void) throws -> FeedMetadata { throw ImportError("pending") }
 }

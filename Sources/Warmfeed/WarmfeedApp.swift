@@ -1,3 +1,4 @@
+import FeedImport
 import Foundation
 import HTTPServer
 import Logging

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedImport
 import Foundation
 import Warmfeed
 
@@ -22,25 +23,31 @@ struct Import: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
-        let importer: Importer
-        let parsed: ImportSource
-        do {
-            parsed = try ImportSource(source)
-            importer = try Importer.standalone(dataFolder: feed.data)
-        } catch let error as ImportError {
-            printError("warmfeed import: \(error)")
+        let setup = Result { () throws(ImportError) -> (ImportSource, Importer) in
+            (try ImportSource(source), try Importer.standalone(dataFolder: feed.data))
+        }
+        guard case .success(let (parsed, importer)) = setup else {
+            if case .failure(let error) = setup { printError("warmfeed import: \(error)") }
             throw ExitCode(2)
         }
         let line = ProgressLine(enabled: !quiet)
-        do {
-            let report = try await importer.run(parsed, progress: { line.show($0) })
-            line.finish()
+        let outcome = await Self.run(importer, parsed, line)
+        line.finish()
+        switch outcome {
+        case .success(let report):
             report.summaryLines.forEach { print($0) }
-        } catch {
-            line.finish()
+        case .failure(let error):
             printError("warmfeed import: \(error)")
             printError("Nothing was written: the store is as it was before this import.")
             throw ExitCode(1)
+        }
+    }
+
+    private static func run(_ importer: Importer, _ source: ImportSource, _ line: ProgressLine) async -> Result<ImportReport, ImportError> {
+        do throws(ImportError) {
+            return .success(try await importer.run(source, progress: { line.show($0) }))
+        } catch {
+            return .failure(error)
         }
     }
 }

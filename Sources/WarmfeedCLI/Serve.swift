@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedImport
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -90,12 +91,14 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        let app: WarmfeedApp
-        do {
-            app = try await WarmfeedApp(configuration: configuration, logger: logger)
-        } catch let error as ImportError {
-            throw ValidationError("--source: \(error)")
+        if let source {
+            do throws(ImportError) {
+                _ = try ImportSource(source)
+            } catch {
+                throw ValidationError("--source: \(error)")
+            }
         }
+        let app = try await WarmfeedApp(configuration: configuration, logger: logger)
         if source != nil {
             // Import before listening, so the first reader finds the feed; a failure is
             // logged and the server still starts on what the store holds.

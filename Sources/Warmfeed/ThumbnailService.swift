@@ -36,6 +36,8 @@ final class ThumbnailService: Sendable {
     private let outcomes = Mutex((diskHits: 0, originFetches: 0, originErrors: 0))
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
     private let originals = Mutex(LRUCache<Int64, [UInt8]>(capacity: 64 << 20))
+    /// Fetches of originals in flight, shared by whoever needs the same one.
+    private let fetches = OriginalFetches()
 
     init(memoryBudget: Int, negativeTTL: Double, disk: ThumbnailDiskTier, fetcher: OriginFetcher, thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits) {
         state = Mutex(ThumbnailCacheState(memoryBudget: memoryBudget, negativeTTL: negativeTTL))
@@ -125,20 +127,27 @@ final class ThumbnailService: Sendable {
         if let kept = originals.withLock({ $0.value(for: key.itemID) }) {
             original = kept
         } else {
-            let fetchStart = ContinuousClock.now
-            do {
+            let limits = limits
+            let fetcher = fetcher
+            let fetched = await fetches.original(of: key.itemID) { [self] in
+                let fetchStart = ContinuousClock.now
                 var limits = limits
                 // Only a folder import stores file:// URLs (feeds are refused them at import);
                 // libcurl never follows a redirect into file:// whatever this says.
                 limits.allowFileScheme = url.hasPrefix("file://")
-                original = try await fetcher.fetch(url, limits: limits).bytes
-                outcomes.withLock { $0.originFetches += 1 }
-                latencies.withLock { $0.origin.record(Self.seconds(ContinuousClock.now - fetchStart)) }
-                originals.withLock { _ = $0.insert(original, for: key.itemID, cost: original.count) }
-            } catch {
-                outcomes.withLock { $0.originFetches += 1; $0.originErrors += 1 }
-                return nil
+                do throws(FetchError) {
+                    let bytes = try await fetcher.fetch(url, limits: limits).bytes
+                    outcomes.withLock { $0.originFetches += 1 }
+                    latencies.withLock { $0.origin.record(Self.seconds(ContinuousClock.now - fetchStart)) }
+                    originals.withLock { _ = $0.insert(bytes, for: key.itemID, cost: bytes.count) }
+                    return .success(bytes)
+                } catch {
+                    outcomes.withLock { $0.originFetches += 1; $0.originErrors += 1 }
+                    return .failure(error)
+                }
             }
+            guard case .success(let bytes) = fetched else { return nil }
+            original = bytes
         }
         let resizeStart = ContinuousClock.now
         let format: ThumbnailFormat = key.variant.format == .webp ? .webp : .jpeg

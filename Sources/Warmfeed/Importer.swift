@@ -52,7 +52,17 @@ public final class Importer: Sendable {
         var report = ImportReport(source: source)
         switch source {
         case .file(let path):
-            report = try await parseOffThread(.feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), report, progress)
+            // A file's validator is its size and modification time: an unchanged file is not read again.
+            let stamp = (try? FileManager.default.attributesOfItem(atPath: path)).map { attributes in
+                "\((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0):\(attributes[.size] as? Int ?? 0)"
+            }
+            if let stamp, stamp == validators.lastModified {
+                report.notModified = true
+                report.validators = validators
+            } else {
+                report = try await parseOffThread(.feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), report, progress)
+                report.validators = SourceValidators(lastModified: stamp)
+            }
         case .folder(let path):
             report = try await parseOffThread(.folder(path), report, progress)
         case .url(let url):

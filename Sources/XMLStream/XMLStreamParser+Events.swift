@@ -1,0 +1,103 @@
+import CXML2
+
+/// What the C callbacks hand over, turned into Swift values for the handler.
+extension XMLStreamParser {
+    func receiveStart(
+        localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, namespaceURI: UnsafePointer<xmlChar>?,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, attributeCount: Int
+    ) {
+        let name = Self.name(localName, prefix, namespaceURI)
+        var decoded: [XMLAttribute] = []
+        if let attributes, attributeCount > 0 {
+            decoded.reserveCapacity(attributeCount)
+            // Five pointers an attribute: local name, prefix, URI, value start, value end.
+            for index in 0..<attributeCount {
+                let fields = attributes + index * 5
+                guard let local = fields[0], let start = fields[3], let end = fields[4] else { continue }
+                let value = AttributeText.decode(UnsafeBufferPointer(start: start, count: end - start))
+                decoded.append(XMLAttribute(name: Self.name(local, fields[1], fields[2]), value: value))
+            }
+        }
+        openElements.append(name.qualifiedName)
+        sawElement = true
+        handler.startElement(XMLStartElement(name: name, attributes: decoded, line: line))
+        checkStop()
+    }
+
+    func receiveEnd(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, namespaceURI: UnsafePointer<xmlChar>?) {
+        if !openElements.isEmpty { openElements.removeLast() }
+        handler.endElement(Self.name(localName, prefix, namespaceURI), line: line)
+        checkStop()
+    }
+
+    func receiveText(_ text: UnsafeRawBufferPointer) {
+        handler.text(text)
+        checkStop()
+    }
+
+    func receiveError(_ error: xmlError) {
+        let domain = Int(error.domain)
+        // libxml2 follows a failed conversion with "I/O error: encoder error";
+        // the conversion error said it already.
+        if domain == Int(XML_FROM_IO.rawValue) && error.code == Int32(XML_IO_ENCODER.rawValue) { return }
+        let raw = error.message.map { String(cString: $0) } ?? "unknown error"
+        var message = XMLStreamError.plainMessage(code: error.code, raw: raw)
+        if isTerminating && error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
+            if let innermost = openElements.last {
+                message = "the document ends inside <\(innermost)>: it is cut short"
+            } else if openElements.isEmpty && !sawElement {
+                message = "the document is empty: no XML element"
+            }
+        }
+        if domain == Int(XML_FROM_I18N.rawValue) {
+            message = "text that is not in the declared encoding: \(message)"
+        }
+        let severity: XMLStreamError.Severity =
+            switch error.level {
+            case XML_ERR_WARNING: .warning
+            case XML_ERR_ERROR: .error
+            default: isTerminating ? .fatal : .error
+            }
+        report(
+            XMLStreamError(
+                line: error.line > 0 ? Int(error.line) : line, column: error.int2 > 0 ? Int(error.int2) : nil,
+                message: message, severity: severity, isNamespaceError: domain == Int(XML_FROM_NAMESPACE.rawValue),
+                code: Int(error.code)))
+        checkStop()
+    }
+
+    /// `getEntity`: XML's five entities, or an HTML name in an attribute
+    /// value or anywhere else (libxml2 2.9.14 sets `instate` to
+    /// XML_PARSER_ATTRIBUTE_VALUE while it reads one).
+    ///
+    /// After any error libxml2 drops every entity reference, `&amp;` too, for
+    /// as long as the context's `wellFormed` is 0 (`xmlParseReference` returns
+    /// early); so everything it recovers after a bare `&` would lose its
+    /// entities. The flag is set back here, where libxml2 asks for an entity
+    /// and checks the flag right after: XML_PARSE_OLDSAX makes it ask for the
+    /// five predefined ones too. Nothing else a SAX parser does depends on the
+    /// flag (no tree is built), and errors are reported to the handler as
+    /// they happen.
+    func entity(named name: String) -> xmlEntityPtr? {
+        guard let context else { return nil }
+        context.pointee.wellFormed = 1
+        if let predefined = xmlGetPredefinedEntity(name) { return predefined }
+        let state = context.pointee.instate
+        let inAttribute = state == XML_PARSER_ATTRIBUTE_VALUE || state == XML_PARSER_START_TAG
+        return entities.entity(named: name, inAttribute: inAttribute)
+    }
+
+    private func checkStop() {
+        guard !stoppedByHandler, handler.wantsToStop, let context else { return }
+        stoppedByHandler = true
+        xmlStopParser(context)
+    }
+
+    private static func name(
+        _ localName: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?, _ namespaceURI: UnsafePointer<xmlChar>?
+    ) -> XMLName {
+        XMLName(
+            localName: String(cString: localName), namespaceURI: namespaceURI.map { String(cString: $0) },
+            prefix: prefix.map { String(cString: $0) })
+    }
+}

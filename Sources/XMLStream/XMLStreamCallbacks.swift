@@ -71,7 +71,7 @@ enum XMLStreamCallbacks {
     /// here); declared entities are never answered, so never expanded.
     static let getEntity: getEntitySAXFunc = { context, name in
         guard let name else { return nil }
-        return parser(context)?.entity(named: String(cString: name))
+        return parser(context)?.entity(named: name)
     }
 
     /// Parameter entities (`%name;` in a DTD) are never answered.

@@ -78,13 +78,13 @@ extension XMLStreamParser {
     /// five predefined ones too. Nothing else a SAX parser does depends on the
     /// flag (no tree is built), and errors are reported to the handler as
     /// they happen.
-    func entity(named name: String) -> xmlEntityPtr? {
+    func entity(named name: UnsafePointer<xmlChar>) -> xmlEntityPtr? {
         guard let context else { return nil }
         context.pointee.wellFormed = 1
         if let predefined = xmlGetPredefinedEntity(name) { return predefined }
         let state = context.pointee.instate
         let inAttribute = state == XML_PARSER_ATTRIBUTE_VALUE || state == XML_PARSER_START_TAG
-        return entities.entity(named: name, inAttribute: inAttribute)
+        return entities.entity(named: String(cString: name), inAttribute: inAttribute)
     }
 
     private func checkStop() {

@@ -63,6 +63,8 @@ extension XMLStreamError {
             return "a '<' that starts no tag (write &lt;)"
         case Int(XML_ERR_ENTITYREF_SEMICOL_MISSING.rawValue):
             return "an entity reference without its ';' (or an '&' that should be &amp;)"
+        case Int(XML_ERR_ATTRIBUTE_NOT_STARTED.rawValue):
+            return "an attribute value without quotes"
         case Int(XML_ERR_DOCUMENT_EMPTY.rawValue):
             return "no XML element found (this is not XML)"
         case Int(XML_ERR_TAG_NAME_MISMATCH.rawValue):
@@ -70,10 +72,8 @@ extension XMLStreamError {
         default:
             break
         }
-        // "xmlParseEntityRef: no name", "StartTag: invalid element name".
-        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains(" "),
-            text[..<colon].hasPrefix("xml") || text[..<colon].hasSuffix("Tag") || text[..<colon] == "AttValue"
-        {
+        // "xmlParseCharRef: invalid xmlChar value 1": the C function's name says nothing.
+        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains(" "), text[..<colon].hasPrefix("xml") {
             text = text[text.index(after: colon)...].trimmingCharacters(in: " ")
         }
         return text

@@ -2,16 +2,30 @@ import CXML2
 
 /// What the C callbacks hand over, turned into Swift values for the handler.
 extension XMLStreamParser {
+    /// The most attributes delivered for one element. A start tag can be
+    /// 10 MB long, two million attributes that feeds never have.
+    static let attributeLimit = 256
+
     func receiveStart(
         localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, namespaceURI: UnsafePointer<xmlChar>?,
         attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, attributeCount: Int
     ) {
+        guard openElements.count < maxDepth else {
+            stop(reporting: "elements nested more than \(maxDepth) deep: nothing after this is read")
+            return
+        }
         let name = Self.name(localName, prefix, namespaceURI)
         var decoded: [XMLAttribute] = []
+        if attributeCount > Self.attributeLimit {
+            report(
+                XMLStreamError(
+                    line: line, message: "<\(name.qualifiedName)> has \(attributeCount) attributes: only the first \(Self.attributeLimit) are read",
+                    severity: .error))
+        }
         if let attributes, attributeCount > 0 {
-            decoded.reserveCapacity(attributeCount)
+            decoded.reserveCapacity(min(attributeCount, Self.attributeLimit))
             // Five pointers an attribute: local name, prefix, URI, value start, value end.
-            for index in 0..<attributeCount {
+            for index in 0..<min(attributeCount, Self.attributeLimit) {
                 let fields = attributes + index * 5
                 guard let local = fields[0], let start = fields[3], let end = fields[4] else { continue }
                 let value = AttributeText.decode(UnsafeBufferPointer(start: start, count: end - start))
@@ -88,9 +102,17 @@ extension XMLStreamParser {
     }
 
     private func checkStop() {
-        guard !stoppedByHandler, handler.wantsToStop, let context else { return }
-        stoppedByHandler = true
+        guard !stoppedOnPurpose, handler.wantsToStop, let context else { return }
+        stoppedOnPurpose = true
         xmlStopParser(context)
+    }
+
+    /// Stops libxml2 from inside a callback, with a last problem saying why.
+    private func stop(reporting message: String) {
+        guard !stoppedOnPurpose, let context else { return }
+        stoppedOnPurpose = true
+        xmlStopParser(context)
+        report(XMLStreamError(line: line, message: message, severity: .fatal))
     }
 
     private static func name(

@@ -12,8 +12,10 @@ import CXML2
 ///   billion laughs come to nothing); a reference answers only to XML's five
 ///   entities and the HTML 4 names (`&eacute;`), see `EntityShelf`; any other
 ///   is reported and dropped.
-/// - libxml2's limits stay on (no XML_PARSE_HUGE): 10 MB for a name, an
-///   attribute value or the look-ahead, 256 levels of elements.
+/// - libxml2's limits stay on (no XML_PARSE_HUGE): 50,000 bytes for a name,
+///   10 MB for an attribute value and for its look-ahead (a CDATA section is
+///   held whole until its end). Its push parser has no depth limit, so this
+///   one stops at `maxDepth` levels of elements.
 /// - Recovery (XML_PARSE_RECOVER) is on. What libxml2 2.9.14 does with it
 ///   (tested in XMLStreamTests/RecoveryTests): after a bare `&`, an unknown
 ///   entity, an unquoted or repeated attribute, it reports the error and goes
@@ -28,13 +30,16 @@ import CXML2
 /// One parser reads one document, on one thread at a time.
 public final class XMLStreamParser {
     let handler: any XMLStreamHandler
+    /// The deepest nesting read; a deeper element stops the parser.
+    public let maxDepth: Int
     /// libxml2's parser, made when the encoding is known, freed by `close()`
     /// exactly once (at `finish`, or in `deinit`).
     var context: xmlParserCtxtPtr?
     let entities = EntityShelf()
     /// The qualified names of the open elements, innermost last.
     var openElements: [String] = []
-    var stoppedByHandler = false
+    /// Stopped by the handler or by the depth limit, not by libxml2.
+    var stoppedOnPurpose = false
     var isTerminating = false
     var sawElement = false
     /// The first bytes, kept until they show the encoding.
@@ -43,9 +48,12 @@ public final class XMLStreamParser {
     private var converted: [UInt8] = []
     private var isDone = false
 
-    /// A parser that reports to `handler` (kept until the parser goes).
-    public init(handler: any XMLStreamHandler) {
+    /// A parser that reports to `handler` (kept until the parser goes) and
+    /// stops at elements nested deeper than `maxDepth` (libxml2's own limit
+    /// for the parsers that have one).
+    public init(handler: any XMLStreamHandler, maxDepth: Int = 256) {
         self.handler = handler
+        self.maxDepth = maxDepth
     }
 
     deinit {
@@ -96,10 +104,8 @@ public final class XMLStreamParser {
         if encoding != .declared {
             // The bytes reach libxml2 as UTF-8 whatever the declaration says.
             options |= Int32(XML_PARSE_IGNORE_ENC.rawValue)
-            transcoder = InputTranscoder(encoding: encoding)
-        } else {
-            transcoder = InputTranscoder(encoding: .declared)
         }
+        transcoder = InputTranscoder(encoding: encoding)
         var handlers = XMLStreamCallbacks.handlers()
         // The context pointer is this parser, unretained: the parser owns
         // libxml2's context and frees it (`close`) before it goes, and libxml2
@@ -150,7 +156,7 @@ public final class XMLStreamParser {
             offset += size
             if context.pointee.instate == XML_PARSER_EOF && !terminate {
                 isDone = true
-                if !stoppedByHandler {
+                if !stoppedOnPurpose {
                     report(XMLStreamError(line: line, message: "libxml2 gave up here: nothing after this is read", severity: .fatal))
                 }
             }

@@ -124,3 +124,34 @@ final class LoopbackListener {
 
     deinit { close(descriptor) }
 }
+
+/// libxml2's own limits, kept on.
+@Suite struct LimitTests {
+    @Test func deepNestingStopsAtTheDepthLimit() {
+        // libxml2's push parser has no depth limit of its own (its pull parser
+        // stops at 256): the stream parser keeps one.
+        let depth = 100_000
+        let recorder = record(String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth))
+        #expect(recorder.startedElements.count == 256)
+        #expect(recorder.errors.count == 1)
+        #expect(recorder.errors.last?.severity == .fatal)
+        #expect(recorder.errors.last?.message == "elements nested more than 256 deep: nothing after this is read")
+    }
+
+    @Test func attributesPastTheLimitAreDropped() {
+        let attributes = (0..<10_000).map { " a\($0)=\"\($0)\"" }.joined()
+        let recorder = record("<r>\n<t\(attributes)>text</t></r>")
+        let element = recorder.startedElements[1]
+        #expect(element.attributes.count == 256)
+        #expect(element.attribute("a255") == "255")
+        #expect(recorder.texts == ["text"])
+        #expect(recorder.errors.map(\.description) == ["line 2: <t> has 10000 attributes: only the first 256 are read"])
+    }
+
+    @Test func longNameIsRefused() {
+        let name = String(repeating: "n", count: 60_000)
+        let recorder = record("<r><\(name)/><after/></r>")
+        #expect(!recorder.startedElements.contains { $0.name.localName == name })
+        #expect(!recorder.errors.isEmpty)
+    }
+}

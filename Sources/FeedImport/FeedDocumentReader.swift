@@ -100,7 +100,7 @@ final class FeedDocumentReader: XMLStreamHandler {
             emit(ImportProblem(line: error.line, reason: error.message))
         case .error where error.isNamespaceError:
             // Elements still arrive, prefix and all; say it once per kind.
-            if namespaceMessages.insert(error.message).inserted {
+            if namespaceMessages.count < Self.problemLimit && namespaceMessages.insert(error.message).inserted {
                 emit(ImportProblem(line: error.line, reason: error.message))
             }
         case .error, .fatal:

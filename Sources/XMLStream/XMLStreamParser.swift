@@ -97,7 +97,12 @@ public final class XMLStreamParser {
         return Int(input.pointee.line)
     }
 
+    /// libxml2's one-time set-up, which is not safe to run on two threads at
+    /// once; a static `let` runs it exactly once, whichever thread comes first.
+    private static let libraryReady: Void = xmlInitParser()
+
     private func start(_ encoding: SourceEncoding) {
+        Self.libraryReady
         // XML_PARSE_OLDSAX only makes libxml2 ask `getEntity` for `&amp;` and
         // the other predefined entities too (see `entity(named:)`).
         var options = Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_OLDSAX.rawValue)

@@ -55,16 +55,19 @@ extension XMLStreamParser {
         // the conversion error said it already.
         if domain == Int(XML_FROM_IO.rawValue) && error.code == Int32(XML_IO_ENCODER.rawValue) { return }
         let raw = error.message.map { String(cString: $0) } ?? "unknown error"
+        if domain == Int(XML_FROM_I18N.rawValue) {
+            noteConversionFailure(raw)
+            return
+        }
         var message = XMLStreamError.plainMessage(code: error.code, raw: raw)
-        if isTerminating && error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
-            if let innermost = openElements.last {
+        if error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
+            if !isTerminating {
+                message = "more content after the end of the root element"
+            } else if let innermost = openElements.last {
                 message = "the document ends inside <\(innermost)>: it is cut short"
-            } else if openElements.isEmpty && !sawElement {
+            } else if !sawElement {
                 message = "the document is empty: no XML element"
             }
-        }
-        if domain == Int(XML_FROM_I18N.rawValue) {
-            message = "text that is not in the declared encoding: \(message)"
         }
         let severity: XMLStreamError.Severity =
             switch error.level {
@@ -78,6 +81,18 @@ extension XMLStreamParser {
                 message: message, severity: severity, isNamespaceError: domain == Int(XML_FROM_NAMESPACE.rawValue),
                 code: Int(error.code)))
         checkStop()
+    }
+
+    /// libxml2's converter for the declared encoding met bytes it cannot
+    /// decode. It raises this with no parser context, while the bytes are
+    /// pushed (before the text in front of them is parsed), and again later;
+    /// the text stops there. Reported once, when `parse` has let libxml2 read
+    /// up to the bad bytes, so the line is theirs.
+    private func noteConversionFailure(_ raw: String) {
+        guard !sawConversionFailure else { return }
+        sawConversionFailure = true
+        let bytes = raw.firstRange(of: "bytes ").map { " (" + String(raw[$0.lowerBound...]).trimmingTrailingNewlines() + ")" } ?? ""
+        pendingConversionFailure = "text the declared encoding cannot decode\(bytes): nothing after this is read"
     }
 
     /// `getEntity`: XML's five entities, or an HTML name in an attribute
@@ -115,11 +130,26 @@ extension XMLStreamParser {
         report(XMLStreamError(line: line, message: message, severity: .fatal))
     }
 
+    /// Reports a conversion failure noted while libxml2 was reading.
+    func reportConversionFailure() {
+        guard let message = pendingConversionFailure else { return }
+        pendingConversionFailure = nil
+        report(XMLStreamError(line: line, message: message, severity: .fatal))
+    }
+
     private static func name(
         _ localName: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?, _ namespaceURI: UnsafePointer<xmlChar>?
     ) -> XMLName {
         XMLName(
             localName: String(cString: localName), namespaceURI: namespaceURI.map { String(cString: $0) },
             prefix: prefix.map { String(cString: $0) })
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var text = Substring(self)
+        while let last = text.last, last.isNewline || last == " " { text.removeLast() }
+        return String(text)
     }
 }

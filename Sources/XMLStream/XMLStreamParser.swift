@@ -42,6 +42,8 @@ public final class XMLStreamParser {
     var stoppedOnPurpose = false
     var isTerminating = false
     var sawElement = false
+    var sawConversionFailure = false
+    var pendingConversionFailure: String?
     /// The first bytes, kept until they show the encoding.
     private var prolog: [UInt8] = []
     private var transcoder: InputTranscoder?
@@ -158,10 +160,11 @@ public final class XMLStreamParser {
             let size = min(bytes.count - offset, 1 << 20)
             let start = bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
             xmlParseChunk(context, start, Int32(size), terminate ? 1 : 0)
+            reportConversionFailure()
             offset += size
             if context.pointee.instate == XML_PARSER_EOF && !terminate {
                 isDone = true
-                if !stoppedOnPurpose {
+                if !stoppedOnPurpose && !sawConversionFailure {
                     report(XMLStreamError(line: line, message: "libxml2 gave up here: nothing after this is read", severity: .fatal))
                 }
             }

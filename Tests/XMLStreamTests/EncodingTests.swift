@@ -100,3 +100,20 @@ import XMLStream
         #expect(recorder.problems.contains { $0.message.lowercased().contains("encoding") })
     }
 }
+
+extension EncodingTests {
+    @Test func bytesTheDeclaredEncodingCannotDecodeStopTheParser() {
+        // EUC-JP has no sequence 0xFF 0xFF; libxml2's converter fails and it
+        // stops (it prints nothing: its generic error channel is silenced).
+        let bytes = Array("<?xml version=\"1.0\" encoding=\"EUC-JP\"?>\n<r>\n<t>ok</t>\n<t>".utf8) + [0xFF, 0xFF]
+            + Array("</t>\n<t>after</t></r>".utf8)
+        let recorder = record(bytes)
+        #expect(recorder.texts.first == "ok")
+        #expect(!recorder.texts.contains("after"))
+        #expect(
+            recorder.errors.map(\.description) == [
+                "line 4: text the declared encoding cannot decode (bytes 0xFF 0xFF 0x3C 0x2F): nothing after this is read"
+            ])
+        #expect(recorder.errors.last?.severity == .fatal)
+    }
+}

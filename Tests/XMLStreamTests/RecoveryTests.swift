@@ -52,6 +52,7 @@ import XMLStream
         let recorder = record("<r>a</r>\n<r>b</r>")
         #expect(recorder.texts == ["a"])
         #expect(recorder.errors.first?.line == 2)
+        #expect(recorder.errors.first?.message == "more content after the end of the root element")
     }
 
     @Test func unquotedAndRepeatedAttributesAreRecovered() {

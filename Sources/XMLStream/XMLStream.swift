@@ -1,1 +1,0 @@
-// Placeholder: the XMLStream module is being written.

@@ -3,7 +3,12 @@ import Foundation
 /// Feeds the import tests write: small, readable, each with the quirk a test needs.
 enum ImportedFeeds {
     /// An RSS 2.0 feed of `items` (newest first), each with an image unless `textOnly` holds its index.
-    static func rss(_ items: [(id: String, title: String)], textOnly: Set<Int> = [], base: String = "https://blog.example") -> String {
+    /// Dates come from the number an id ends with (p3: 25 Oct 2024), so an item keeps its date from one version
+    /// of the feed to the next; `dates` names others.
+    static func rss(
+        _ items: [(id: String, title: String)], textOnly: Set<Int> = [], base: String = "https://blog.example",
+        dates: [String: String] = [:]
+    ) -> String {
         var xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/">
@@ -11,9 +16,10 @@ enum ImportedFeeds {
 
             """
         for (index, item) in items.enumerated() {
-            let day = String(format: "%02d", 28 - index % 28)
+            let number = Int(item.id.reversed().prefix { $0.isNumber }.reversed().map(String.init).joined()) ?? index
+            let date = dates[item.id] ?? "Mon, \(String(format: "%02d", 28 - number % 28)) Oct 2024 10:00:00 GMT"
             xml += "<item><guid>\(item.id)</guid><title>\(item.title)</title><link>\(base)/posts/\(item.id)</link>"
-            xml += "<description>Summary of \(item.title)</description><pubDate>Mon, \(day) Oct 2024 10:00:00 GMT</pubDate>"
+            xml += "<description>Summary of \(item.title)</description><pubDate>\(date)</pubDate>"
             if !textOnly.contains(index) {
                 xml += "<media:content url=\"/img/\(item.id).jpg\" medium=\"image\" width=\"1200\" height=\"800\"/>"
             }

@@ -65,8 +65,9 @@ def test_an_imported_feed_scrolls_to_its_end_and_nothing_in_it_runs(make_page, r
     got = rows(page)
     assert [r["pos"] for r in got] == list(range(1, ITEMS + 1))
     titles = page.eval_on_selector_all("[role=feed] article h2", "hs => hs.map(h => h.textContent)")
-    assert titles[:2] == ["Imported post 0 <img src=x onerror=alert(0)><script>alert(0)</script>", "Imported post 1"]
-    assert all(t.startswith(f"Imported post {i}") for i, t in enumerate(titles))
+    # The markup a title carried is taken out (and a script with its content); the words stay.
+    assert titles[:2] == ["Imported post 0", "Imported post 1"]
+    assert titles == [f"Imported post {i}" for i in range(ITEMS)]
     # Text-only rows: no thumbnail box, no image.
     assert page.locator("[role=feed] article .thumb").count() == 0
     assert page.locator("[role=feed] article img").count() == 0

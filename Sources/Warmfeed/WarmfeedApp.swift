@@ -108,12 +108,17 @@ public final class WarmfeedApp: Service, Sendable {
         }
         try demo?.start(paintingAhead: ahead)
         try server.start()
-        let prewarmer = prewarmer, observer = observer
+        let prewarmer = prewarmer, observer = observer, store = store
+        store.noticeOtherWriters()
         background.withLock {
             $0 = Task {
                 await withDiscardingTaskGroup { group in
                     group.addTask { try? await prewarmer.run() }
                     group.addTask { try? await observer.run() }
+                    group.addTask {
+                        // Another process may import into this store: notice it within a second.
+                        while (try? await Task.sleep(for: .seconds(1))) != nil { store.noticeOtherWriters() }
+                    }
                     if let interval = self.refreshInterval, self.source != nil {
                         group.addTask {
                             while (try? await Task.sleep(for: interval)) != nil {

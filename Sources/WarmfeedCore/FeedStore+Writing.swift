@@ -68,6 +68,13 @@ public struct FeedWriter: ~Copyable {
 
     /// Makes `seq` dense again for every item at or above the oldest one touched.
     fileprivate consuming func finish() throws -> UpsertSummary {
+        if summary.inserted + summary.updated > 0 {
+            // Other processes reading this store notice the write by this count.
+            try db.execute(sql: """
+                INSERT INTO meta(key, value) VALUES ('writes', 1)
+                ON CONFLICT(key) DO UPDATE SET value = value + 1
+                """)
+        }
         if let start = lowest {
             let base = try Int64.fetchOne(db, sql: """
                 SELECT seq FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT 1

@@ -15,6 +15,8 @@ public final class FeedStore: Sendable {
     /// Cursors carry it, so a cursor from another store is told apart.
     public let epoch: UInt32
     private let revisionCounter = Mutex(0)
+    /// The `writes` count in `meta` when this process last looked.
+    private let writesSeen = Mutex<Int64?>(nil)
 
     /// Opens (and creates, when missing) the store at `path`.
     public init(path: String) throws {
@@ -105,6 +107,22 @@ public final class FeedStore: Sendable {
 
     func bumpRevision() {
         revisionCounter.withLock { $0 += 1 }
+    }
+
+    /// Notices writes made by another process (`warmfeed import` on the data
+    /// folder of a running server): every write counts itself in `meta`, and a
+    /// count this process has not seen bumps `revision`, so pages rendered
+    /// before it are not served again. Cheap (one primary-key read); the server
+    /// calls it every second.
+    public func noticeOtherWriters() {
+        guard let writes = try? pool.read({ db in
+            try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writes'") ?? 0
+        }) else { return }
+        let changed = writesSeen.withLock { seen -> Bool in
+            defer { seen = writes }
+            return seen != nil && seen != writes
+        }
+        if changed { bumpRevision() }
     }
 
     private static func total(_ db: Database) throws -> Int {

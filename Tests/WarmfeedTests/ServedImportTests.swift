@@ -108,6 +108,40 @@ import Testing
         }
     }
 
+    @Test func aFailedImportKeepsTheServerServingAndAnotherProcessesImportShows() async throws {
+        let posts = (1...12).map { (id: "s\($0)", title: "Served \($0)") }
+        let file = try ImportedFeeds.file(ImportedFeeds.rss(posts, textOnly: Set(0..<12)))
+        try await ServedFeed.with(items: 0, pageSize: 10, configure: { $0.source = file }) { feed in
+            guard case .success = await feed.app.importSource() else {
+                Issue.record("the first import failed")
+                return
+            }
+            let before = try await feed.get("/").text
+            #expect(before.contains("Served 1<"))
+            // The source turns into an HTML page: the import fails, nothing changes, pages still come.
+            try Data("<html><body>moved</body></html>".utf8).write(to: URL(fileURLWithPath: file))
+            guard case .failure(let error) = await feed.app.importSource() else {
+                Issue.record("an HTML page imported")
+                return
+            }
+            #expect("\(error)".contains("HTML"))
+            let after = try await feed.get("/")
+            #expect(after.status == 200)
+            #expect(after.text.contains("Served 1<"))
+            #expect(try feed.app.store.count() == 12)
+
+            // `warmfeed import` in another process writes the same SQLite file: the server notices within a second or so.
+            let other = try FeedStore(path: feed.dataFolder + "/feed.sqlite")
+            try other.upsert([FeedItem(guid: "outside", title: "Imported from outside", summary: "", published: Int64(Date().timeIntervalSince1970 * 1000))])
+            var seen = false
+            for _ in 0..<100 where !seen {
+                seen = try await feed.get("/").text.contains("Imported from outside")
+                if !seen { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(seen, "a page rendered before the outside write was served after it")
+        }
+    }
+
     static func tags(in html: String) -> [String] {
         html.matches(of: /<[a-zA-Z][^>]*>/).map { String($0.output) }
     }

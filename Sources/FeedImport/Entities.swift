@@ -1,4 +1,6 @@
-/// Character references: numeric ones and the named ones feeds actually use.
+import XMLStream
+
+/// Character references in markup: numeric ones and HTML 4's named ones (the table XMLStream answers libxml2 with).
 enum Entities {
     /// The UTF-8 bytes of the reference starting at `start` (an `&`) and the
     /// index after it; nil when it is not a reference (a lone `&` stays text).
@@ -38,24 +40,11 @@ enum Entities {
             }
             guard index > nameStart else { return nil }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
-            guard let named = named[name] else { return nil }
+            guard let value = HTMLEntities.codePoints[name], let named = Unicode.Scalar(value) else { return nil }
             scalar = named
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ";") { index += 1 }
         guard let scalar else { return nil }
         return (Array(String(Character(scalar)).utf8), index)
     }
-
-    private static let named: [String: Unicode.Scalar] = [
-        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}",
-        "hellip": "…", "mdash": "—", "ndash": "–", "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”",
-        "laquo": "«", "raquo": "»", "copy": "©", "reg": "®", "trade": "™", "middot": "·", "bull": "•",
-        "eacute": "é", "egrave": "è", "ecirc": "ê", "euml": "ë", "aacute": "á", "agrave": "à", "acirc": "â",
-        "auml": "ä", "aring": "å", "iacute": "í", "igrave": "ì", "icirc": "î", "iuml": "ï", "oacute": "ó",
-        "ograve": "ò", "ocirc": "ô", "ouml": "ö", "otilde": "õ", "oslash": "ø", "uacute": "ú", "ugrave": "ù",
-        "ucirc": "û", "uuml": "ü", "ccedil": "ç", "ntilde": "ñ", "szlig": "ß", "Eacute": "É", "Agrave": "À",
-        "Auml": "Ä", "Ouml": "Ö", "Uuml": "Ü", "Ccedil": "Ç", "Ntilde": "Ñ", "euro": "€", "pound": "£",
-        "yen": "¥", "cent": "¢", "deg": "°", "times": "×", "divide": "÷", "para": "¶", "sect": "§",
-        "shy": "\u{AD}", "zwj": "\u{200D}", "zwnj": "\u{200C}", "thinsp": "\u{2009}", "ensp": "\u{2002}", "emsp": "\u{2003}",
-    ]
 }

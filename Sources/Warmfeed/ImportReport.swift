@@ -1,5 +1,6 @@
 import FeedImport
 import Foundation
+import OriginFetcher
 import WarmfeedCore
 
 /// What an import did, for the summary at its end and the refresh loop's log.
@@ -18,8 +19,9 @@ public struct ImportReport: Sendable {
     public var entries = 0
     /// Problems by reason, in the order first seen, with the first lines they occurred on.
     public var skipped: [(reason: String, count: Int, lines: [Int])] = []
-    /// The validators to send on the next poll of a URL source.
-    public var validators = SourceValidators()
+    /// The validators to send on the next import: a URL's `ETag` and
+    /// `Last-Modified`, a file's size and modification time.
+    public var validators = ConditionalRequest()
     /// How long it took.
     public var elapsed: Duration = .zero
 
@@ -52,19 +54,5 @@ public struct ImportReport: Sendable {
         }
         if skipped.count > 10 { lines.append("  … and \(skipped.count - 10) other reasons") }
         return lines
-    }
-}
-
-/// What a URL source said about its last version, sent back on the next poll.
-public struct SourceValidators: Sendable, Equatable {
-    /// The `ETag` it sent.
-    public var etag: String?
-    /// The `Last-Modified` it sent.
-    public var lastModified: String?
-
-    /// Validators (none by default).
-    public init(etag: String? = nil, lastModified: String? = nil) {
-        self.etag = etag
-        self.lastModified = lastModified
     }
 }

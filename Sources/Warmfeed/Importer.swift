@@ -45,7 +45,7 @@ public final class Importer: Sendable {
     /// unchanged source answer 304 and nothing is read. `progress` is called
     /// a few times a second from the importing thread.
     public func run(
-        _ source: ImportSource, validators: SourceValidators = .init(),
+        _ source: ImportSource, validators: ConditionalRequest = .init(),
         progress: (@Sendable (ImportProgress) -> Void)? = nil
     ) async throws(ImportError) -> ImportReport {
         let start = ContinuousClock.now
@@ -61,7 +61,7 @@ public final class Importer: Sendable {
                 report.validators = validators
             } else {
                 report = try await parseOffThread(.feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), report, progress)
-                report.validators = SourceValidators(lastModified: stamp)
+                report.validators = ConditionalRequest(lastModified: stamp)
             }
         case .folder(let path):
             report = try await parseOffThread(.folder(path), report, progress)
@@ -73,7 +73,7 @@ public final class Importer: Sendable {
             do {
                 download = try await fetcher.download(
                     url, to: file,
-                    conditional: ConditionalRequest(etag: validators.etag, lastModified: validators.lastModified),
+                    conditional: validators,
                     headers: Self.requestHeaders, limits: limits
                 )
             } catch {
@@ -84,7 +84,7 @@ public final class Importer: Sendable {
                 report.validators = validators
             } else {
                 report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), report, progress)
-                report.validators = SourceValidators(etag: download.etag, lastModified: download.lastModified)
+                report.validators = ConditionalRequest(etag: download.etag, lastModified: download.lastModified)
             }
         }
         report.elapsed = ContinuousClock.now - start

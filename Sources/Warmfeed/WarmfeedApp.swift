@@ -28,7 +28,7 @@ public final class WarmfeedApp: Service, Sendable {
     let importer: Importer
     let source: ImportSource?
     let refreshInterval: Duration?
-    private let validators = Mutex(SourceValidators())
+    private let validators = Mutex(ConditionalRequest())
     private let paintAhead: Int
     private let prewarmPages: Int
     let logger: Logger

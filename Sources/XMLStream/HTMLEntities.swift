@@ -4,9 +4,9 @@
 /// RSS 0.91 feeds declare the Netscape DTD, which libxml2 never loads, and
 /// use `&eacute;` or `&nbsp;` as if it had been; many other feeds do so with
 /// no DTD at all. These names are what `getEntity` answers besides XML's five.
-enum HTMLEntities {
+public enum HTMLEntities {
     /// The code point for each name.
-    static let codePoints: [String: UInt32] = [
+    public static let codePoints: [String: UInt32] = [
         "AElig": 0xC6, "Aacute": 0xC1, "Acirc": 0xC2, "Agrave": 0xC0, "Alpha": 0x391, "Aring": 0xC5, "Atilde": 0xC3,
         "Auml": 0xC4, "Beta": 0x392, "Ccedil": 0xC7, "Chi": 0x3A7, "Dagger": 0x2021, "Delta": 0x394, "ETH": 0xD0,
         "Eacute": 0xC9, "Ecirc": 0xCA, "Egrave": 0xC8, "Epsilon": 0x395, "Eta": 0x397, "Euml": 0xCB, "Gamma": 0x393,

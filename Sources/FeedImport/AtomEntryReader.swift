@@ -54,7 +54,7 @@ enum AtomEntryReader {
 
     /// A link's `rel`: "alternate" when absent; IANA's full URIs shortened.
     private static func relation(_ element: XMLStartElement) -> String {
-        let rel = element.attribute("rel")?.trimmingCharacters(in: .whitespaces).lowercased() ?? "alternate"
+        let rel = element.attribute("rel")?.trimmingFeedSpace().lowercased() ?? "alternate"
         let iana = "http://www.iana.org/assignments/relation/"
         return rel.hasPrefix(iana) ? String(rel.dropFirst(iana.count)) : rel
     }

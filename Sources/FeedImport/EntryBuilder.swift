@@ -39,7 +39,7 @@ public struct EntryBuilder: Sendable {
         }
         if title.isEmpty { title = "Untitled" }
         let guid: String
-        if let id = raw.id?.trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty {
+        if let id = raw.id?.trimmingFeedSpace(), !id.isEmpty {
             guid = id.utf8.count <= Self.idLimit ? id : "digest:" + Self.digest(id)
         } else if let link {
             guid = link.utf8.count <= Self.idLimit ? link : "digest:" + Self.digest(link)

@@ -9,7 +9,7 @@ import Foundation
 public enum FeedDate {
     /// The date `text` names, or nil when it names none.
     public static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingFeedSpace()
         guard !trimmed.isEmpty, trimmed.utf8.count < 100 else { return nil }
         if let first = trimmed.utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"),
             let date = iso8601(trimmed)

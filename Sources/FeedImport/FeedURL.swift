@@ -10,13 +10,20 @@ public enum FeedURL {
     /// empty, unparsable, or of a scheme not allowed.
     public static func resolve(_ raw: String?, base: String?, fallbackBase: String? = nil, allowFile: Bool = false) -> String? {
         guard let raw else { return nil }
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(.controlCharacters))
+        let trimmed = raw.trimmingFeedSpace()
         guard !trimmed.isEmpty, trimmed.utf8.count <= 4096, !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
             return nil
         }
-        let baseURL = [base, fallbackBase].lazy.compactMap { $0 }.compactMap { absoluteBase($0) }.first
-        guard let url = URL(string: trimmed, relativeTo: baseURL) ?? percentEncoded(trimmed, relativeTo: baseURL) else {
-            return nil
+        let url: URL
+        if let absolute = URL(string: trimmed), absolute.scheme != nil {
+            // Most feed URLs are absolute: no base to parse.
+            url = absolute
+        } else {
+            let baseURL = [base, fallbackBase].lazy.compactMap { $0 }.compactMap { absoluteBase($0) }.first
+            guard let resolved = URL(string: trimmed, relativeTo: baseURL) ?? percentEncoded(trimmed, relativeTo: baseURL) else {
+                return nil
+            }
+            url = resolved
         }
         let absolute = url.absoluteURL
         guard let scheme = absolute.scheme?.lowercased() else { return nil }
@@ -33,7 +40,7 @@ public enum FeedURL {
 
     /// `base` as a URL to resolve against, when it is itself absolute http(s).
     private static func absoluteBase(_ base: String) -> URL? {
-        let trimmed = base.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = base.trimmingFeedSpace()
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https" || scheme == "file"
         else { return nil }

@@ -46,7 +46,7 @@ struct FieldCapture {
 
     /// The text, without surrounding whitespace; nil when there is none.
     var value: String? {
-        let text = buffer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = buffer.trimmedText
         return text.isEmpty ? nil : text
     }
 

@@ -25,8 +25,8 @@ enum ModuleElements {
     /// neither, its URL's extension.
     static func mediaImage(_ element: XMLStartElement) -> ImageCandidate? {
         guard FeedNamespace.of(element.name) == FeedNamespace.media, let url = element.attribute("url") else { return nil }
-        let width = element.attribute("width").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        let height = element.attribute("height").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let width = element.attribute("width").flatMap { Int($0.trimmingFeedSpace()) }
+        let height = element.attribute("height").flatMap { Int($0.trimmingFeedSpace()) }
         switch element.name.localName {
         case "thumbnail":
             return ImageCandidate(kind: .media, url: url, width: width, height: height)

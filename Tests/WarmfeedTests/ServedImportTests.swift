@@ -142,6 +142,42 @@ import Testing
         }
     }
 
+    @Test func newItemsWithImagesAreWarmedForTheTopPagesBeforeAnyoneAsks() async throws {
+        let origin = try FaultyOrigin()
+        defer { origin.stop() }
+        let jpeg = try await OriginImages.jpeg(seed: 9)
+        // Images at absolute URLs on the loopback origin, as a real feed's would be.
+        let posts = (1...12).map { (id: "w\($0)", title: "Warm \($0)") }
+        for post in posts {
+            origin.script("/img/\(post.id).jpg", .respond(contentType: "image/jpeg", body: jpeg))
+        }
+        let file = try ImportedFeeds.file(ImportedFeeds.rss(posts, base: origin.url("")))
+        try await ServedFeed.with(items: 0, pageSize: 5, configure: {
+            $0.source = file
+            $0.prewarmPages = 2
+        }) { feed in
+            guard case .success(let report) = await feed.app.importSource() else {
+                Issue.record("the import failed")
+                return
+            }
+            #expect(report.written.inserted == 12)
+            // Nobody reads yet: the two top pages are warmed all the same.
+            var done = 0
+            for _ in 0..<600 where done < 2 {
+                done = (try await feed.adminJSON()["prewarm"] as? [String: Any])?["done"] as? Int ?? 0
+                if done < 2 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(done >= 2)
+            #expect(posts[..<10].allSatisfy { origin.requests(to: "/img/\($0.id).jpg") == 1 }, "pages 1 and 2 fetched once each")
+            let before = try await feed.adminJSON()["hits"] as? Int ?? 0
+            let page = try await feed.get("/")
+            let ids = page.text.matches(of: /\/thumbs\/(\d+)\/1x"/).compactMap { Int64($0.1) }
+            #expect(ids.count == 5)
+            for id in ids { #expect(try await feed.thumbnail(id).status == 200) }
+            #expect((try await feed.adminJSON()["hits"] as? Int ?? 0) - before == 5, "the first page's thumbnails were warm")
+        }
+    }
+
     static func tags(in html: String) -> [String] {
         html.matches(of: /<[a-zA-Z][^>]*>/).map { String($0.output) }
     }

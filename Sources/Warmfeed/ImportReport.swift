@@ -25,10 +25,18 @@ public struct ImportReport: Sendable {
     /// How long it took.
     public var elapsed: Duration = .zero
 
-    /// Entries (and stretches of the source) that were not written.
+    /// Problems reported: entries not written, and stretches of the source not read.
     public var skippedCount: Int { skipped.reduce(0) { $0 + $1.count } }
 
+    /// Distinct reasons kept; past them, problems are counted under one more.
+    static let reasonsKept = 50
+
     mutating func note(_ problem: ImportProblem) {
+        var problem = problem
+        if skipped.count >= Self.reasonsKept, !skipped.contains(where: { $0.reason == problem.reason }) {
+            // A source with a million different complaints must not make a million-line report.
+            problem.reason = "other problems"
+        }
         if let index = skipped.firstIndex(where: { $0.reason == problem.reason }) {
             skipped[index].count += 1
             if let line = problem.line, skipped[index].lines.count < 5 { skipped[index].lines.append(line) }
@@ -44,15 +52,18 @@ public struct ImportReport: Sendable {
         let rate = seconds > 0 ? Int((Double(entries) / seconds).rounded()) : entries
         var lines = [
             "\(source) (\(format?.rawValue ?? "?")\(title.map { ": \($0)" } ?? "")):",
-            "  imported \(written.inserted), updated \(written.updated), unchanged \(written.unchanged), skipped \(skippedCount)"
+            "  imported \(written.inserted), updated \(written.updated), unchanged \(written.unchanged)"
                 + " in \(String(format: "%.1f", seconds)) s (\(rate) entries/s)",
         ]
         if written.repeated > 0 { lines.append("  \(written.repeated) entries repeated an id already read; the later one was kept") }
+        if skippedCount > 0 {
+            lines.append("  \(skippedCount) problem\(skippedCount == 1 ? "" : "s") in the source; what each names was skipped:")
+        }
         for group in skipped.prefix(10) {
             let at = group.lines.isEmpty ? "" : " (line\(group.lines.count > 1 ? "s" : "") \(group.lines.map(String.init).joined(separator: ", "))\(group.count > group.lines.count ? ", …" : ""))"
-            lines.append("  skipped \(group.count) × \(group.reason)\(at)")
+            lines.append("    \(group.count) × \(group.reason)\(at)")
         }
-        if skipped.count > 10 { lines.append("  … and \(skipped.count - 10) other reasons") }
+        if skipped.count > 10 { lines.append("    … and \(skipped.count - 10) other reasons") }
         return lines
     }
 }

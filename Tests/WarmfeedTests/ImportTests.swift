@@ -76,6 +76,28 @@ import Testing
         #expect(try importer.store.page(.number(1), size: 10)?.items == before)
     }
 
+    @Test func theSummarySaysWhatWasSkippedAndWhereWhileTheRestImports() async throws {
+        let data = ImportedFeeds.dataFolder()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let importer = try Importer.standalone(dataFolder: data)
+        let feed = """
+            <?xml version="1.0"?>
+            <rss version="2.0"><channel><title>Mixed</title><link>https://mixed.example/</link>
+            <item><guid>good-1</guid><title>Good one</title></item>
+            <item><guid>empty</guid><title>  </title></item>
+            <item><guid>broken</guid><title>Broken</b></title></item>
+            <item><guid>good-2</guid><title>Good two</title></item>
+            </channel></rss>
+            """
+        let report = try await importer.run(try ImportSource(ImportedFeeds.file(feed)))
+        #expect(report.written.inserted == 2)
+        #expect(try importer.store.page(.number(1), size: 10)?.items.map(\.guid).sorted() == ["good-1", "good-2"])
+        let summary = report.summaryLines.joined(separator: "\n")
+        #expect(summary.contains("imported 2, updated 0, unchanged 0 in"), "\(summary)")
+        #expect(summary.contains("1 × an empty item: no title, text, link or image (line 4)"), "\(summary)")
+        #expect(summary.contains("(line 5)"), "the malformed item is named by its line: \(summary)")
+    }
+
     @Test func sourcesThatDoNotExistOrAreNotAllowedAreRefused() {
         #expect(throws: ImportError.self) { try ImportSource("/no/such/feed.xml") }
         #expect(throws: ImportError.self) { try ImportSource("ftp://example.org/feed.xml") }

@@ -74,7 +74,15 @@ struct AdminRoutes: Sendable {
             ["name": "Origin", "value": "\(stats.origin.fetches) fetches, \(stats.origin.errors) errors, \(stats.origin.inFlight) in flight; p50 \(ms(stats.origin.latency.p50Ms)), p99 \(ms(stats.origin.latency.p99Ms))"],
             ["name": "Thumbnailing", "value": "p50 \(ms(stats.thumbnailLatency.p50Ms)), p99 \(ms(stats.thumbnailLatency.p99Ms))"],
             ["name": "Up", "value": String(format: "%.0f s", stats.uptimeSeconds)],
-        ]
+        ] + (stats.source.map { source in
+            let every = source.refreshSeconds.map { String(format: ", every %.0f s", $0) } ?? ""
+            let last = source.lastError.map { "failed: \($0)" }
+                ?? "\(source.lastInserted) new, \(source.lastUpdated) updated, \(source.lastProblems) problems"
+            return [[
+                "name": "Source",
+                "value": "\(source.source)\(every): \(source.imports) imports (\(source.notModified) not modified), \(source.failures) failed; last \(source.lastImportAt ?? "never"), \(last)",
+            ]]
+        } ?? [])
         let context: [String: Any] = [
             "css": renderer.styleURL,
             "rows": rows,

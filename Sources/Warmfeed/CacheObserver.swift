@@ -17,6 +17,8 @@ final class CacheObserver: Service, Sendable {
     let history = Mutex((hitRatio: TimeSeries(capacity: 120), originP50: TimeSeries(capacity: 120)))
     private let lastCounts = Mutex((hits: 0, requests: 0))
     let interval: Duration
+    /// What the source's imports did, kept by the app.
+    let source = Mutex<CacheStats.Source?>(nil)
 
     init(thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher, metrics: WarmfeedMetrics, interval: Duration = .seconds(5)) {
         self.thumbnails = thumbnails
@@ -39,6 +41,7 @@ final class CacheObserver: Service, Sendable {
         }
         return CacheStats(
             uptimeSeconds: uptime,
+            source: source.withLock { $0 },
             memory: .init(entries: thumbs.entries, bytes: thumbs.bytes, budgetBytes: thumbs.budget),
             disk: .init(entries: thumbs.disk.entries, bytes: thumbs.disk.bytes, budgetBytes: thumbs.disk.budget),
             diskCorruptFilesReplaced: thumbs.disk.corrupt,

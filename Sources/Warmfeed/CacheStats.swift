@@ -30,7 +30,22 @@ struct CacheStats: Codable, Sendable {
         var latency: Latency
     }
 
+    /// The configured source and what its imports did (absent without `--source`).
+    struct Source: Codable, Sendable {
+        var source: String
+        var refreshSeconds: Double?
+        var imports = 0
+        var notModified = 0
+        var failures = 0
+        var lastImportAt: String?
+        var lastInserted = 0
+        var lastUpdated = 0
+        var lastProblems = 0
+        var lastError: String?
+    }
+
     var uptimeSeconds: Double
+    var source: Source?
     var memory: Tier
     var disk: Tier
     var diskCorruptFilesReplaced: Int

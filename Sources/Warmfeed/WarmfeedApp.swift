@@ -79,6 +79,10 @@ public final class WarmfeedApp: Service, Sendable {
         prewarmer = Prewarmer(lead: configuration.prewarmPages, thumbnails: thumbnails, logger: logger)
         observer = CacheObserver(thumbnails: thumbnails, prewarmer: prewarmer, pages: cache, fetcher: fetcher, metrics: WarmfeedMetrics())
 
+        if let source = source.map({ "\($0)" }) {
+            let refresh = configuration.refreshInterval.map(ThumbnailService.seconds)
+            observer.source.withLock { $0 = CacheStats.Source(source: source, refreshSeconds: refresh) }
+        }
         var router = Router()
         let feed = FeedRoutes(
             store: store, renderer: renderer, cache: cache, pageSize: configuration.pageSize,
@@ -141,6 +145,18 @@ public final class WarmfeedApp: Service, Sendable {
         do throws(ImportError) {
             let report = try await importer.run(source, validators: validators.withLock { $0 }, progress: progress)
             validators.withLock { $0 = report.validators }
+            observer.source.withLock { status in
+                status?.imports += 1
+                status?.lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
+                status?.lastError = nil
+                if report.notModified {
+                    status?.notModified += 1
+                } else {
+                    status?.lastInserted = report.written.inserted
+                    status?.lastUpdated = report.written.updated
+                    status?.lastProblems = report.skippedCount
+                }
+            }
             if report.notModified {
                 logger.info("source not modified", metadata: ["source": "\(source)"])
             } else {
@@ -154,6 +170,11 @@ public final class WarmfeedApp: Service, Sendable {
             }
             return .success(report)
         } catch {
+            observer.source.withLock { status in
+                status?.failures += 1
+                status?.lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
+                status?.lastError = error.description
+            }
             logger.error("import failed; serving what the store had", metadata: ["source": "\(source)", "reason": "\(error)"])
             return .failure(error)
         }

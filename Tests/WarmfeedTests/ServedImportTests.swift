@@ -102,6 +102,12 @@ import Testing
             }
             #expect(topNow.contains("Brand new B"))
             #expect(topNow.range(of: "Brand new B")!.lowerBound < topNow.range(of: "Post 1<")!.lowerBound)
+            // The operator sees it all in /admin/cache.
+            let source = try #require(try await feed.adminJSON()["source"] as? [String: Any])
+            #expect((source["imports"] as? Int ?? 0) >= 3)
+            #expect((source["not_modified"] as? Int ?? 0) >= 1)
+            #expect(source["refresh_seconds"] as? Double == 1)
+            #expect((source["source"] as? String)?.hasSuffix("/feed.xml") == true)
             // The reader's page 2, asked again by the same cursor, shows the same items.
             let pageTwoAgain = try await feed.get(after)
             #expect(Self.titles(in: pageTwoAgain.text) == Self.titles(in: pageTwo.text))
@@ -129,6 +135,9 @@ import Testing
             #expect(after.status == 200)
             #expect(after.text.contains("Served 1<"))
             #expect(try feed.app.store.count() == 12)
+            let status = try #require(try await feed.adminJSON()["source"] as? [String: Any])
+            #expect(status["failures"] as? Int == 1)
+            #expect((status["last_error"] as? String)?.contains("HTML") == true)
 
             // `warmfeed import` in another process writes the same SQLite file: the server notices within a second or so.
             let other = try FeedStore(path: feed.dataFolder + "/feed.sqlite")

@@ -14,7 +14,8 @@ struct Import: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var feed: FeedOptions
+    @Option(help: "The folder of the SQLite store (the one `warmfeed serve --data` uses); created when missing.")
+    var data = "./data"
 
     @Argument(help: "A feed file, an http(s) URL of a feed, or a folder of images.")
     var source: String
@@ -24,7 +25,7 @@ struct Import: AsyncParsableCommand {
 
     func run() async throws {
         let setup = Result { () throws(ImportError) -> (ImportSource, Importer) in
-            (try ImportSource(source), try Importer.standalone(dataFolder: feed.data))
+            (try ImportSource(source), try Importer.standalone(dataFolder: data))
         }
         guard case .success(let (parsed, importer)) = setup else {
             if case .failure(let error) = setup { printError("warmfeed import: \(error)") }

@@ -88,10 +88,10 @@ final class Prewarmer: Service, Sendable {
             planner.withLock { $0.finished(job, older: nil, newer: nil) }
             return
         }
-        // All 1x first (what most screens ask for), then 2x, which then finds
-        // the original already fetched.
+        // All 1x first (what most screens ask for), then 2x when dense screens are
+        // about, which then finds the original already fetched.
         var keys: [(ThumbnailKey, FeedItem)] = []
-        for scale in ThumbnailVariant.scales {
+        for scale in thumbnails.scalesInDemand {
             for item in page.items where item.imageURL != nil {
                 guard let id = item.id else { continue }
                 keys.append((ThumbnailKey(itemID: id, variant: ThumbnailVariant(scale: scale, format: .webp)), item))

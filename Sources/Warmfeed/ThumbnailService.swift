@@ -62,9 +62,24 @@ final class ThumbnailService: Sendable {
         }
     }
 
+    /// When a reader's browser last asked for a 2x thumbnail (seconds on `now`'s clock).
+    private let lastDoubleDensity = Mutex<Double?>(nil)
+
+    /// The scales pre-warm makes: 1x always, 2x only while readers on dense
+    /// screens are about (one asked for a 2x in the last ten minutes). A
+    /// DPR-1 audience never pays for 2x work it would not ask for.
+    var scalesInDemand: [Int] {
+        guard let last = lastDoubleDensity.withLock({ $0 }), now - last < 600 else { return [1] }
+        return ThumbnailVariant.scales
+    }
+
     /// A reader's request: from memory, by joining the job in flight, or by making it now.
     func thumbnail(_ key: ThumbnailKey, of item: FeedItem) async -> Outcome {
-        await withCheckedContinuation { (waiter: Waiter) in
+        if key.variant.scale > 1 {
+            let now = now
+            lastDoubleDensity.withLock { $0 = now }
+        }
+        return await withCheckedContinuation { (waiter: Waiter) in
             let decision = state.withLock { $0.request(key, now: now, waiter: waiter) }
             switch decision {
             case .hit(let bytes): waiter.resume(returning: .image(bytes))

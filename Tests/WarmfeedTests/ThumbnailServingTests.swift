@@ -172,12 +172,45 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
                     if done < 2 { try await Task.sleep(for: .milliseconds(100)) }
                 }
                 #expect(done == 2)
-                #expect(paths[5...].allSatisfy { origin.requests(to: $0) == 1 }, "each warmed item's original fetched once for both variants")
+                #expect(paths[5...].allSatisfy { origin.requests(to: $0) == 1 }, "each warmed item's original fetched once")
                 #expect(paths[..<5].allSatisfy { origin.requests(to: $0) == 0 }, "page 1 is the reader's own: its thumbnails come when the browser asks")
                 let before = try await feed.adminJSON()["hits"] as? Int ?? 0
                 for id in ids[5...] { #expect(try await feed.thumbnail(id).status == 200) }
                 let after = try await feed.adminJSON()
                 #expect((after["hits"] as? Int ?? 0) - before == 10, "every thumbnail of pages 2 and 3 was already warm")
+            }
+        }
+    }
+}
+
+extension ThumbnailServingTests {
+    @Test func doubleDensityIsWarmedOnlyOnceADenseScreenAsksForIt() async throws {
+        let jpeg = try await OriginImages.jpeg(seed: 6)
+        try await withOrigin { origin in
+            let paths = (0..<15).map { "/d\($0).jpg" }
+            for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
+            try await ServedFeed.with(items: 0, pageSize: 5, configure: { $0.prewarmPages = 1 }) { feed in
+                let ids = try feed.addItems(imagesAt: paths, on: origin)
+                func warmedPages(_ count: Int) async throws {
+                    var done = 0
+                    for _ in 0..<600 where done < count {
+                        done = (try await feed.adminJSON()["prewarm"] as? [String: Any])?["done"] as? Int ?? 0
+                        if done < count { try await Task.sleep(for: .milliseconds(100)) }
+                    }
+                    #expect(done == count)
+                }
+                func entries() async throws -> Int {
+                    (try await feed.adminJSON()["memory"] as? [String: Any])?["entries"] as? Int ?? -1
+                }
+                // Page 1 served, page 2 warmed: no dense screen seen yet, so 1x only.
+                #expect(try await feed.get("/").status == 200)
+                try await warmedPages(1)
+                #expect(try await entries() == 5)
+                // A browser on a dense screen asks for a 2x; from now on pre-warm makes both.
+                #expect(try await feed.thumbnail(ids[0], "2x").status == 200)
+                #expect(try await feed.get("/?page=2").status == 200)
+                try await warmedPages(2)
+                #expect(try await entries() == 5 + 1 + 10, "page 2's 1x, the 2x asked for, page 3's 1x and 2x")
             }
         }
     }

@@ -60,6 +60,9 @@ public final class WarmfeedApp: Service, Sendable {
         prewarmPages = configuration.prewarmPages
         importer = Importer(store: store, fetcher: fetcher, workFolder: data)
         source = try configuration.source.map { text throws(ImportError) in try ImportSource(text) }
+        if let source, let kept = store.note("validators \(source)").flatMap(Self.decode) {
+            validators.withLock { $0 = kept }
+        }
         refreshInterval = configuration.refreshInterval
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
@@ -145,6 +148,8 @@ public final class WarmfeedApp: Service, Sendable {
         do throws(ImportError) {
             let report = try await importer.run(source, validators: validators.withLock { $0 }, progress: progress)
             validators.withLock { $0 = report.validators }
+            // Kept in the store too, so a restart asks with them and an unchanged feed costs a 304.
+            try? store.setNote("validators \(source)", Self.encode(report.validators))
             observer.source.withLock { status in
                 status?.imports += 1
                 status?.lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
@@ -178,6 +183,17 @@ public final class WarmfeedApp: Service, Sendable {
             logger.error("import failed; serving what the store had", metadata: ["source": "\(source)", "reason": "\(error)"])
             return .failure(error)
         }
+    }
+
+    /// Validators as one line for the store's notes: "etag\nlast-modified".
+    static func encode(_ validators: ConditionalRequest) -> String {
+        "\(validators.etag ?? "")\n\(validators.lastModified ?? "")"
+    }
+
+    static func decode(_ text: String) -> ConditionalRequest? {
+        let parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else { return nil }
+        return ConditionalRequest(etag: parts[0].isEmpty ? nil : parts[0], lastModified: parts[1].isEmpty ? nil : parts[1])
     }
 
     /// The bound port.

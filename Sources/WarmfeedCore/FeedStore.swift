@@ -148,3 +148,25 @@ extension FeedStore {
         try poolForWriting.read { db in try FeedItem.fetchOne(db, key: id) }
     }
 }
+
+extension FeedStore {
+    /// A value kept in the store's `meta` table (the source's validators, say), or nil.
+    public func note(_ key: String) -> String? {
+        try? poolForWriting.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: ["note:" + key])
+        }
+    }
+
+    /// Keeps `value` under `key` in the `meta` table (nil removes it).
+    public func setNote(_ key: String, _ value: String?) throws {
+        try poolForWriting.write { db in
+            if let value {
+                try db.execute(
+                    sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: ["note:" + key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: ["note:" + key])
+            }
+        }
+    }
+}

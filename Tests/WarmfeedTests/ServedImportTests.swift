@@ -187,6 +187,37 @@ import Testing
         }
     }
 
+    @Test func aRestartAsksWithTheValidatorsItKept() async throws {
+        let origin = try FaultyOrigin()
+        defer { origin.stop() }
+        let posts = (1...3).map { (id: "r\($0)", title: "Restart \($0)") }
+        origin.script("/feed.xml", .respond(
+            contentType: "application/rss+xml", body: Array(ImportedFeeds.rss(posts).utf8), headers: ["ETag: \"r1\""]))
+        let first = try await ServedFeed.start(items: 0, configure: { $0.source = origin.url("/feed.xml") })
+        guard case .success(let report) = await first.app.importSource() else {
+            await first.stop()
+            Issue.record("the first import failed")
+            return
+        }
+        #expect(report.written.inserted == 3)
+        await first.stop(keepingData: true)
+
+        origin.script("/feed.xml", .respond(status: 304, contentType: nil, body: []))
+        try await ServedFeed.with(items: 0, configure: {
+            $0.source = origin.url("/feed.xml")
+            $0.dataFolder = first.dataFolder
+        }) { again in
+            guard case .success(let report) = await again.app.importSource() else {
+                Issue.record("the import after the restart failed")
+                return
+            }
+            #expect(report.notModified)
+            #expect(origin.lastRequest(to: "/feed.xml")?.lowercased().contains("if-none-match: \"r1\"") == true)
+            let count = try again.app.store.count()
+            #expect(count == 3)
+        }
+    }
+
     static func tags(in html: String) -> [String] {
         html.matches(of: /<[a-zA-Z][^>]*>/).map { String($0.output) }
     }

@@ -161,7 +161,7 @@ public final class Importer: Sendable {
                 }
             }
             report.format = metadata.format
-            report.title = metadata.title.map { EntryBuilderText.title($0) }
+            report.title = metadata.title.map(Self.displayTitle)
             report.written = written
         } catch let error as ImportError {
             throw error
@@ -170,6 +170,12 @@ public final class Importer: Sendable {
         }
         progress?(ImportProgress(entries: report.entries, elapsed: ContinuousClock.now - started))
         return report
+    }
+
+    /// A feed's own title, made plain and short for the summary.
+    static func displayTitle(_ text: String) -> String {
+        let plain = HTMLText.plainText(text)
+        return plain.count > 120 ? String(plain.prefix(119)) + "…" : plain
     }
 
     /// A fetch failure in an operator's words.
@@ -186,14 +192,6 @@ public final class Importer: Sendable {
         case .cancelled: "the fetch of \(url) was cancelled"
         default: "could not fetch \(url): \(error)"
         }
-    }
-}
-
-/// A feed's own title, made plain and short for a log line.
-enum EntryBuilderText {
-    static func title(_ text: String) -> String {
-        let plain = HTMLText.plainText(text)
-        return plain.count > 120 ? String(plain.prefix(119)) + "…" : plain
     }
 }
 

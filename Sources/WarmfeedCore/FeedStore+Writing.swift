@@ -53,11 +53,16 @@ public struct FeedWriter: ~Copyable {
                 touch(min(item.published, existing.published), existing.id ?? 0)
             }
         } else {
-            item.id = nil
-            item.seq = nil
-            try item.insert(db)
+            // A cached statement: GRDB's record insert builds its SQL per call, a fifth of an import's time.
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO item (guid, title, summary, link, imageURL, imageWidth, imageHeight, published)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            try insert.execute(arguments: [
+                item.guid, item.title, item.summary, item.link, item.imageURL, item.imageWidth, item.imageHeight, item.published,
+            ])
             summary.inserted += 1
-            touch(item.published, item.id ?? 0)
+            touch(item.published, db.lastInsertedRowID)
         }
     }
 

@@ -43,6 +43,10 @@ public struct PrewarmPlanner<Target: Hashable> {
     public let maxReaders: Int
 
     private var readers: [String: Reader] = [:]
+    /// For each page some reader is on or heading for, how many readers are 0,
+    /// 1 … `lead` pages from it: the distance of a page is a lookup, not a scan
+    /// of every reader.
+    private var demand: [Int: [Int]] = [:]
     /// When silent readers were last looked for: at most every few seconds,
     /// not on every page served.
     private var lastSweep = -Double.infinity
@@ -78,10 +82,14 @@ public struct PrewarmPlanner<Target: Hashable> {
         let previous = readers[reader]
         var direction = previous?.direction ?? 1
         if let previous, page != previous.page { direction = page > previous.page ? 1 : -1 }
-        if previous == nil, readers.count >= maxReaders, let oldest = readers.min(by: { $0.value.seen < $1.value.seen })?.key {
-            readers[oldest] = nil
+        if let previous { removeDemand(of: previous) }
+        if previous == nil, readers.count >= maxReaders, let oldest = readers.min(by: { $0.value.seen < $1.value.seen }) {
+            removeDemand(of: oldest.value)
+            readers[oldest.key] = nil
         }
-        readers[reader] = Reader(page: page, direction: direction, seen: now)
+        let moved = Reader(page: page, direction: direction, seen: now)
+        readers[reader] = moved
+        addDemand(of: moved)
         warmed.insert(page)  // the reader has it: rendering it was the warming
         learn(page: page, older: older, newer: newer)
         for step in 1...max(1, lead) {
@@ -134,11 +142,24 @@ public struct PrewarmPlanner<Target: Hashable> {
         distance(page) != Int.max
     }
 
+    /// How many pages the nearest reader heading for `page` is from it; Int.max when none is.
     private func distance(_ page: Int) -> Int {
-        readers.values.map { reader in
-            let ahead = (page - reader.page) * reader.direction
-            return ahead >= 0 && ahead <= lead ? ahead : Int.max
-        }.min() ?? Int.max
+        demand[page]?.firstIndex { $0 > 0 } ?? Int.max
+    }
+
+    private mutating func addDemand(of reader: Reader) {
+        for ahead in 0...lead {
+            demand[reader.page + ahead * reader.direction, default: Array(repeating: 0, count: lead + 1)][ahead] += 1
+        }
+    }
+
+    private mutating func removeDemand(of reader: Reader) {
+        for ahead in 0...lead {
+            let page = reader.page + ahead * reader.direction
+            guard var counts = demand[page] else { continue }
+            counts[ahead] -= 1
+            demand[page] = counts.allSatisfy { $0 == 0 } ? nil : counts
+        }
     }
 
     private mutating func enqueue(_ job: Job) {
@@ -170,7 +191,10 @@ public struct PrewarmPlanner<Target: Hashable> {
     private mutating func forgetSilentReaders(now: Double) {
         guard now - lastSweep >= min(5, readerTTL / 2) else { return }
         lastSweep = now
-        readers = readers.filter { now - $0.value.seen <= readerTTL }
+        for (key, reader) in readers where now - reader.seen > readerTTL {
+            removeDemand(of: reader)
+            readers[key] = nil
+        }
     }
 }
 

@@ -114,3 +114,36 @@ import Testing
         #expect(planner.isWanted(91))
     }
 }
+
+extension PrewarmPlannerTests {
+    /// The planner keeps, per page, counts of readers at each distance instead of
+    /// scanning every reader; this checks those counts against a plain model of
+    /// the readers through many moves, jumps, turns and evictions.
+    @Test func whatIsWantedMatchesEveryReadersPositionThroughManyMoves() {
+        let lead = 3
+        var planner = Planner(lead: lead, maxReaders: 6)
+        var model: [String: (page: Int, direction: Int, seen: Double)] = [:]
+        var random = SystemRandomNumberGenerator()
+        for step in 0..<2000 {
+            let reader = "r\(Int.random(in: 0..<9, using: &random))"
+            let previous = model[reader]
+            let page = Int.random(in: 0..<4, using: &random) == 0
+                ? Int.random(in: 1...40, using: &random)  // a jump
+                : max(1, (previous?.page ?? 1) + Int.random(in: -1...2, using: &random))
+            var direction = previous?.direction ?? 1
+            if let previous, page != previous.page { direction = page > previous.page ? 1 : -1 }
+            if previous == nil, model.count >= 6, let oldest = model.min(by: { $0.value.seen < $1.value.seen })?.key {
+                model[oldest] = nil
+            }
+            model[reader] = (page, direction, Double(step))
+            _ = planner.readerViewed(reader, page: page, older: nil, newer: nil, now: Double(step) * 0.001)
+            for probe in 0...45 {
+                let expected = model.values.contains { reader in
+                    let ahead = (probe - reader.page) * reader.direction
+                    return ahead >= 0 && ahead <= lead
+                }
+                #expect(planner.isWanted(probe) == expected, "step \(step), page \(probe)")
+            }
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import FeedImport
 import Foundation
 
 /// What `GET /admin/cache` answers: the cache and the pre-warmer at one moment.
@@ -69,5 +70,28 @@ struct CacheStats: Codable, Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "{}"
+    }
+}
+
+extension CacheStats.Source {
+    /// An import ended with `report`.
+    mutating func record(_ report: ImportReport) {
+        imports += 1
+        lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
+        lastError = nil
+        if report.notModified {
+            notModified += 1
+        } else {
+            lastInserted = report.written.inserted
+            lastUpdated = report.written.updated
+            lastProblems = report.skippedCount
+        }
+    }
+
+    /// An import failed with `error`; the store kept what it had.
+    mutating func record(_ error: ImportError) {
+        failures += 1
+        lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
+        lastError = error.description
     }
 }

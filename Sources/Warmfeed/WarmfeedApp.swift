@@ -28,7 +28,6 @@ public final class WarmfeedApp: Service, Sendable {
     let importer: Importer
     let source: ImportSource?
     let refreshInterval: Duration?
-    private let validators = Mutex(ConditionalRequest())
     private let paintAhead: Int
     private let prewarmPages: Int
     let logger: Logger
@@ -60,9 +59,6 @@ public final class WarmfeedApp: Service, Sendable {
         prewarmPages = configuration.prewarmPages
         importer = Importer(store: store, fetcher: fetcher, workFolder: data)
         source = try configuration.source.map { text throws(ImportError) in try ImportSource(text) }
-        if let source, let kept = store.note("validators \(source)").flatMap(Self.decode) {
-            validators.withLock { $0 = kept }
-        }
         refreshInterval = configuration.refreshInterval
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
@@ -146,22 +142,13 @@ public final class WarmfeedApp: Service, Sendable {
     public func importSource(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
         guard let source else { return nil }
         do throws(ImportError) {
-            let report = try await importer.run(source, validators: validators.withLock { $0 }, progress: progress)
-            validators.withLock { $0 = report.validators }
-            // Kept in the store too, so a restart asks with them and an unchanged feed costs a 304.
-            try? store.setNote("validators \(source)", Self.encode(report.validators))
-            observer.source.withLock { status in
-                status?.imports += 1
-                status?.lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
-                status?.lastError = nil
-                if report.notModified {
-                    status?.notModified += 1
-                } else {
-                    status?.lastInserted = report.written.inserted
-                    status?.lastUpdated = report.written.updated
-                    status?.lastProblems = report.skippedCount
-                }
-            }
+            // The validators of the last import live in the store, so a restart asks
+            // with them too and an unchanged feed costs a 304.
+            let key = "validators \(source)"
+            let validators = store.note(key).flatMap(Self.decode) ?? ConditionalRequest()
+            let report = try await importer.run(source, validators: validators, progress: progress)
+            try? store.setNote(key, Self.encode(report.validators))
+            observer.source.withLock { $0?.record(report) }
             if report.notModified {
                 logger.info("source not modified", metadata: ["source": "\(source)"])
             } else {
@@ -175,11 +162,7 @@ public final class WarmfeedApp: Service, Sendable {
             }
             return .success(report)
         } catch {
-            observer.source.withLock { status in
-                status?.failures += 1
-                status?.lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
-                status?.lastError = error.description
-            }
+            observer.source.withLock { $0?.record(error) }
             logger.error("import failed; serving what the store had", metadata: ["source": "\(source)", "reason": "\(error)"])
             return .failure(error)
         }

@@ -15,15 +15,15 @@ final class Prewarmer: Service, Sendable {
     typealias PageSource = @Sendable (PageQuery) async -> (page: Page, number: Int)?
     typealias Job = PrewarmPlanner<PageQuery>.Job
 
-    let planner: Mutex<PrewarmPlanner<PageQuery>>
-    let running = Mutex([Int: Task<Void, Never>]())
-    let wake: AsyncStream<Void>.Continuation
+    private let planner: Mutex<PrewarmPlanner<PageQuery>>
+    private let running = Mutex([Int: Task<Void, Never>]())
+    private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     private let thumbnails: ThumbnailService
     private let pages: Mutex<PageSource?> = Mutex(nil)
     private let concurrency: Int
     private let thumbnailsAtOnce: Int
-    let lastRevision = Mutex(-1)
+    private let lastRevision = Mutex(-1)
     let logger: Logger
 
     init(lead: Int, thumbnails: ThumbnailService, concurrency: Int = 2, thumbnailsAtOnce: Int = 4, logger: Logger) {
@@ -42,6 +42,17 @@ final class Prewarmer: Service, Sendable {
     /// `newer`, at store revision `revision`.
     func readerViewed(_ reader: String, number: Int, older olderCursor: Cursor?, newer newerCursor: Cursor?, revision: Int) {
         let (older, newer) = Self.neighbours(older: olderCursor, newer: newerCursor, number: number)
+        viewed(reader, number: number, older: older, newer: newer, revision: revision)
+    }
+
+    /// New items landed at the top of the feed (store revision `revision`): warm
+    /// the first pages as if a reader stood just above page 1, so the first
+    /// readers find them warm.
+    func warmTop(revision: Int) {
+        viewed("~refresh", number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision)
+    }
+
+    private func viewed(_ reader: String, number: Int, older: PageQuery?, newer: PageQuery?, revision: Int) {
         let changed = lastRevision.withLock { last in
             defer { last = revision }
             return last != revision
@@ -121,20 +132,3 @@ final class Prewarmer: Service, Sendable {
     }
 }
 
-extension Prewarmer {
-    /// New items landed at the top of the feed: warm the first pages as if a
-    /// reader stood just above page 1, so the first readers find them warm.
-    func warmTop(revision: Int) {
-        lastRevision.withLock { $0 = revision }
-        let cancel = planner.withLock { planner -> [Job] in
-            planner.forgetWarmed()
-            return planner.readerViewed(
-                "~refresh", page: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, now: thumbnails.now
-            )
-        }
-        for job in cancel {
-            running.withLock { $0[job.page] }?.cancel()
-        }
-        wake.yield()
-    }
-}

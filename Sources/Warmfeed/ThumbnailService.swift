@@ -142,8 +142,6 @@ final class ThumbnailService: Sendable {
         if let kept = originals.withLock({ $0.value(for: key.itemID) }) {
             original = kept
         } else {
-            let limits = limits
-            let fetcher = fetcher
             let fetched = await fetches.original(of: key.itemID) { [self] in
                 let fetchStart = ContinuousClock.now
                 var limits = limits

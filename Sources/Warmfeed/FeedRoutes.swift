@@ -9,10 +9,7 @@ import WarmfeedCore
 /// not yet rendered is read and rendered off the server threads (`.later`).
 /// Every page served tells the pre-warmer where its reader is.
 struct FeedRoutes: Sendable {
-    let store: FeedStore
-    let renderer: PageRenderer
-    let cache: PageCache
-    let pageSize: Int
+    let pages: PageService
     let prewarmer: Prewarmer?
     let logger: Logger
 
@@ -35,15 +32,15 @@ struct FeedRoutes: Sendable {
     private func reply(to request: Request, kind: PageCache.Kind) -> Reply {
         let query: PageQuery
         do {
-            query = try PageQuery.parse(request.query, epoch: store.epoch)
+            query = try PageQuery.parse(request.query, epoch: pages.epoch)
         } catch {
             return .now(failure(error.status, error.message, kind: kind))
         }
-        let revision = store.revision
+        let revision = pages.revision
         let key = PageCache.Key(revision: revision, kind: kind, query: query)
         let gzip = request.acceptsGzip
         let reader = ReaderCookie(request: request, issueIfMissing: kind == .document)
-        if let rendering = cache.rendering(for: key) {
+        if let rendering = pages.kept(key) {
             track(reader, rendering, revision: revision)
             if reader.setCookie == nil {
                 return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain)
@@ -52,7 +49,7 @@ struct FeedRoutes: Sendable {
         }
         return .later {
             do {
-                guard let rendering = try render(key) else {
+                guard let rendering = try pages.render(key) else {
                     return failure(404, "no such page: the feed is shorter than that", kind: kind)
                 }
                 track(reader, rendering, revision: revision)
@@ -69,27 +66,6 @@ struct FeedRoutes: Sendable {
         prewarmer.readerViewed(id, number: rendering.number, older: rendering.older, newer: rendering.newer, revision: revision)
     }
 
-    /// Reads and renders the page for `key`, keeping the fragment and the document.
-    private func render(_ key: PageCache.Key) throws -> PageCache.Rendering? {
-        guard let (page, fragment) = try fragment(for: key.query, revision: key.revision) else { return nil }
-        guard key.kind == .document else { return fragment }
-        let html = String(decoding: fragment.html.bytes, as: UTF8.self)
-        let document = PageCache.Rendering(html: renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page)
-        cache.keep(document, for: key)
-        return document
-    }
-
-    /// The page for `query` and its rendered fragment (from the cache, or rendered and kept).
-    func fragment(for query: PageQuery, revision: Int) throws -> (Page, PageCache.Rendering)? {
-        guard let page = try store.page(query.request, size: pageSize) else { return nil }
-        let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
-        if let kept = cache.rendering(for: key) { return (page, kept) }
-        let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
-        let fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: query, number: number), number: number, page: page)
-        cache.keep(fragment, for: key)
-        return (page, fragment)
-    }
-
     private func response(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Response {
         var response = (gzip ? rendering.gzipped ?? rendering.plain : rendering.plain).response
         if let setCookie = reader.setCookie { response.headers.append(HTTPField("Set-Cookie", setCookie)) }
@@ -101,7 +77,7 @@ struct FeedRoutes: Sendable {
         case .fragment:
             return .plain(status, message)
         case .document:
-            let html = renderer.errorDocument(status: status, message: message)
+            let html = pages.renderer.errorDocument(status: status, message: message)
             return .html(status, ResponseBytes(html), headers: Self.securityHeaders + [HTTPField("Cache-Control", "no-store")])
         }
     }

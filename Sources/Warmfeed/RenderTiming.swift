@@ -16,7 +16,7 @@ public enum RenderTiming {
 
     /// Reads and renders `pages` random pages of the store in `configuration.dataFolder`.
     public static func measure(configuration: WarmfeedConfiguration, pages: Int) async throws -> Result {
-        let store = try FeedStore(path: (configuration.dataFolder as NSString).appendingPathComponent("feed.sqlite"))
+        let store = try SQLiteFeedStore(path: (configuration.dataFolder as NSString).appendingPathComponent("feed.sqlite"))
         let statics = try StaticFiles(folder: configuration.publicFolder)
         let renderer = try await PageRenderer.load(configuration, statics: statics)
         let lastPage = max(1, (try store.count() + configuration.pageSize - 1) / configuration.pageSize)

@@ -7,7 +7,7 @@ import WarmfeedCore
 /// else waits off the server threads for the disk, the job in flight, or a new
 /// job. A failing origin gets the placeholder, never a 5xx.
 struct ThumbnailRoutes: Sendable {
-    let store: FeedStore
+    let store: any FeedStore
     let service: ThumbnailService
 
     static let prefix = "/thumbs/"

@@ -1,172 +1,100 @@
-import Foundation
-import GRDB
-import Synchronization
-
-/// The feed's items in one SQLite file, read by keyset.
+/// Where the feed lives: items in order, read by keyset cursor or page
+/// number, written in one transaction per import.
 ///
-/// Items are ordered newest first by (published, id). Each item also carries
-/// `seq`, its rank from the oldest, kept dense by every write; it turns a deep
-/// link to page N into an index seek (`seq <= total - (N-1)·size`) instead of an
-/// OFFSET scan, so page 30,000 costs what page 1 costs.
-public final class FeedStore: Sendable {
-    private let pool: DatabasePool
-    var poolForWriting: DatabasePool { pool }
-    /// The feed's epoch: a random number fixed when the store is created.
-    /// Cursors carry it, so a cursor from another store is told apart.
-    public let epoch: UInt32
-    private let revisionCounter = Mutex(0)
-    /// The `writes` count in `meta` when this process last looked.
-    private let writesSeen = Mutex<Int64?>(nil)
+/// Routes, pre-warm, thumbnails and imports reach the store only through
+/// this protocol; `SQLiteFeedStore` (one file in the data folder) is the
+/// embedded default, and another backend plugs in here without touching them.
+public protocol FeedStore: Sendable {
+    /// The feed's epoch: a random number fixed when the store was created.
+    /// Cursors carry it, so a cursor from another feed is told apart.
+    var epoch: UInt32 { get }
 
-    /// Opens (and creates, when missing) the store at `path`.
-    public init(path: String) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
-        epoch = try pool.write { db in
-            if let stored = try UInt32.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") {
-                return stored
-            }
-            let fresh = UInt32.random(in: 1...UInt32.max)
-            try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('epoch', ?)", arguments: [fresh])
-            return fresh
-        }
-    }
-
-    /// Counts the store's writes since it was opened; anything derived from the
-    /// items (rendered pages) is keyed by it.
-    public var revision: Int { revisionCounter.withLock { $0 } }
-
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
-                CREATE TABLE item (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    guid TEXT NOT NULL UNIQUE,
-                    title TEXT NOT NULL,
-                    summary TEXT NOT NULL,
-                    link TEXT,
-                    imageURL TEXT,
-                    imageWidth INTEGER,
-                    imageHeight INTEGER,
-                    published INTEGER NOT NULL,
-                    seq INTEGER
-                );
-                CREATE INDEX item_order ON item(published, id);
-                CREATE INDEX item_seq ON item(seq);
-                """)
-        }
-        return migrator
-    }
+    /// Changes whenever the items change (a write here, or one noticed from
+    /// elsewhere); anything derived from the items (rendered pages) is keyed by it.
+    var revision: Int { get }
 
     /// How many items the feed holds.
-    public func count() throws -> Int {
-        try pool.read { db in try Self.total(db) }
-    }
+    func count() throws -> Int
 
     /// The page for `request`, `size` items long; nil when no such page exists
     /// (a page number past the end, a cursor with nothing after it).
-    public func page(_ request: PageRequest, size: Int) throws -> Page? {
-        precondition(size > 0)
-        return try pool.read { db -> Page? in
-            let total = try Self.total(db)
-            var items: [FeedItem]
-            switch request {
-            case .number(let number):
-                let top = Int64(total) - Int64(number - 1) * Int64(size)
-                if total == 0, number == 1 {
-                    return Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil)
-                }
-                guard number >= 1, top >= 1 else { return nil }
-                items = try FeedItem.fetchAll(db, sql: SQL.pageByNumber, arguments: [top, size])
-            case .after(let cursor):
-                items = try FeedItem.fetchAll(db, sql: SQL.pageAfter, arguments: [cursor.published, cursor.id, size])
-            case .before(let cursor):
-                items = try FeedItem.fetchAll(db, sql: SQL.pageBefore, arguments: [cursor.published, cursor.id, size])
-                items.reverse()
-            }
-            guard let first = items.first, let last = items.last else { return nil }
-            let firstSeq = first.seq ?? Int64(total)
-            return Page(
-                items: items,
-                total: total,
-                firstPosition: total - Int(firstSeq) + 1,
-                older: (last.seq ?? 1) > 1 ? cursor(of: last) : nil,
-                newer: firstSeq < Int64(total) ? cursor(of: first) : nil
-            )
-        }
-    }
+    func page(_ request: PageRequest, size: Int) throws -> Page?
+
+    /// The item with `id`, or nil.
+    func item(id: Int64) throws -> FeedItem?
 
     /// The cursor that names `item`.
-    public func cursor(of item: FeedItem) -> Cursor {
-        Cursor(epoch: epoch, published: item.published, id: item.id ?? 0)
-    }
+    func cursor(of item: FeedItem) -> Cursor
 
-    func bumpRevision() {
-        revisionCounter.withLock { $0 += 1 }
-    }
+    /// Runs `body` in one write transaction: every item it writes lands, or
+    /// (when it throws) none does and the store is as it was.
+    func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary)
 
-    /// Notices writes made by another process (`warmfeed import` on the data
-    /// folder of a running server): every write counts itself in `meta`, and a
-    /// count this process has not seen bumps `revision`, so pages rendered
-    /// before it are not served again. Cheap (one primary-key read); the server
-    /// calls it every second.
-    public func noticeOtherWriters() {
-        guard let writes = try? pool.read({ db in
-            try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writes'") ?? 0
-        }) else { return }
-        let changed = writesSeen.withLock { seen -> Bool in
-            defer { seen = writes }
-            return seen != nil && seen != writes
-        }
-        if changed { bumpRevision() }
-    }
+    /// A value kept in the store beside the items (the source's validators, say), or nil.
+    func note(_ key: String) -> String?
 
-    private static func total(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: SQL.total) ?? 0
-    }
+    /// Keeps `value` under `key` beside the items (nil removes it).
+    func setNote(_ key: String, _ value: String?) throws
 
-    /// The read queries, named so tests can check their query plans.
-    enum SQL {
-        /// A deep link: the page whose first item has rank ≤ ?.
-        static let pageByNumber = "SELECT * FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
-        /// Following a sentinel: the items just older than (published, id).
-        static let pageAfter = "SELECT * FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
-        /// A "newer items" link: the items just newer than (published, id), oldest first.
-        static let pageBefore = "SELECT * FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
-        /// seq is dense from 1, so the highest seq is the count, found by an index seek.
-        static let total = "SELECT MAX(seq) FROM item"
-    }
+    /// Looks whether another process wrote to the store since the last look,
+    /// and moves `revision` if so. Cheap; the server calls it every second.
+    func noticeOtherWriters()
 }
 
 extension FeedStore {
-    /// The item with `id`, or nil.
-    public func item(id: Int64) throws -> FeedItem? {
-        try poolForWriting.read { db in try FeedItem.fetchOne(db, key: id) }
+    /// Inserts new items and updates changed ones, keyed by guid, in one
+    /// transaction: either all of them land or none does.
+    @discardableResult
+    public func upsert(_ items: [FeedItem]) throws -> UpsertSummary {
+        try write { writer in
+            for item in items { try writer.upsert(item) }
+        }.1
     }
 }
 
-extension FeedStore {
-    /// A value kept in the store's `meta` table (the source's validators, say), or nil.
-    public func note(_ key: String) -> String? {
-        try? poolForWriting.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: ["note:" + key])
-        }
+/// What a backend writes items through, inside its one transaction.
+public protocol FeedItemSink: AnyObject {
+    /// Inserts `item`, or updates the item with its guid when something changed.
+    /// With `keepStoredDate`, an item already stored keeps its date.
+    func upsert(_ item: FeedItem, keepStoredDate: Bool) throws
+    /// What the write did so far.
+    var summary: UpsertSummary { get }
+}
+
+/// Writes items inside one transaction, one at a time, so a source of any
+/// size streams into the store without being held in memory. Only a store's
+/// `write(_:)` makes one, and it cannot outlive that call.
+public struct FeedWriter: ~Copyable {
+    private let sink: any FeedItemSink
+
+    /// A writer over a backend's sink (for `FeedStore` implementations).
+    public init(sink: any FeedItemSink) {
+        self.sink = sink
     }
 
-    /// Keeps `value` under `key` in the `meta` table (nil removes it).
-    public func setNote(_ key: String, _ value: String?) throws {
-        try poolForWriting.write { db in
-            if let value {
-                try db.execute(
-                    sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    arguments: ["note:" + key, value])
-            } else {
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: ["note:" + key])
-            }
-        }
+    /// Inserts `item`, or updates the item with its guid when something changed.
+    /// With `keepStoredDate`, an item already stored keeps its date (the source
+    /// gave none, and a guessed date must not move it on every import).
+    public mutating func upsert(_ item: FeedItem, keepStoredDate: Bool = false) throws {
+        try sink.upsert(item, keepStoredDate: keepStoredDate)
     }
+
+    /// What the write did so far.
+    public var summary: UpsertSummary { sink.summary }
 }
+
+/// What one write did.
+public struct UpsertSummary: Sendable, Equatable {
+    /// Items that were new.
+    public var inserted = 0
+    /// Items already present (same guid) whose content changed.
+    public var updated = 0
+    /// Items already present and unchanged.
+    public var unchanged = 0
+    /// Items whose guid came twice in the same write (the later one wins).
+    public var repeated = 0
+
+    /// An empty summary.
+    public init() {}
+}
+

@@ -6,18 +6,18 @@ import Testing
 /// A store in a fresh temporary folder: a real SQLite file, removed afterwards.
 final class TemporaryStore {
     let folder: URL
-    let store: FeedStore
+    let store: SQLiteFeedStore
     var path: String { folder.appendingPathComponent("feed.sqlite").path }
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        store = try FeedStore(path: folder.appendingPathComponent("feed.sqlite").path)
+        store = try SQLiteFeedStore(path: folder.appendingPathComponent("feed.sqlite").path)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
-    func reopen() throws -> FeedStore { try FeedStore(path: path) }
+    func reopen() throws -> SQLiteFeedStore { try SQLiteFeedStore(path: path) }
 }
 
 func item(_ n: Int, published: Int64) -> FeedItem {
@@ -75,7 +75,7 @@ func item(_ n: Int, published: Int64) -> FeedItem {
 
         // A deep page costs what page 1 costs: every read is an index search, never a scan.
         let queue = try DatabaseQueue(path: temporary.path)
-        for sql in [FeedStore.SQL.pageByNumber, FeedStore.SQL.pageAfter, FeedStore.SQL.pageBefore, FeedStore.SQL.total] {
+        for sql in [SQLiteFeedStore.SQL.pageByNumber, SQLiteFeedStore.SQL.pageAfter, SQLiteFeedStore.SQL.pageBefore, SQLiteFeedStore.SQL.total] {
             let plan = try queue.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(Array(repeating: 1, count: sql.filter { $0 == "?" }.count))!)
                     .map { $0["detail"] as String }

@@ -6,9 +6,9 @@ import Testing
 @Suite struct FeedWriterTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-writer-\(UUID().uuidString)")
 
-    func makeStore() throws -> FeedStore {
+    func makeStore() throws -> SQLiteFeedStore {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return try FeedStore(path: folder.appendingPathComponent("feed.sqlite").path)
+        return try SQLiteFeedStore(path: folder.appendingPathComponent("feed.sqlite").path)
     }
 
     func item(_ guid: String, _ published: Int64, title: String = "t") -> FeedItem {
@@ -71,13 +71,13 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("feed.sqlite").path
-        let server = try FeedStore(path: path)
+        let server = try SQLiteFeedStore(path: path)
         server.noticeOtherWriters()
         let before = server.revision
         server.noticeOtherWriters()
         #expect(server.revision == before, "nothing written: nothing noticed")
         // The importer is another process in real life; another store on the same file is the same to SQLite.
-        let importer = try FeedStore(path: path)
+        let importer = try SQLiteFeedStore(path: path)
         try importer.upsert([FeedItem(guid: "x", title: "t", summary: "", published: 1)])
         server.noticeOtherWriters()
         #expect(server.revision == before + 1)

@@ -114,7 +114,7 @@ import Testing
         let fetcher = OriginFetcher(maxConnectionsPerHost: 2)
         defer { fetcher.shutdown() }
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let store = try FeedStore(path: data + "/feed.sqlite")
+        let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
         let importer = Importer(store: store, fetcher: fetcher, workFolder: URL(fileURLWithPath: data), limits: limits)
         origin.script("/404", .respond(status: 404, contentType: "text/plain", body: Array("gone".utf8)))
         origin.script("/loop", .redirect(to: "/loop"))

@@ -140,7 +140,7 @@ import Testing
             #expect((status["last_error"] as? String)?.contains("HTML") == true)
 
             // `warmfeed import` in another process writes the same SQLite file: the server notices within a second or so.
-            let other = try FeedStore(path: feed.dataFolder + "/feed.sqlite")
+            let other = try SQLiteFeedStore(path: feed.dataFolder + "/feed.sqlite")
             try other.upsert([FeedItem(guid: "outside", title: "Imported from outside", summary: "", published: Int64(Date().timeIntervalSince1970 * 1000))])
             var seen = false
             for _ in 0..<100 where !seen {

@@ -1,31 +1,16 @@
 import GRDB
 
-/// What one write did.
-public struct UpsertSummary: Sendable, Equatable {
-    /// Items that were new.
-    public var inserted = 0
-    /// Items already present (same guid) whose content changed.
-    public var updated = 0
-    /// Items already present and unchanged.
-    public var unchanged = 0
-    /// Items whose guid came twice in the same write (the later one wins).
-    public var repeated = 0
-
-    /// An empty summary.
-    public init() {}
-}
-
-/// Writes items inside one transaction, one at a time, so a source of any
-/// size streams into the store without being held in memory. Only
-/// `FeedStore.write(_:)` makes one.
-public struct FeedWriter: ~Copyable {
+/// The SQLite side of a `FeedWriter`: items written one at a time inside one
+/// GRDB write transaction. Only `SQLiteFeedStore.write(_:)` makes one, and it
+/// lives no longer than that transaction.
+final class SQLiteItemSink: FeedItemSink {
     private let db: Database
     /// The highest id before this write began: a row above it was inserted by this write.
     private let idsBefore: Int64
     /// The oldest (published, id) the write touched: ranks from there up are renumbered.
     private var lowest: (published: Int64, id: Int64)?
     /// What the write did so far.
-    public private(set) var summary = UpsertSummary()
+    private(set) var summary = UpsertSummary()
 
     init(db: Database) throws {
         self.db = db
@@ -35,7 +20,7 @@ public struct FeedWriter: ~Copyable {
     /// Inserts `item`, or updates the item with its guid when something changed.
     /// With `keepStoredDate`, an item already stored keeps its date (the source
     /// gave none, and a guessed date must not move it on every import).
-    public mutating func upsert(_ item: FeedItem, keepStoredDate: Bool = false) throws {
+    func upsert(_ item: FeedItem, keepStoredDate: Bool) throws {
         var item = item
         let find = try db.cachedStatement(sql: "SELECT * FROM item WHERE guid = ?")
         if let existing = try FeedItem.fetchOne(find, arguments: [item.guid]) {
@@ -66,13 +51,13 @@ public struct FeedWriter: ~Copyable {
         }
     }
 
-    private mutating func touch(_ published: Int64, _ id: Int64) {
+    private func touch(_ published: Int64, _ id: Int64) {
         if let current = lowest, (current.published, current.id) <= (published, id) { return }
         lowest = (published, id)
     }
 
     /// Makes `seq` dense again for every item at or above the oldest one touched.
-    fileprivate consuming func finish() throws -> UpsertSummary {
+    fileprivate func finish() throws -> UpsertSummary {
         if summary.inserted + summary.updated > 0 {
             // Other processes reading this store notice the write by this count.
             try db.execute(sql: """
@@ -96,26 +81,19 @@ public struct FeedWriter: ~Copyable {
     }
 }
 
-extension FeedStore {
+extension SQLiteFeedStore {
     /// Runs `body` in one write transaction: every item it writes lands, or
     /// (when it throws) none does and the store is as it was. Readers keep
     /// reading the previous state meanwhile (WAL).
     public func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary) {
         let (result, summary) = try poolForWriting.write { db -> (Result, UpsertSummary) in
-            var writer = try FeedWriter(db: db)
+            let sink = try SQLiteItemSink(db: db)
+            var writer = FeedWriter(sink: sink)
             let result = try body(&writer)
-            return (result, try writer.finish())
+            _ = consume writer
+            return (result, try sink.finish())
         }
         if summary.inserted + summary.updated > 0 { bumpRevision() }
         return (result, summary)
-    }
-
-    /// Inserts new items and updates changed ones, keyed by guid, in one
-    /// transaction: either all of them land or none does.
-    @discardableResult
-    public func upsert(_ items: [FeedItem]) throws -> UpsertSummary {
-        try write { writer in
-            for item in items { try writer.upsert(item) }
-        }.1
     }
 }

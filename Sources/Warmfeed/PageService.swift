@@ -1,0 +1,61 @@
+import HTTPServer
+import WarmfeedCore
+
+/// The feed's pages, rendered: the store, the renderer and the page cache
+/// behind one type, taken by the routes (which serve pages) and by pre-warm
+/// (which renders the pages ahead of readers). Neither knows which store
+/// backend answers.
+final class PageService: Sendable {
+    let store: any FeedStore
+    let renderer: PageRenderer
+    let cache: PageCache
+    let pageSize: Int
+
+    init(store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int) {
+        self.store = store
+        self.renderer = renderer
+        self.cache = cache
+        self.pageSize = pageSize
+    }
+
+    /// The feed's epoch, which cursors must carry.
+    var epoch: UInt32 { store.epoch }
+
+    /// The store's revision now: renderings are kept under it.
+    var revision: Int { store.revision }
+
+    /// A rendering already kept, without touching the store.
+    func kept(_ key: PageCache.Key) -> PageCache.Rendering? {
+        cache.rendering(for: key)
+    }
+
+    /// Reads and renders the page for `key` (a document or a fragment),
+    /// keeping what it rendered; nil when there is no such page.
+    func render(_ key: PageCache.Key) throws -> PageCache.Rendering? {
+        guard let (page, fragment) = try fragment(for: key.query, revision: key.revision) else { return nil }
+        guard key.kind == .document else { return fragment }
+        let html = String(decoding: fragment.html.bytes, as: UTF8.self)
+        let document = PageCache.Rendering(html: renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page)
+        cache.keep(document, for: key)
+        return document
+    }
+
+    /// The page for `query` and its rendered fragment (from the cache, or rendered and kept).
+    func fragment(for query: PageQuery, revision: Int) throws -> (Page, PageCache.Rendering)? {
+        guard let page = try store.page(query.request, size: pageSize) else { return nil }
+        let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
+        if let kept = cache.rendering(for: key) { return (page, kept) }
+        let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
+        let fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: query, number: number), number: number, page: page)
+        cache.keep(fragment, for: key)
+        return (page, fragment)
+    }
+}
+
+extension PageService: PrewarmPages {
+    /// Renders the page for pre-warm (kept in the page cache); nil when it no longer exists.
+    func pageForWarming(_ query: PageQuery) async -> (page: Page, number: Int)? {
+        guard let (page, rendering) = try? fragment(for: query, revision: revision) else { return nil }
+        return (page, rendering.number)
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The feed's items in one SQLite file (GRDB), read by keyset: the embedded
+/// default behind the `FeedStore` protocol.
+///
+/// Items are ordered newest first by (published, id). Each item also carries
+/// `seq`, its rank from the oldest, kept dense by every write; it turns a deep
+/// link to page N into an index seek (`seq <= total - (N-1)·size`) instead of an
+/// OFFSET scan, so page 30,000 costs what page 1 costs.
+public final class SQLiteFeedStore: FeedStore {
+    private let pool: DatabasePool
+    var poolForWriting: DatabasePool { pool }
+    /// The feed's epoch: a random number fixed when the store is created.
+    /// Cursors carry it, so a cursor from another store is told apart.
+    public let epoch: UInt32
+    private let revisionCounter = Mutex(0)
+    /// The `writes` count in `meta` when this process last looked.
+    private let writesSeen = Mutex<Int64?>(nil)
+
+    /// Opens (and creates, when missing) the store at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+        epoch = try pool.write { db in
+            if let stored = try UInt32.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") {
+                return stored
+            }
+            let fresh = UInt32.random(in: 1...UInt32.max)
+            try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('epoch', ?)", arguments: [fresh])
+            return fresh
+        }
+    }
+
+    /// Counts the store's writes since it was opened; anything derived from the
+    /// items (rendered pages) is keyed by it.
+    public var revision: Int { revisionCounter.withLock { $0 } }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
+                CREATE TABLE item (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    guid TEXT NOT NULL UNIQUE,
+                    title TEXT NOT NULL,
+                    summary TEXT NOT NULL,
+                    link TEXT,
+                    imageURL TEXT,
+                    imageWidth INTEGER,
+                    imageHeight INTEGER,
+                    published INTEGER NOT NULL,
+                    seq INTEGER
+                );
+                CREATE INDEX item_order ON item(published, id);
+                CREATE INDEX item_seq ON item(seq);
+                """)
+        }
+        return migrator
+    }
+
+    /// How many items the feed holds.
+    public func count() throws -> Int {
+        try pool.read { db in try Self.total(db) }
+    }
+
+    /// The page for `request`, `size` items long; nil when no such page exists
+    /// (a page number past the end, a cursor with nothing after it).
+    public func page(_ request: PageRequest, size: Int) throws -> Page? {
+        precondition(size > 0)
+        return try pool.read { db -> Page? in
+            let total = try Self.total(db)
+            var items: [FeedItem]
+            switch request {
+            case .number(let number):
+                let top = Int64(total) - Int64(number - 1) * Int64(size)
+                if total == 0, number == 1 {
+                    return Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil)
+                }
+                guard number >= 1, top >= 1 else { return nil }
+                items = try FeedItem.fetchAll(db, sql: SQL.pageByNumber, arguments: [top, size])
+            case .after(let cursor):
+                items = try FeedItem.fetchAll(db, sql: SQL.pageAfter, arguments: [cursor.published, cursor.id, size])
+            case .before(let cursor):
+                items = try FeedItem.fetchAll(db, sql: SQL.pageBefore, arguments: [cursor.published, cursor.id, size])
+                items.reverse()
+            }
+            guard let first = items.first, let last = items.last else { return nil }
+            let firstSeq = first.seq ?? Int64(total)
+            return Page(
+                items: items,
+                total: total,
+                firstPosition: total - Int(firstSeq) + 1,
+                older: (last.seq ?? 1) > 1 ? cursor(of: last) : nil,
+                newer: firstSeq < Int64(total) ? cursor(of: first) : nil
+            )
+        }
+    }
+
+    /// The cursor that names `item`.
+    public func cursor(of item: FeedItem) -> Cursor {
+        Cursor(epoch: epoch, published: item.published, id: item.id ?? 0)
+    }
+
+    func bumpRevision() {
+        revisionCounter.withLock { $0 += 1 }
+    }
+
+    /// Notices writes made by another process (`warmfeed import` on the data
+    /// folder of a running server): every write counts itself in `meta`, and a
+    /// count this process has not seen bumps `revision`, so pages rendered
+    /// before it are not served again. Cheap (one primary-key read); the server
+    /// calls it every second.
+    public func noticeOtherWriters() {
+        guard let writes = try? pool.read({ db in
+            try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writes'") ?? 0
+        }) else { return }
+        let changed = writesSeen.withLock { seen -> Bool in
+            defer { seen = writes }
+            return seen != nil && seen != writes
+        }
+        if changed { bumpRevision() }
+    }
+
+    private static func total(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: SQL.total) ?? 0
+    }
+
+    /// The read queries, named so tests can check their query plans.
+    enum SQL {
+        /// A deep link: the page whose first item has rank ≤ ?.
+        static let pageByNumber = "SELECT * FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
+        /// Following a sentinel: the items just older than (published, id).
+        static let pageAfter = "SELECT * FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
+        /// A "newer items" link: the items just newer than (published, id), oldest first.
+        static let pageBefore = "SELECT * FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
+        /// seq is dense from 1, so the highest seq is the count, found by an index seek.
+        static let total = "SELECT MAX(seq) FROM item"
+    }
+}
+
+extension SQLiteFeedStore {
+    /// The item with `id`, or nil.
+    public func item(id: Int64) throws -> FeedItem? {
+        try poolForWriting.read { db in try FeedItem.fetchOne(db, key: id) }
+    }
+}
+
+extension SQLiteFeedStore {
+    /// A value kept in the store's `meta` table (the source's validators, say), or nil.
+    public func note(_ key: String) -> String? {
+        try? poolForWriting.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: ["note:" + key])
+        }
+    }
+
+    /// Keeps `value` under `key` in the `meta` table (nil removes it).
+    public func setNote(_ key: String, _ value: String?) throws {
+        try poolForWriting.write { db in
+            if let value {
+                try db.execute(
+                    sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: ["note:" + key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: ["note:" + key])
+            }
+        }
+    }
+}

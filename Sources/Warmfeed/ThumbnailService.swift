@@ -1,16 +1,16 @@
-import Foundation
 import HTTPServer
 import OriginFetcher
 import Synchronization
 import Thumbnailer
 import WarmfeedCore
 
-/// Makes and keeps thumbnails: memory, then disk, then the origin.
+/// Makes and keeps thumbnails: memory, then the lookup tiers (the disk), then
+/// the origin.
 ///
-/// All decisions (hit, negative hit, join, start, evict) are the pure
-/// `ThumbnailCacheState`'s; this type holds it in a `Mutex` and does the I/O
-/// outside the lock: reading the disk tier, fetching the original with libcurl,
-/// resizing it with libvips, writing the result back.
+/// Every decision is `ThumbnailCacheState`'s; this service holds it behind one
+/// lock and runs the actions it returns outside the lock: reading and writing
+/// the tiers, fetching originals with libcurl, resizing with libvips, answering
+/// waiters. Each action's result goes back into the state machine as an event.
 final class ThumbnailService: Sendable {
     /// What a request gets.
     enum Outcome: Sendable {
@@ -20,159 +20,180 @@ final class ThumbnailService: Sendable {
         case placeholder
     }
 
-    typealias Waiter = CheckedContinuation<Outcome, Never>
+    typealias Waiter = CheckedContinuation<ThumbnailAnswer<PreparedResponse>, Never>
+    typealias State = ThumbnailCacheState<PreparedResponse, Waiter, FeedItem>
 
     /// The box thumbnails fit in at 1×; 2× doubles it.
     static let box = (width: 160, height: 120)
 
-    private let state: Mutex<ThumbnailCacheState<PreparedResponse, Waiter>>
-    let disk: ThumbnailDiskTier
+    private let state: Mutex<State>
+    private let waiterIDs = Atomic<UInt64>(0)
+    /// The lookup tiers, in the order the state machine numbers them.
+    let tiers: [any ThumbnailTier]
     let fetcher: OriginFetcher
     let thumbnailer: Thumbnailer
     let origin: ImageSource
     let limits: FetchLimits
-    private let started = ContinuousClock.now
-    private let latencies = Mutex((origin: LatencyWindow(), thumbnail: LatencyWindow()))
-    private let outcomes = Mutex((diskHits: 0, originFetches: 0, originErrors: 0))
-    /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
-    private let originals = Mutex(LRUCache<Int64, [UInt8]>(capacity: 64 << 20))
-    /// Fetches of originals in flight, shared by whoever needs the same one.
-    private let fetches = OriginalFetches()
+    let clock: Uptime
+    let metrics: WarmfeedMetrics
 
-    init(memoryBudget: Int, negativeTTL: Double, disk: ThumbnailDiskTier, fetcher: OriginFetcher, thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits) {
-        state = Mutex(ThumbnailCacheState(memoryBudget: memoryBudget, negativeTTL: negativeTTL))
-        self.disk = disk
+    init(
+        memoryBudget: Int, negativeTTL: Double, tiers: [any ThumbnailTier], fetcher: OriginFetcher,
+        thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics
+    ) {
+        state = Mutex(State(memoryBudget: memoryBudget, lookupTiers: tiers.count, negativeTTL: negativeTTL))
+        self.tiers = tiers
         self.fetcher = fetcher
         self.thumbnailer = thumbnailer
         self.origin = origin
         self.limits = limits
-    }
-
-    /// Seconds since the service started, on a monotonic clock.
-    var now: Double {
-        let elapsed = ContinuousClock.now - started
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        self.clock = clock
+        self.metrics = metrics
     }
 
     /// The thumbnail if it is in memory now (counted as a hit), without waiting.
     func cached(_ key: ThumbnailKey) -> PreparedResponse? {
-        state.withLock { state in
-            guard state.isCached(key), case .hit(let bytes) = state.request(key, now: now, waiter: nil) else { return nil }
-            return bytes
-        }
+        let now = clock.now
+        let value = state.withLock { $0.cachedForReader(key, now: now) }
+        if value != nil { metrics.decided(.hit) }
+        return value
     }
 
-    /// When a reader's browser last asked for a 2x thumbnail (seconds on `now`'s clock).
-    private let lastDoubleDensity = Mutex<Double?>(nil)
-
-    /// The scales pre-warm makes: 1x always, 2x only while readers on dense
-    /// screens are about (one asked for a 2x in the last ten minutes). A
-    /// DPR-1 audience never pays for 2x work it would not ask for.
+    /// The scales pre-warm makes now: 1x always, 2x while readers on dense screens are about.
     var scalesInDemand: [Int] {
-        guard let last = lastDoubleDensity.withLock({ $0 }), now - last < 600 else { return [1] }
-        return ThumbnailVariant.scales
+        let now = clock.now
+        return state.withLock { $0.scalesInDemand(now: now) }
     }
 
     /// A reader's request: from memory, by joining the job in flight, or by making it now.
+    /// When the request is cancelled its waiter is let go; the job goes on.
     func thumbnail(_ key: ThumbnailKey, of item: FeedItem) async -> Outcome {
-        if key.variant.scale > 1 {
-            let now = now
-            lastDoubleDensity.withLock { $0 = now }
-        }
-        return await withCheckedContinuation { (waiter: Waiter) in
-            let decision = state.withLock { $0.request(key, now: now, waiter: waiter) }
-            switch decision {
-            case .hit(let bytes): waiter.resume(returning: .image(bytes))
-            case .failedRecently: waiter.resume(returning: .placeholder)
-            case .joined: break
-            // A reader waits on this one: it goes ahead of queued pre-warm work in the libvips pool.
-            case .start: Task(priority: .high) { await self.make(key, of: item) }
-            }
+        switch await ask(key, of: item, from: .reader) {
+        case .image(let prepared): .image(prepared)
+        case .placeholder, .released: .placeholder
         }
     }
 
-    /// Pre-warm: make the thumbnail if nothing has it or is making it; nobody waits on the answer.
-    ///
-    /// The job runs in a task of its own: cancelling pre-warm (the reader
-    /// jumped) stops it starting more work, but never fails a thumbnail a
-    /// reader may have joined meanwhile.
+    /// Pre-warm: makes the thumbnail if nothing has it or is making it, and
+    /// waits for the job it started; returns at once otherwise.
     func warm(_ key: ThumbnailKey, of item: FeedItem) async {
-        let decision = state.withLock { $0.request(key, now: now, waiter: nil, fromReader: false) }
-        if case .start = decision {
-            await Task(priority: .low) { await self.make(key, of: item) }.value
+        _ = await ask(key, of: item, from: .prewarm)
+    }
+
+    private func ask(_ key: ThumbnailKey, of item: FeedItem, from asker: State.Asker) async -> State.Answer {
+        let id = waiterIDs.add(1, ordering: .relaxed).newValue
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: Waiter) in
+                let now = clock.now
+                apply { state in
+                    let (decision, actions) = state.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
+                    if asker == .reader { metrics.decided(decision) }
+                    return actions
+                }
+            }
+        } onCancel: {
+            apply { $0.cancel(waiter: id) }
         }
     }
 
     /// What the cache holds and has done, for the admin view.
     var snapshot: ThumbnailSnapshot {
-        let (counters, usage) = state.withLock { ($0.counters, $0.usage) }
-        let (origin, thumbnail) = latencies.withLock { ($0.origin, $0.thumbnail) }
-        let (diskHits, fetches, errors) = outcomes.withLock { ($0.diskHits, $0.originFetches, $0.originErrors) }
+        let (counters, usage, originLatency, thumbnailLatency) = state.withLock {
+            ($0.counters, $0.usage, $0.originLatency, $0.thumbnailLatency)
+        }
+        let disk = tiers.lazy.compactMap { $0 as? ThumbnailDiskTier }.first?.usage ?? (0, 0, 0, 0)
         return ThumbnailSnapshot(
             counters: counters, entries: usage.entries, bytes: usage.bytes, budget: usage.budget,
-            negative: usage.negative, inFlight: usage.inFlight, disk: disk.usage, diskHits: diskHits,
-            originFetches: fetches, originErrors: errors, originLatency: origin, thumbnailLatency: thumbnail
+            negative: usage.negative, inFlight: usage.inFlight, originalBytes: usage.originalBytes, disk: disk,
+            originLatency: originLatency, thumbnailLatency: thumbnailLatency
         )
     }
 
-    private func make(_ key: ThumbnailKey, of item: FeedItem) async {
-        let result = await produce(key, of: item)
-        let waiters: [Waiter]
-        let outcome: Outcome
-        switch result {
-        case .some(let bytes):
-            guard let prepared = PreparedResponse(Self.imageResponse(ResponseBytes(bytes), format: key.variant.format)) else { fallthrough }
-            waiters = state.withLock { $0.succeed(key, with: prepared, cost: bytes.count + 512) }
-            outcome = .image(prepared)
-        case .none:
-            waiters = state.withLock { $0.fail(key, now: now) }
-            outcome = .placeholder
+    // MARK: Running the state machine's actions
+
+    /// Feeds one event to the state machine under the lock, then runs what it returns outside it.
+    private func apply(_ event: (inout State) -> [State.Action]) {
+        let (actions, failed) = state.withLock { state in
+            let before = state.counters.failures
+            let actions = event(&state)
+            return (actions, state.counters.failures - before)
         }
-        for waiter in waiters { waiter.resume(returning: outcome) }
+        if failed > 0 { metrics.failed(failed) }
+        run(actions)
     }
 
-    /// Disk, else origin and resize; nil when the origin or the image failed.
-    private func produce(_ key: ThumbnailKey, of item: FeedItem) async -> [UInt8]? {
-        if let bytes = disk.read(key) {
-            outcomes.withLock { $0.diskHits += 1 }
-            return bytes
-        }
-        guard let url = origin.url(for: item) else { return nil }
-        let original: [UInt8]
-        if let kept = originals.withLock({ $0.value(for: key.itemID) }) {
-            original = kept
-        } else {
-            let fetched = await fetches.original(of: key.itemID) { [self] in
-                let fetchStart = ContinuousClock.now
-                var limits = limits
-                // Only a folder import stores file:// URLs (feeds are refused them at import);
-                // libcurl never follows a redirect into file:// whatever this says.
-                limits.allowFileScheme = url.hasPrefix("file://")
-                do throws(FetchError) {
-                    let bytes = try await fetcher.fetch(url, limits: limits).bytes
-                    outcomes.withLock { $0.originFetches += 1 }
-                    latencies.withLock { $0.origin.record(Self.seconds(ContinuousClock.now - fetchStart)) }
-                    originals.withLock { _ = $0.insert(bytes, for: key.itemID, cost: bytes.count) }
-                    return .success(bytes)
-                } catch {
-                    outcomes.withLock { $0.originFetches += 1; $0.originErrors += 1 }
-                    return .failure(error)
-                }
+    private func run(_ actions: [State.Action]) {
+        for action in actions {
+            switch action {
+            case .answer(let waiters, let answer):
+                for waiter in waiters { waiter.resume(returning: answer) }
+            case .lookUp(let key, let tier):
+                Task { await lookUp(key, tier: tier) }
+            case .fetchOriginal(let itemID, let item, let urgent):
+                // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips queues.
+                Task(priority: urgent ? .high : .low) { await fetchOriginal(itemID, of: item) }
+            case .resize(let key, let original, let urgent):
+                Task(priority: urgent ? .high : .low) { await resize(key, original: original) }
+            case .store(let key, let bytes, let indices):
+                Task(priority: .low) { for index in indices { await tiers[index].write(key, bytes) } }
+            case .release(let values):
+                metrics.evicted(values.count)
             }
-            guard case .success(let bytes) = fetched else { return nil }
-            original = bytes
         }
-        let resizeStart = ContinuousClock.now
+    }
+
+    private func lookUp(_ key: ThumbnailKey, tier: Int) async {
+        let found = await tiers[tier].read(key).flatMap { made(key, from: $0) }
+        if found != nil { metrics.tierHit(tiers[tier].name) }
+        apply { $0.tierAnswered(key, tier: tier, found: found) }
+    }
+
+    private func fetchOriginal(_ itemID: Int64, of item: FeedItem) async {
+        let result: Result<[UInt8], State.Failure>
+        var seconds: Double?
+        if let url = origin.url(for: item) {
+            var limits = limits
+            // Only a folder import stores file:// URLs (feeds are refused them at import);
+            // libcurl never follows a redirect into file:// whatever this says.
+            limits.allowFileScheme = url.hasPrefix("file://")
+            let start = clock.now
+            do throws(FetchError) {
+                result = .success(try await fetcher.fetch(url, limits: limits).bytes)
+                seconds = clock.now - start
+                metrics.originFetched(seconds: seconds!)
+            } catch {
+                result = .failure(.origin)
+                metrics.originFailed()
+            }
+        } else {
+            result = .failure(.noSource)
+        }
+        let now = clock.now
+        apply { $0.originalArrived(itemID: itemID, result, seconds: seconds, now: now) }
+    }
+
+    private func resize(_ key: ThumbnailKey, original: [UInt8]) async {
+        let start = clock.now
         let format: ThumbnailFormat = key.variant.format == .webp ? .webp : .jpeg
-        guard let thumbnail = try? await thumbnailer.thumbnail(
-            of: original,
-            width: Self.box.width * key.variant.scale,
-            height: Self.box.height * key.variant.scale,
-            format: format
-        ) else { return nil }
-        latencies.withLock { $0.thumbnail.record(Self.seconds(ContinuousClock.now - resizeStart)) }
-        disk.write(key, thumbnail.bytes)
-        return thumbnail.bytes
+        let result: Result<State.Made, State.Failure>
+        var seconds: Double?
+        if let thumbnail = try? await thumbnailer.thumbnail(
+            of: original, width: Self.box.width * key.variant.scale, height: Self.box.height * key.variant.scale, format: format
+        ), let made = made(key, from: thumbnail.bytes) {
+            seconds = clock.now - start
+            metrics.resized(seconds: seconds!)
+            result = .success(made)
+        } else {
+            result = .failure(.image)
+        }
+        let now = clock.now
+        apply { $0.resized(key, result, seconds: seconds, now: now) }
+    }
+
+    /// A thumbnail's bytes made into what memory keeps: the whole response, prepared once.
+    private func made(_ key: ThumbnailKey, from bytes: [UInt8]) -> State.Made? {
+        guard let prepared = PreparedResponse(Self.imageResponse(ResponseBytes(bytes), format: key.variant.format)) else { return nil }
+        return State.Made(value: prepared, bytes: bytes, cost: bytes.count + 512)
     }
 
     /// A thumbnail's response: cacheable for a day, varying with `Accept` (WebP or JPEG).
@@ -183,24 +204,18 @@ final class ThumbnailService: Sendable {
             HTTPField("Vary", "Accept"),
         ], body: bytes)
     }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }
 
 /// A consistent copy of the thumbnail cache's numbers.
 struct ThumbnailSnapshot: Sendable {
-    var counters: ThumbnailCacheState<PreparedResponse, ThumbnailService.Waiter>.Counters
+    var counters: ThumbnailService.State.Counters
     var entries: Int
     var bytes: Int
     var budget: Int
     var negative: Int
     var inFlight: Int
+    var originalBytes: Int
     var disk: (entries: Int, bytes: Int, budget: Int, corrupt: Int)
-    var diskHits: Int
-    var originFetches: Int
-    var originErrors: Int
     var originLatency: LatencyWindow
     var thumbnailLatency: LatencyWindow
 

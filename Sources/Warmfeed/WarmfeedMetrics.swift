@@ -1,25 +1,33 @@
 import CoreMetrics
 import Prometheus
-import Synchronization
+import WarmfeedCore
 
 /// The Prometheus view of the cache (`GET /metrics`), through swift-metrics.
 ///
+/// Counters and timers are recorded where the event happens (a hit decided, an
+/// original fetched, a thumbnail resized, a pre-warm job ended); gauges (what
+/// the cache holds now) are set from a snapshot when `/metrics` is scraped.
 /// Each app has its own registry (no global bootstrap), so several servers in
-/// one process (the tests) keep their numbers apart. Counters follow the cache's
-/// own counters; gauges are set from each sample.
+/// one process (the tests) keep their numbers apart.
 final class WarmfeedMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    private let counters: [String: CoreMetrics.Counter]
+    private let hits, misses, coalesced, negativeHits, evictions, failures: CoreMetrics.Counter
+    private let diskHits, originFetches, originErrors: CoreMetrics.Counter
+    private let prewarmDone, prewarmCancelled, prewarmDropped: CoreMetrics.Counter
+    private let originLatency, thumbnailLatency: CoreMetrics.Timer
     private let gauges: [String: CoreMetrics.Gauge]
-    private let last = Mutex([String: Int]())
 
     init() {
         let factory = PrometheusMetricsFactory(registry: registry)
-        var counters: [String: CoreMetrics.Counter] = [:]
-        for name in ["hits", "misses", "coalesced", "evictions", "disk_hits", "negative_hits", "failures",
-                     "origin_fetches", "origin_errors", "prewarm_done", "prewarm_cancelled", "prewarm_dropped"] {
-            counters[name] = CoreMetrics.Counter(label: "warmfeed_thumbnail_\(name)_total", factory: factory)
+        func counter(_ name: String) -> CoreMetrics.Counter {
+            CoreMetrics.Counter(label: "warmfeed_thumbnail_\(name)_total", factory: factory)
         }
+        (hits, misses, coalesced, negativeHits) = (counter("hits"), counter("misses"), counter("coalesced"), counter("negative_hits"))
+        (evictions, failures, diskHits) = (counter("evictions"), counter("failures"), counter("disk_hits"))
+        (originFetches, originErrors) = (counter("origin_fetches"), counter("origin_errors"))
+        (prewarmDone, prewarmCancelled, prewarmDropped) = (counter("prewarm_done"), counter("prewarm_cancelled"), counter("prewarm_dropped"))
+        originLatency = CoreMetrics.Timer(label: "warmfeed_origin_fetch_seconds", preferredDisplayUnit: .seconds, factory: factory)
+        thumbnailLatency = CoreMetrics.Timer(label: "warmfeed_thumbnail_resize_seconds", preferredDisplayUnit: .seconds, factory: factory)
         var gauges: [String: CoreMetrics.Gauge] = [:]
         for name in ["memory_entries", "memory_bytes", "memory_budget_bytes", "disk_entries", "disk_bytes", "disk_budget_bytes",
                      "negative_entries", "in_flight", "prewarm_queued", "prewarm_running", "page_cache_bytes", "hit_ratio",
@@ -27,25 +35,55 @@ final class WarmfeedMetrics: Sendable {
                      "thumbnail_latency_p99_seconds", "uptime_seconds"] {
             gauges[name] = CoreMetrics.Gauge(label: "warmfeed_\(name)", factory: factory)
         }
-        self.counters = counters
         self.gauges = gauges
     }
 
-    /// Brings the metrics up to `stats`.
-    func update(from stats: CacheStats) {
-        let totals: [String: Int] = [
-            "hits": stats.hits, "misses": stats.misses, "coalesced": stats.coalesced, "evictions": stats.evictions,
-            "disk_hits": stats.diskHits, "negative_hits": stats.negativeHits, "failures": stats.failures,
-            "origin_fetches": stats.origin.fetches, "origin_errors": stats.origin.errors,
-            "prewarm_done": stats.prewarm.done, "prewarm_cancelled": stats.prewarm.cancelled, "prewarm_dropped": stats.prewarm.dropped,
-        ]
-        last.withLock { last in
-            for (name, total) in totals {
-                let delta = total - (last[name] ?? 0)
-                if delta > 0 { counters[name]?.increment(by: delta) }
-                last[name] = total
-            }
+    // MARK: Events
+
+    /// A reader's thumbnail request was decided.
+    func decided(_ decision: ThumbnailService.State.Decision) {
+        switch decision {
+        case .hit: hits.increment()
+        case .failedRecently: negativeHits.increment()
+        case .joined: coalesced.increment()
+        case .started: misses.increment()
         }
+    }
+
+    /// `count` thumbnails left memory to keep it inside its budget.
+    func evicted(_ count: Int) { evictions.increment(by: count) }
+
+    /// `count` thumbnail jobs failed (and are remembered as failed).
+    func failed(_ count: Int) { failures.increment(by: count) }
+
+    /// A lookup tier had the thumbnail.
+    func tierHit(_ tier: String) { if tier == "disk" { diskHits.increment() } }
+
+    /// An original arrived from the origin after `seconds`.
+    func originFetched(seconds: Double) {
+        originFetches.increment()
+        originLatency.recordSeconds(seconds)
+    }
+
+    /// The origin failed to give an original.
+    func originFailed() {
+        originFetches.increment()
+        originErrors.increment()
+    }
+
+    /// A thumbnail was made in `seconds`.
+    func resized(seconds: Double) { thumbnailLatency.recordSeconds(seconds) }
+
+    /// A pre-warm job ended: done, or cancelled because no reader wanted it any more.
+    func prewarmEnded(cancelled: Bool) { cancelled ? prewarmCancelled.increment() : prewarmDone.increment() }
+
+    /// Pre-warm jobs were dropped from the queue (unwanted, or no room).
+    func prewarmDropped(_ count: Int) { prewarmDropped.increment(by: count) }
+
+    // MARK: Scrapes
+
+    /// Sets the gauges (what is held now) from `stats`.
+    func setGauges(from stats: CacheStats) {
         let values: [String: Double?] = [
             "memory_entries": Double(stats.memory.entries), "memory_bytes": Double(stats.memory.bytes),
             "memory_budget_bytes": Double(stats.memory.budgetBytes), "disk_entries": Double(stats.disk.entries),
@@ -69,5 +107,11 @@ final class WarmfeedMetrics: Sendable {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return buffer
+    }
+}
+
+extension CoreMetrics.Timer {
+    fileprivate func recordSeconds(_ seconds: Double) {
+        recordNanoseconds(Int64(max(0, seconds) * 1e9))
     }
 }

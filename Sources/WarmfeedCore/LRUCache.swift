@@ -6,7 +6,7 @@
 /// live in arrays of their own, so reordering on a hit (every cached request)
 /// touches two integers and never copies an entry.
 public struct LRUCache<Key: Hashable, Value> {
-    private struct Entry {
+    fileprivate struct Entry {
         var key: Key
         var value: Value
         var cost: Int
@@ -122,3 +122,7 @@ public struct LRUCache<Key: Hashable, Value> {
         older[slot] = Self.none
     }
 }
+
+extension LRUCache: Sendable where Key: Sendable, Value: Sendable {}
+
+extension LRUCache.Entry: Sendable where Key: Sendable, Value: Sendable {}

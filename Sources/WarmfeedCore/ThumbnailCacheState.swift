@@ -1,121 +1,255 @@
-/// The thumbnail cache's bookkeeping, as a pure state machine.
+/// Every decision of the thumbnail cache, as one pure state machine over its tiers.
 ///
-/// It decides, for each request of a thumbnail, whether it is served from
-/// memory, answered with a placeholder because the origin failed recently
-/// (negative cache), joins the job already making it (single-flight), or starts
-/// a new job; and when a job ends, what to keep, what to evict and whom to
-/// answer. It does no I/O and takes no locks and reads no clock: the caller
-/// passes `now` (seconds on a monotonic clock), holds it in a `Mutex`, and acts
-/// on what it returns outside the lock, in the manner of async-http-client's
-/// connection pool.
-public struct ThumbnailCacheState<Value, Waiter> {
-    /// What to do with a request.
-    public enum Decision {
-        /// Serve this from memory.
-        case hit(Value)
-        /// The origin failed for this thumbnail recently: serve the placeholder.
+/// A thumbnail is looked for in memory (kept here), then in each lookup tier
+/// in turn (today the disk; a shared tier can be put in front of it), then made
+/// from the origin: the item's original is fetched (once for all its variants
+/// in flight, and kept a while so a later 2x finds it) and resized. Each event
+/// — a request, a tier's answer, an original's arrival, a resize's end, a
+/// waiter's cancellation — returns the actions to run: look in a tier, fetch an
+/// original, resize, store into tiers, answer waiters, release evicted values.
+///
+/// It does no I/O, takes no locks and reads no clock: the caller passes `now`
+/// (seconds on a monotonic clock), holds it behind one lock, and runs the
+/// actions outside it, in the manner of async-http-client's connection pool
+/// and of `FetchQueue`.
+///
+/// `Value` is what memory keeps and waiters get (a prepared response);
+/// `Waiter` is whatever answers a request (a continuation); `Item` is what the
+/// caller needs to fetch an original (the feed item), carried with the job.
+public struct ThumbnailCacheState<Value, Waiter, Item> {
+    /// Who asks.
+    public enum Asker: Sendable {
+        /// A reader's browser: counted in the hit ratio; its jobs run first.
+        case reader
+        /// Pre-warm: not counted as a reader's hit or miss; waits only on jobs it starts.
+        case prewarm
+    }
+
+    /// How a request was decided, for the counters and metrics.
+    public enum Decision: Sendable, Equatable {
+        /// Served from memory.
+        case hit
+        /// Answered with the placeholder: the origin failed for it recently.
         case failedRecently
-        /// A job for it is running; the waiter (if any) is answered when it ends.
+        /// Joined the job already making it.
         case joined
-        /// Nothing is known: start a job now, then call `finish`.
-        case start
+        /// Started a job.
+        case started
+    }
+
+    /// What a waiter is answered with.
+    public typealias Answer = ThumbnailAnswer<Value>
+
+    /// Why a job failed. Each is remembered for `negativeTTL` seconds.
+    public enum Failure: Error, Sendable, Equatable {
+        /// The item has no original that may be fetched.
+        case noSource
+        /// The origin failed (an error status, a reset, a timeout, a refused URL).
+        case origin
+        /// The original could not be made into a thumbnail (not an image, truncated, too large).
+        case image
+    }
+
+    /// A thumbnail ready to keep: its value for memory and waiters, its bytes
+    /// for the lookup tiers (passed through, never kept here), its cost in bytes.
+    public struct Made {
+        public var value: Value
+        public var bytes: [UInt8]
+        public var cost: Int
+
+        /// Makes one.
+        public init(value: Value, bytes: [UInt8], cost: Int) {
+            self.value = value
+            self.bytes = bytes
+            self.cost = cost
+        }
+    }
+
+    /// Something for the caller to do, outside the lock.
+    public enum Action {
+        /// Answer these waiters.
+        case answer([Waiter], Answer)
+        /// Look for `key` in lookup tier `tier`, then report `tierAnswered`.
+        case lookUp(ThumbnailKey, tier: Int)
+        /// Fetch the original of `item` (id `itemID`), then report `originalArrived`.
+        case fetchOriginal(itemID: Int64, item: Item, urgent: Bool)
+        /// Resize `original` into `key`'s variant, then report `resized`.
+        case resize(ThumbnailKey, original: [UInt8], urgent: Bool)
+        /// Write `bytes` for `key` into each of these lookup tiers.
+        case store(ThumbnailKey, bytes: [UInt8], tiers: [Int])
+        /// Values dropped from memory: let them go outside the lock.
+        case release([Value])
     }
 
     /// Counters for the admin view.
     public struct Counters: Sendable, Equatable {
-        /// Requests served from memory.
+        /// Readers' requests served from memory.
         public var hits = 0
-        /// Requests that started a job.
+        /// Readers' requests that started a job.
         public var misses = 0
-        /// Requests that joined a job already running.
+        /// Readers' requests that joined a job already running.
         public var coalesced = 0
-        /// Requests answered from the negative cache.
+        /// Readers' requests answered from the negative cache.
         public var negativeHits = 0
-        /// Entries evicted to keep memory inside its budget.
+        /// Entries evicted from memory to keep it inside its budget.
         public var evictions = 0
         /// Jobs that ended in failure (each one negative-cached).
         public var failures = 0
         /// Jobs started by pre-warm rather than by a reader.
         public var prewarmStarts = 0
+        /// Hits in each lookup tier.
+        public var tierHits: [Int]
+        /// Originals fetched from the origin, and how many of those failed.
+        public var originFetches = 0
+        public var originErrors = 0
+        /// Originals found already kept (an item's other variant fetched it).
+        public var originalReuses = 0
+        /// Waiters that went away before their answer.
+        public var cancelledWaiters = 0
+    }
+
+    fileprivate enum Stage {
+        case lookingUp(tier: Int)
+        case awaitingOriginal
+        case resizing
+    }
+
+    fileprivate struct Job {
+        var item: Item
+        var waiters: [(id: UInt64, waiter: Waiter)]
+        var stage: Stage
+        var urgent: Bool
     }
 
     private var memory: LRUCache<ThumbnailKey, Value>
-    private var flights: [ThumbnailKey: [Waiter]] = [:]
+    private var jobs: [ThumbnailKey: Job] = [:]
+    /// Originals being fetched, with the variants waiting for each.
+    private var originalFetches: [Int64: [ThumbnailKey]] = [:]
+    /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
+    private var originals: LRUCache<Int64, [UInt8]>
     private var failedUntil: [ThumbnailKey: Double] = [:]
+    private var lastDenseRequest: Double?
+
+    /// How many lookup tiers sit between memory and the origin.
+    public let lookupTiers: Int
     /// How long a failure is remembered, in seconds.
     public let negativeTTL: Double
     /// The most failures remembered at once.
     public let negativeCapacity: Int
+    /// How long after a reader last asked for a 2x pre-warm keeps making 2x, in seconds.
+    public let denseDemandWindow: Double
     /// The counters so far.
-    public private(set) var counters = Counters()
+    public private(set) var counters: Counters
+    /// Recent origin fetch and resize latencies, in seconds.
+    public private(set) var originLatency = LatencyWindow()
+    public private(set) var thumbnailLatency = LatencyWindow()
 
-    /// An empty cache: `memoryBudget` bytes of thumbnails, failures kept `negativeTTL` seconds.
-    public init(memoryBudget: Int, negativeTTL: Double = 30, negativeCapacity: Int = 10_000) {
+    /// An empty cache: `memoryBudget` bytes of thumbnails, `originalsBudget`
+    /// bytes of originals kept for a later variant, `lookupTiers` tiers below
+    /// memory, failures kept `negativeTTL` seconds.
+    public init(
+        memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1,
+        negativeTTL: Double = 30, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
+    ) {
         memory = LRUCache(capacity: memoryBudget)
+        originals = LRUCache(capacity: originalsBudget)
+        self.lookupTiers = max(0, lookupTiers)
         self.negativeTTL = negativeTTL
         self.negativeCapacity = negativeCapacity
+        self.denseDemandWindow = denseDemandWindow
+        counters = Counters(tierHits: Array(repeating: 0, count: max(0, lookupTiers)))
     }
 
-    /// Decides what to do with a request for `key` at `now`. A `waiter` (a
-    /// reader's request) joins a running job; a nil waiter (pre-warm) does not
-    /// need an answer.
-    ///
-    /// Only readers' requests (`fromReader`) count as hits, misses, joins and
-    /// negative hits: pre-warm asking for what it warms would otherwise drown
-    /// the hit ratio the readers actually get.
-    public mutating func request(_ key: ThumbnailKey, now: Double, waiter: Waiter?, fromReader: Bool = true) -> Decision {
+    // MARK: Events
+
+    /// A request for `key` (of `item`) at `now`. The `waiter`, when given, is
+    /// answered through an `.answer` action, now or when the job ends; `id`
+    /// names it for `cancel`.
+    public mutating func request(
+        _ key: ThumbnailKey, of item: Item, waiter: (id: UInt64, waiter: Waiter)?, from asker: Asker, now: Double
+    ) -> (decision: Decision, actions: [Action]) {
+        let reader = asker == .reader
+        if reader, key.variant.scale > 1 { lastDenseRequest = now }
         if let value = memory.value(for: key) {
-            if fromReader { counters.hits += 1 }
-            return .hit(value)
+            if reader { counters.hits += 1 }
+            return (.hit, waiter.map { [.answer([$0.waiter], .image(value))] } ?? [])
         }
         if let until = failedUntil[key] {
             if until > now {
-                if fromReader { counters.negativeHits += 1 }
-                return .failedRecently
+                if reader { counters.negativeHits += 1 }
+                return (.failedRecently, waiter.map { [.answer([$0.waiter], .placeholder)] } ?? [])
             }
             failedUntil[key] = nil
         }
-        if flights[key] != nil {
-            if let waiter { flights[key]!.append(waiter) }
-            if fromReader { counters.coalesced += 1 }
-            return .joined
+        if jobs[key] != nil {
+            if reader {
+                counters.coalesced += 1
+                if let waiter { jobs[key]!.waiters.append(waiter) }
+                return (.joined, [])
+            }
+            // Pre-warm waits only on what it starts: the job is someone else's.
+            return (.joined, waiter.map { [.answer([$0.waiter], .released)] } ?? [])
         }
-        flights[key] = waiter.map { [$0] } ?? []
-        if fromReader { counters.misses += 1 } else { counters.prewarmStarts += 1 }
-        return .start
+        if reader { counters.misses += 1 } else { counters.prewarmStarts += 1 }
+        jobs[key] = Job(item: item, waiters: waiter.map { [$0] } ?? [], stage: .lookingUp(tier: 0), urgent: reader)
+        return (.started, nextStep(for: key))
     }
 
-    /// Whether `key` is in memory, without counting a hit or touching its recency.
-    public func isCached(_ key: ThumbnailKey) -> Bool { memory.contains(key) }
-
-    /// Whether a job for `key` is running.
-    public func isInFlight(_ key: ThumbnailKey) -> Bool { flights[key] != nil }
-
-    /// Ends the job for `key` with a value of `cost` bytes: keeps it and returns
-    /// the waiters to answer with it.
-    public mutating func succeed(_ key: ThumbnailKey, with value: Value, cost: Int) -> [Waiter] {
-        failedUntil[key] = nil
-        let evicted = memory.insert(value, for: key, cost: cost)
-        counters.evictions += evicted.count
-        return flights.removeValue(forKey: key) ?? []
-    }
-
-    /// Ends the job for `key` in failure: remembers it until `now + negativeTTL`
-    /// and returns the waiters to answer with the placeholder.
-    public mutating func fail(_ key: ThumbnailKey, now: Double) -> [Waiter] {
-        counters.failures += 1
-        if failedUntil.count >= negativeCapacity { purgeExpired(now: now) }
-        if failedUntil.count >= negativeCapacity, let victim = failedUntil.min(by: { $0.value < $1.value })?.key {
-            failedUntil[victim] = nil
+    /// Lookup tier `tier` answered for `key`: `found` when it had it.
+    public mutating func tierAnswered(_ key: ThumbnailKey, tier: Int, found: Made?) -> [Action] {
+        guard let job = jobs[key], case .lookingUp(let current) = job.stage, current == tier else { return [] }
+        if let found {
+            counters.tierHits[tier] += 1
+            // Tiers above the one that answered (faster, or shared) get it too.
+            return keep(key, found, storeInto: Array(0..<tier))
         }
-        failedUntil[key] = now + negativeTTL
-        return flights.removeValue(forKey: key) ?? []
+        jobs[key]!.stage = .lookingUp(tier: tier + 1)
+        return nextStep(for: key)
     }
 
-    /// Ends the job for `key` with no result (it was cancelled): the waiters
-    /// are returned to be answered some other way, and nothing is remembered.
-    public mutating func abandon(_ key: ThumbnailKey) -> [Waiter] {
-        flights.removeValue(forKey: key) ?? []
+    /// The original of item `itemID` arrived (or failed); `seconds` is what the fetch took.
+    public mutating func originalArrived(itemID: Int64, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
+        let waiting = originalFetches.removeValue(forKey: itemID) ?? []
+        if case .failure(.noSource) = result {} else {
+            counters.originFetches += 1
+            if case .failure = result { counters.originErrors += 1 } else if let seconds { originLatency.record(seconds) }
+        }
+        var actions: [Action] = []
+        switch result {
+        case .success(let original):
+            originals.insert(original, for: itemID, cost: original.count)
+            for key in waiting where jobs[key] != nil {
+                jobs[key]!.stage = .resizing
+                actions.append(.resize(key, original: original, urgent: jobs[key]!.urgent))
+            }
+        case .failure(let failure):
+            for key in waiting { actions += fail(key, failure, now: now) }
+        }
+        return actions
+    }
+
+    /// The resize of `key` ended: the thumbnail, or why not; `seconds` is what it took.
+    public mutating func resized(_ key: ThumbnailKey, _ result: Result<Made, Failure>, seconds: Double?, now: Double) -> [Action] {
+        guard let job = jobs[key], case .resizing = job.stage else { return [] }
+        switch result {
+        case .success(let made):
+            if let seconds { thumbnailLatency.record(seconds) }
+            return keep(key, made, storeInto: Array(0..<lookupTiers))
+        case .failure(let failure):
+            return fail(key, failure, now: now)
+        }
+    }
+
+    /// The waiter `id` went away (its request was cancelled): it is answered
+    /// `.released` now; the job goes on for whoever else wants it.
+    public mutating func cancel(waiter id: UInt64) -> [Action] {
+        for (key, job) in jobs {
+            guard let index = job.waiters.firstIndex(where: { $0.id == id }) else { continue }
+            let gone = jobs[key]!.waiters.remove(at: index)
+            counters.cancelledWaiters += 1
+            return [.answer([gone.waiter], .released)]
+        }
+        return []
     }
 
     /// Drops failures whose time is up.
@@ -123,8 +257,93 @@ public struct ThumbnailCacheState<Value, Waiter> {
         failedUntil = failedUntil.filter { $0.value > now }
     }
 
-    /// Entries and bytes in memory, failures remembered, jobs running.
-    public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int) {
-        (memory.count, memory.totalCost, memory.capacity, failedUntil.count, flights.count)
+    // MARK: Questions
+
+    /// The value for `key` if it is in memory now, counted as a reader's hit; nil otherwise (nothing counted).
+    public mutating func cachedForReader(_ key: ThumbnailKey, now: Double) -> Value? {
+        guard memory.contains(key) else { return nil }
+        if key.variant.scale > 1 { lastDenseRequest = now }
+        counters.hits += 1
+        return memory.value(for: key)
+    }
+
+    /// Whether `key` is in memory, without counting a hit or touching its recency.
+    public func isCached(_ key: ThumbnailKey) -> Bool { memory.contains(key) }
+
+    /// Whether a job for `key` is running.
+    public func isInFlight(_ key: ThumbnailKey) -> Bool { jobs[key] != nil }
+
+    /// The scales pre-warm makes at `now`: 1x always, 2x only while readers on
+    /// dense screens are about (one asked for a 2x within `denseDemandWindow`).
+    /// A DPR-1 audience never pays for 2x work it would not ask for.
+    public func scalesInDemand(now: Double) -> [Int] {
+        guard let last = lastDenseRequest, now - last < denseDemandWindow else { return [1] }
+        return ThumbnailVariant.scales
+    }
+
+    /// Entries and bytes in memory, failures remembered, jobs running, originals kept.
+    public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
+        (memory.count, memory.totalCost, memory.capacity, failedUntil.count, jobs.count, originals.totalCost)
+    }
+
+    // MARK: Steps
+
+    /// What a job in its current stage needs next.
+    private mutating func nextStep(for key: ThumbnailKey) -> [Action] {
+        guard let job = jobs[key], case .lookingUp(let tier) = job.stage else { return [] }
+        if tier < lookupTiers { return [.lookUp(key, tier: tier)] }
+        if let original = originals.value(for: key.itemID) {
+            counters.originalReuses += 1
+            jobs[key]!.stage = .resizing
+            return [.resize(key, original: original, urgent: job.urgent)]
+        }
+        jobs[key]!.stage = .awaitingOriginal
+        if originalFetches[key.itemID] != nil {
+            originalFetches[key.itemID]!.append(key)
+            return []
+        }
+        originalFetches[key.itemID] = [key]
+        return [.fetchOriginal(itemID: key.itemID, item: job.item, urgent: job.urgent)]
+    }
+
+    /// Ends `key`'s job with `made`: kept in memory, written into `tiers`, waiters answered.
+    private mutating func keep(_ key: ThumbnailKey, _ made: Made, storeInto tiers: [Int]) -> [Action] {
+        let job = jobs.removeValue(forKey: key)
+        failedUntil[key] = nil
+        let evicted = memory.insert(made.value, for: key, cost: made.cost)
+        counters.evictions += evicted.count
+        var actions: [Action] = []
+        if !tiers.isEmpty { actions.append(.store(key, bytes: made.bytes, tiers: tiers)) }
+        if let waiters = job?.waiters, !waiters.isEmpty { actions.append(.answer(waiters.map(\.waiter), .image(made.value))) }
+        if !evicted.isEmpty { actions.append(.release(evicted.map(\.value))) }
+        return actions
+    }
+
+    /// Ends `key`'s job in failure: remembered until `now + negativeTTL`, waiters get the placeholder.
+    private mutating func fail(_ key: ThumbnailKey, _ failure: Failure, now: Double) -> [Action] {
+        guard let job = jobs.removeValue(forKey: key) else { return [] }
+        counters.failures += 1
+        if failedUntil.count >= negativeCapacity { purgeExpired(now: now) }
+        if failedUntil.count >= negativeCapacity, let victim = failedUntil.min(by: { $0.value < $1.value })?.key {
+            failedUntil[victim] = nil
+        }
+        failedUntil[key] = now + negativeTTL
+        return job.waiters.isEmpty ? [] : [.answer(job.waiters.map(\.waiter), .placeholder)]
     }
 }
+
+/// What a waiter of the thumbnail cache is answered with.
+public enum ThumbnailAnswer<Value> {
+    /// The thumbnail.
+    case image(Value)
+    /// The placeholder: the origin or the image failed.
+    case placeholder
+    /// Nothing to wait for: pre-warm joined a job someone else started, or the waiter was cancelled.
+    case released
+}
+
+extension ThumbnailAnswer: Sendable where Value: Sendable {}
+
+extension ThumbnailCacheState: Sendable where Value: Sendable, Waiter: Sendable, Item: Sendable {}
+
+extension ThumbnailCacheState.Job: Sendable where Value: Sendable, Waiter: Sendable, Item: Sendable {}

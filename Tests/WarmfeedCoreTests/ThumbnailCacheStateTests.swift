@@ -1,105 +1,276 @@
 import Testing
 @testable import WarmfeedCore
 
+/// The thumbnail cache's state machine, driven event by event: no threads, no
+/// sockets, no clock. Races the socket tests reach only by luck are replayed
+/// here in a fixed order.
 @Suite struct ThumbnailCacheStateTests {
-    typealias State = ThumbnailCacheState<String, Int>
+    typealias State = ThumbnailCacheState<String, Int, String>
     let a = ThumbnailKey(itemID: 1, variant: ThumbnailVariant(scale: 1, format: .webp))
     let b = ThumbnailKey(itemID: 2, variant: ThumbnailVariant(scale: 1, format: .webp))
     let c = ThumbnailKey(itemID: 3, variant: ThumbnailVariant(scale: 2, format: .jpeg))
+    let a2 = ThumbnailKey(itemID: 1, variant: ThumbnailVariant(scale: 2, format: .webp))
+    let original: [UInt8] = [0xff, 0xd8, 0xff]
 
-    func isStart(_ decision: State.Decision) -> Bool { if case .start = decision { true } else { false } }
-    func isJoined(_ decision: State.Decision) -> Bool { if case .joined = decision { true } else { false } }
-    func hitValue(_ decision: State.Decision) -> String? { if case .hit(let value) = decision { value } else { nil } }
+    // MARK: Reading actions
+
+    func answered(_ actions: [State.Action]) -> [Int: String] {
+        var answers: [Int: String] = [:]
+        for case .answer(let waiters, let answer) in actions {
+            for waiter in waiters {
+                switch answer {
+                case .image(let value): answers[waiter] = value
+                case .placeholder: answers[waiter] = "placeholder"
+                case .released: answers[waiter] = "released"
+                }
+            }
+        }
+        return answers
+    }
+
+    func fetches(_ actions: [State.Action]) -> [Int64] {
+        actions.compactMap { if case .fetchOriginal(let id, _, _) = $0 { id } else { nil } }
+    }
+
+    func resizes(_ actions: [State.Action]) -> [ThumbnailKey] {
+        actions.compactMap { if case .resize(let key, _, _) = $0 { key } else { nil } }
+    }
+
+    func lookUps(_ actions: [State.Action]) -> [Int] {
+        actions.compactMap { if case .lookUp(_, let tier) = $0 { tier } else { nil } }
+    }
+
+    func stores(_ actions: [State.Action]) -> [[Int]] {
+        actions.compactMap { if case .store(_, _, let tiers) = $0 { tiers } else { nil } }
+    }
+
+    func made(_ value: String, cost: Int = 10) -> State.Made { State.Made(value: value, bytes: Array(value.utf8), cost: cost) }
+
+    @discardableResult
+    func ask(_ state: inout State, _ key: ThumbnailKey, waiter: Int?, from asker: State.Asker = .reader, now: Double = 0) -> (State.Decision, [State.Action]) {
+        let (decision, actions) = state.request(key, of: "item \(key.itemID)", waiter: waiter.map { (UInt64($0), $0) }, from: asker, now: now)
+        return (decision, actions)
+    }
+
+    /// Runs a started job through a disk miss, the original's fetch and the
+    /// resize; returns the actions of the resize's end.
+    func make(_ state: inout State, _ key: ThumbnailKey, value: String, cost: Int = 10, now: Double = 0) -> [State.Action] {
+        #expect(fetches(state.tierAnswered(key, tier: 0, found: nil)) == [key.itemID])
+        #expect(resizes(state.originalArrived(itemID: key.itemID, .success(original), seconds: 0.25, now: now)) == [key])
+        return state.resized(key, .success(made(value, cost: cost)), seconds: 0.05, now: now)
+    }
+
+    // MARK: The behaviour the cache always had
 
     @Test func concurrentRequestsShareOneJob() {
         var state = State(memoryBudget: 1000)
-        #expect(isStart(state.request(a, now: 0, waiter: 1)))
-        #expect(isJoined(state.request(a, now: 0, waiter: 2)))
-        #expect(isJoined(state.request(a, now: 0, waiter: nil)))
-        #expect(isJoined(state.request(a, now: 0, waiter: 3)))
+        let (decision, actions) = ask(&state, a, waiter: 1)
+        #expect(decision == .started && lookUps(actions) == [0])
+        #expect(ask(&state, a, waiter: 2).0 == .joined)
+        #expect(ask(&state, a, waiter: nil).0 == .joined)
+        #expect(ask(&state, a, waiter: 3).0 == .joined)
         #expect(state.isInFlight(a))
-        #expect(state.succeed(a, with: "thumb", cost: 10) == [1, 2, 3])
+        #expect(answered(make(&state, a, value: "thumb")) == [1: "thumb", 2: "thumb", 3: "thumb"])
         #expect(!state.isInFlight(a))
-        #expect(hitValue(state.request(a, now: 1, waiter: 4)) == "thumb")
+        let (hit, served) = ask(&state, a, waiter: 4, now: 1)
+        #expect(hit == .hit && answered(served) == [4: "thumb"])
         #expect(state.counters.misses == 1 && state.counters.coalesced == 3 && state.counters.hits == 1)
     }
 
     @Test func prewarmRequestsDoNotCountAsReadersHitsOrMisses() {
         var state = State(memoryBudget: 1000)
-        #expect(isStart(state.request(a, now: 0, waiter: nil, fromReader: false)))
-        _ = state.succeed(a, with: "warm", cost: 1)
-        _ = state.request(a, now: 0, waiter: nil, fromReader: false)
+        #expect(ask(&state, a, waiter: 9, from: .prewarm).0 == .started)
+        #expect(answered(make(&state, a, value: "warm")) == [9: "warm"])
+        ask(&state, a, waiter: nil, from: .prewarm)
         #expect(state.counters.hits == 0 && state.counters.misses == 0 && state.counters.prewarmStarts == 1)
-        #expect(hitValue(state.request(a, now: 0, waiter: nil)) == "warm")
+        #expect(state.cachedForReader(a, now: 0) == "warm")
         #expect(state.counters.hits == 1)
     }
 
     @Test func aPrewarmJobIsJoinedByAReader() {
         var state = State(memoryBudget: 1000)
-        #expect(isStart(state.request(a, now: 0, waiter: nil)))  // pre-warm starts it
-        #expect(isJoined(state.request(a, now: 0, waiter: 7)))  // the reader arrives first
-        #expect(state.succeed(a, with: "x", cost: 1) == [7])
+        #expect(ask(&state, a, waiter: nil, from: .prewarm).0 == .started)
+        #expect(ask(&state, a, waiter: 7).0 == .joined)  // the reader arrives while pre-warm makes it
+        #expect(answered(make(&state, a, value: "x")) == [7: "x"])
+    }
+
+    @Test func prewarmWaitsOnlyOnTheJobsItStarts() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: 1)
+        let (decision, actions) = ask(&state, a, waiter: 2, from: .prewarm)
+        #expect(decision == .joined && answered(actions) == [2: "released"])
+        #expect(answered(make(&state, a, value: "x")) == [1: "x"])
     }
 
     @Test func memoryIsBoundedByBytesLeastRecentlyUsedFirst() {
         var state = State(memoryBudget: 100)
         for key in [a, b] {
-            _ = state.request(key, now: 0, waiter: nil)
-            _ = state.succeed(key, with: "v\(key.itemID)", cost: 40)
+            ask(&state, key, waiter: nil)
+            _ = make(&state, key, value: "v\(key.itemID)", cost: 40)
         }
-        _ = state.request(a, now: 1, waiter: nil)  // a is now the most recent
-        _ = state.request(c, now: 1, waiter: nil)
-        _ = state.succeed(c, with: "v3", cost: 40)
+        ask(&state, a, waiter: nil, now: 1)  // a is now the most recent
+        ask(&state, c, waiter: nil, now: 1)
+        let actions = make(&state, c, value: "v3", cost: 40)
         #expect(state.isCached(a) && state.isCached(c) && !state.isCached(b))
         #expect(state.counters.evictions == 1)
+        #expect(actions.contains { if case .release(let values) = $0 { values == ["v2"] } else { false } })
         #expect(state.usage.bytes == 80 && state.usage.budget == 100)
     }
 
     @Test func failuresAreRememberedForTheTTLThenRetried() {
         var state = State(memoryBudget: 100, negativeTTL: 30)
-        _ = state.request(a, now: 100, waiter: 1)
-        #expect(isJoined(state.request(a, now: 100, waiter: 2)))
-        #expect(state.fail(a, now: 101) == [1, 2])
+        ask(&state, a, waiter: 1, now: 100)
+        #expect(ask(&state, a, waiter: 2, now: 100).0 == .joined)
+        _ = state.tierAnswered(a, tier: 0, found: nil)
+        let failed = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 101)
+        #expect(answered(failed) == [1: "placeholder", 2: "placeholder"])
         for now in [101.0, 110, 130.9] {
-            guard case .failedRecently = state.request(a, now: now, waiter: 3) else {
-                Issue.record("at \(now) the failure should still be remembered")
-                return
-            }
+            let (decision, actions) = ask(&state, a, waiter: 3, now: now)
+            #expect(decision == .failedRecently && answered(actions) == [3: "placeholder"], "at \(now) the failure should still be remembered")
         }
-        #expect(isStart(state.request(a, now: 131.5, waiter: 4)))
+        #expect(ask(&state, a, waiter: 4, now: 131.5).0 == .started)
         #expect(state.counters.negativeHits == 3 && state.counters.failures == 1)
-        _ = state.succeed(a, with: "ok", cost: 1)
-        #expect(hitValue(state.request(a, now: 132, waiter: nil)) == "ok")
+        #expect(state.counters.originFetches == 1 && state.counters.originErrors == 1)
+        _ = make(&state, a, value: "ok", now: 132)
+        #expect(ask(&state, a, waiter: 5, now: 132).0 == .hit)
     }
 
     @Test func theNegativeCacheIsBounded() {
         var state = State(memoryBudget: 100, negativeTTL: 30, negativeCapacity: 3)
         for id in 1...10 {
             let key = ThumbnailKey(itemID: Int64(id), variant: ThumbnailVariant(scale: 1, format: .webp))
-            _ = state.request(key, now: Double(id), waiter: nil)
-            _ = state.fail(key, now: Double(id))
+            ask(&state, key, waiter: nil, now: Double(id))
+            _ = state.tierAnswered(key, tier: 0, found: nil)
+            _ = state.originalArrived(itemID: Int64(id), .failure(.origin), seconds: nil, now: Double(id))
         }
         #expect(state.usage.negative == 3)
         // The newest failures are the ones kept.
         let newest = ThumbnailKey(itemID: 10, variant: ThumbnailVariant(scale: 1, format: .webp))
-        guard case .failedRecently = state.request(newest, now: 11, waiter: nil) else {
-            Issue.record("the newest failure was forgotten")
-            return
-        }
+        #expect(ask(&state, newest, waiter: nil, now: 11).0 == .failedRecently)
     }
 
-    @Test func anAbandonedJobHandsBackItsWaitersAndRemembersNothing() {
+    @Test func aCancelledWaiterIsHandedBackAndTheJobGoesOnRememberingNoFailure() {
         var state = State(memoryBudget: 100)
-        _ = state.request(a, now: 0, waiter: 5)
-        #expect(state.abandon(a) == [5])
-        #expect(isStart(state.request(a, now: 0, waiter: 6)))
-        #expect(state.counters.failures == 0)
+        ask(&state, a, waiter: 5)
+        #expect(answered(state.cancel(waiter: 5)) == [5: "released"])
+        #expect(state.isInFlight(a) && state.counters.cancelledWaiters == 1)
+        #expect(answered(make(&state, a, value: "kept")).isEmpty)
+        #expect(state.isCached(a) && state.counters.failures == 0)
+        #expect(state.cancel(waiter: 5).isEmpty)  // a second cancel finds nothing
     }
 
     @Test func aTooLargeThumbnailIsServedButNotKept() {
         var state = State(memoryBudget: 10)
-        _ = state.request(a, now: 0, waiter: 1)
-        #expect(state.succeed(a, with: "huge", cost: 11) == [1])
+        ask(&state, a, waiter: 1)
+        #expect(answered(make(&state, a, value: "huge", cost: 11)) == [1: "huge"])
         #expect(!state.isCached(a))
+    }
+
+    // MARK: Tiers, originals, and the races
+
+    @Test func tiersAreAskedInOrderAndAHitIsCopiedIntoTheTiersAbove() {
+        var state = State(memoryBudget: 1000, lookupTiers: 2)
+        #expect(lookUps(ask(&state, a, waiter: 1).1) == [0])
+        #expect(lookUps(state.tierAnswered(a, tier: 0, found: nil)) == [1])
+        let actions = state.tierAnswered(a, tier: 1, found: made("from tier 1"))
+        #expect(answered(actions) == [1: "from tier 1"])
+        #expect(stores(actions) == [[0]])
+        #expect(fetches(actions).isEmpty && state.isCached(a))
+        #expect(state.counters.tierHits == [0, 1] && state.counters.originFetches == 0)
+    }
+
+    @Test func aThumbnailMadeFromTheOriginIsStoredIntoEveryTier() {
+        var state = State(memoryBudget: 1000, lookupTiers: 2)
+        ask(&state, a, waiter: 1)
+        _ = state.tierAnswered(a, tier: 0, found: nil)
+        #expect(fetches(state.tierAnswered(a, tier: 1, found: nil)) == [1])
+        _ = state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)
+        #expect(stores(state.resized(a, .success(made("x")), seconds: 0.1, now: 0)) == [[0, 1]])
+        #expect(state.originLatency.total == 1 && state.thumbnailLatency.total == 1)
+    }
+
+    @Test func the1xAnd2xOfOneItemAskedAtOnceShareOneFetch() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: 1)
+        ask(&state, a2, waiter: 2)
+        #expect(fetches(state.tierAnswered(a, tier: 0, found: nil)) == [1])
+        #expect(fetches(state.tierAnswered(a2, tier: 0, found: nil)).isEmpty)  // joins the fetch in flight
+        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)
+        #expect(Set(resizes(arrived)) == [a, a2])
+        #expect(answered(state.resized(a2, .success(made("2x")), seconds: 0.1, now: 0)) == [2: "2x"])
+        #expect(answered(state.resized(a, .success(made("1x")), seconds: 0.1, now: 0)) == [1: "1x"])
+        #expect(state.counters.originFetches == 1)
+    }
+
+    @Test func aLaterVariantFindsTheOriginalKept() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: 1)
+        _ = make(&state, a, value: "1x")
+        ask(&state, a2, waiter: 2)
+        let actions = state.tierAnswered(a2, tier: 0, found: nil)
+        #expect(fetches(actions).isEmpty && resizes(actions) == [a2])
+        #expect(state.counters.originalReuses == 1 && state.counters.originFetches == 1)
+    }
+
+    @Test func anOriginFailureWhileOthersJoinAnswersEveryoneAndIsRemembered() {
+        var state = State(memoryBudget: 1000, negativeTTL: 10)
+        ask(&state, a, waiter: 1)
+        _ = state.tierAnswered(a, tier: 0, found: nil)
+        ask(&state, a, waiter: 2)  // joins while the original is fetched
+        ask(&state, a2, waiter: 3)
+        _ = state.tierAnswered(a2, tier: 0, found: nil)  // the 2x waits on the same fetch
+        ask(&state, a2, waiter: 4)
+        let failed = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 5)
+        #expect(answered(failed) == [1: "placeholder", 2: "placeholder", 3: "placeholder", 4: "placeholder"])
+        #expect(state.counters.failures == 2 && state.usage.inFlight == 0)
+        #expect(ask(&state, a, waiter: 5, now: 6).0 == .failedRecently)
+        #expect(ask(&state, a2, waiter: 6, now: 6).0 == .failedRecently)
+    }
+
+    @Test func aWaiterCancelledWhileItsResizeRunsIsReleasedOnceAndTheOthersGetTheThumbnail() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: 1)
+        ask(&state, a, waiter: 2)
+        _ = state.tierAnswered(a, tier: 0, found: nil)
+        #expect(resizes(state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)) == [a])
+        #expect(answered(state.cancel(waiter: 1)) == [1: "released"])
+        #expect(answered(state.resized(a, .success(made("x")), seconds: 0.1, now: 0)) == [2: "x"])
+        #expect(state.isCached(a))
+    }
+
+    @Test func anImageThatCannotBeResizedIsAFailure() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: 1)
+        _ = state.tierAnswered(a, tier: 0, found: nil)
+        _ = state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)
+        #expect(answered(state.resized(a, .failure(.image), seconds: nil, now: 0)) == [1: "placeholder"])
+        #expect(state.counters.failures == 1 && state.counters.originErrors == 0)
+    }
+
+    @Test func anItemWithNoSourceFailsWithoutCountingAnOriginFetch() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: 1)
+        _ = state.tierAnswered(a, tier: 0, found: nil)
+        #expect(answered(state.originalArrived(itemID: 1, .failure(.noSource), seconds: nil, now: 0)) == [1: "placeholder"])
+        #expect(state.counters.originFetches == 0 && state.counters.failures == 1)
+    }
+
+    @Test func eventsForAJobInAnotherStageAreIgnored() {
+        var state = State(memoryBudget: 1000)
+        #expect(state.tierAnswered(a, tier: 0, found: made("stray")).isEmpty)  // no job at all
+        ask(&state, a, waiter: 1)
+        #expect(state.resized(a, .success(made("early")), seconds: 0, now: 0).isEmpty)  // not resizing yet
+        #expect(state.tierAnswered(a, tier: 3, found: nil).isEmpty)  // not that tier
+        #expect(!state.isCached(a) && state.isInFlight(a))
+    }
+
+    @Test func prewarmMakes2xOnlyWhileDenseScreensAreAbout() {
+        var state = State(memoryBudget: 1000, denseDemandWindow: 600)
+        #expect(state.scalesInDemand(now: 0) == [1])
+        ask(&state, a2, waiter: nil, from: .prewarm, now: 10)  // pre-warm asking is no reader
+        #expect(state.scalesInDemand(now: 10) == [1])
+        ask(&state, c, waiter: 1, now: 20)
+        #expect(state.scalesInDemand(now: 30) == [1, 2])
+        #expect(state.scalesInDemand(now: 620.5) == [1])
     }
 }

@@ -123,7 +123,11 @@ let package = Package(
         ),
         .testTarget(
             name: "WarmfeedTests",
-            dependencies: ["Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport"]
+            dependencies: [
+                "Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

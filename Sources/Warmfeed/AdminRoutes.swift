@@ -18,8 +18,7 @@ struct AdminRoutes: Sendable {
         }
         router.get("/metrics") { request in
             guarded(request) {
-                observer.sample()
-                return .now(Response(status: 200, headers: [HTTPField("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), HTTPField("Cache-Control", "no-store")], body: ResponseBytes(observer.metrics.text())))
+                .now(Response(status: 200, headers: [HTTPField("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), HTTPField("Cache-Control", "no-store")], body: ResponseBytes(observer.scrape())))
             }
         }
         router.get("/admin") { request in
@@ -58,7 +57,7 @@ struct AdminRoutes: Sendable {
 
     private func dashboard() -> String {
         let stats = observer.stats()
-        let history = observer.history.withLock { $0 }
+        let history = observer.history
         func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
         func ms(_ value: Double?) -> String { value.map { String(format: "%.0f ms", $0) } ?? "–" }
         func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }

@@ -5,31 +5,48 @@ import Synchronization
 import WarmfeedCore
 
 /// Gathers the cache's numbers for the admin views, keeps a few minutes of
-/// history for the dashboard's chart, and feeds `/metrics`.
+/// history for the dashboard's chart (sampled on its own clock, never by a
+/// scrape), and sets `/metrics`' gauges when scraped.
 final class CacheObserver: Service, Sendable {
     let thumbnails: ThumbnailService
     let prewarmer: Prewarmer
     let pages: PageCache
     let fetcher: OriginFetcher
+    let refresher: SourceRefresher?
     let metrics: WarmfeedMetrics
-    let started = ContinuousClock.now
-    /// Hit ratio and origin p50 (ms), sampled every `interval`.
-    let history = Mutex((hitRatio: TimeSeries(capacity: 120), originP50: TimeSeries(capacity: 120)))
-    private let lastCounts = Mutex((hits: 0, requests: 0))
+    let clock: Uptime
+    /// Hit ratio and origin p50 (ms), sampled every `interval`, with the counts
+    /// of the last sample (the ratio is of the requests between two samples).
+    private let samples = Mutex(History())
     let interval: Duration
-    /// What the source's imports did, kept by the app.
-    let source = Mutex<CacheStats.Source?>(nil)
 
-    init(thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher, metrics: WarmfeedMetrics, interval: Duration = .seconds(5)) {
+    struct History {
+        var hitRatio = TimeSeries(capacity: 120)
+        var originP50 = TimeSeries(capacity: 120)
+        var lastHits = 0
+        var lastRequests = 0
+    }
+
+    init(
+        thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher,
+        refresher: SourceRefresher?, metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5)
+    ) {
         self.thumbnails = thumbnails
         self.prewarmer = prewarmer
         self.pages = pages
         self.fetcher = fetcher
+        self.refresher = refresher
         self.metrics = metrics
+        self.clock = clock
         self.interval = interval
     }
 
-    var uptime: Double { ThumbnailService.seconds(ContinuousClock.now - started) }
+    var uptime: Double { clock.now }
+
+    /// The dashboard's series so far.
+    var history: (hitRatio: TimeSeries, originP50: TimeSeries) {
+        samples.withLock { ($0.hitRatio, $0.originP50) }
+    }
 
     /// The numbers now.
     func stats() -> CacheStats {
@@ -41,7 +58,7 @@ final class CacheObserver: Service, Sendable {
         }
         return CacheStats(
             uptimeSeconds: uptime,
-            source: source.withLock { $0 },
+            source: refresher?.status,
             memory: .init(entries: thumbs.entries, bytes: thumbs.bytes, budgetBytes: thumbs.budget),
             disk: .init(entries: thumbs.disk.entries, bytes: thumbs.disk.bytes, budgetBytes: thumbs.disk.budget),
             diskCorruptFilesReplaced: thumbs.disk.corrupt,
@@ -51,13 +68,13 @@ final class CacheObserver: Service, Sendable {
             hitRatio: thumbs.hitRatio,
             coalesced: thumbs.counters.coalesced,
             evictions: thumbs.counters.evictions,
-            diskHits: thumbs.diskHits,
+            diskHits: thumbs.counters.tierHits.first ?? 0,
             negativeEntries: thumbs.negative,
             negativeHits: thumbs.counters.negativeHits,
             failures: thumbs.counters.failures,
             inFlight: thumbs.inFlight,
             prewarm: .init(queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped, readers: warm.readers),
-            origin: .init(fetches: thumbs.originFetches, errors: thumbs.originErrors, inFlight: fetcher.stats.inFlight, latency: latency(thumbs.originLatency)),
+            origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetcher.stats.inFlight, latency: latency(thumbs.originLatency)),
             thumbnailLatency: latency(thumbs.thumbnailLatency)
         )
     }
@@ -66,26 +83,28 @@ final class CacheObserver: Service, Sendable {
     func sample() {
         let stats = stats()
         let requests = stats.hits + stats.misses + stats.coalesced + stats.negativeHits
-        let ratio: Double? = lastCounts.withLock { last in
-            defer { last = (stats.hits, requests) }
-            let asked = requests - last.requests
-            return asked > 0 ? Double(stats.hits - last.hits) / Double(asked) : nil
-        }
-        history.withLock { history in
+        samples.withLock { history in
+            let asked = requests - history.lastRequests
+            let ratio: Double? = asked > 0 ? Double(stats.hits - history.lastHits) / Double(asked) : nil
+            (history.lastHits, history.lastRequests) = (stats.hits, requests)
             history.hitRatio.append(time: stats.uptimeSeconds, value: ratio)
             history.originP50.append(time: stats.uptimeSeconds, value: stats.origin.latency.p50Ms)
         }
-        metrics.update(from: stats)
+    }
+
+    /// The Prometheus text for a scrape: gauges set to what is held now.
+    /// A scrape adds nothing to the dashboard's chart.
+    func scrape() -> [UInt8] {
+        metrics.setGauges(from: stats())
+        return metrics.text()
     }
 
     func run() async throws {
-        while !Task.isCancelledOrShuttingDown {
-            sample()
-            try? await Task.sleep(for: interval)
+        try? await cancelWhenGracefulShutdown { [self] in
+            while true {
+                sample()
+                try await Task.sleep(for: interval)
+            }
         }
     }
-}
-
-extension Task where Success == Never, Failure == Never {
-    static var isCancelledOrShuttingDown: Bool { isCancelled || isShuttingDownGracefully }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Logging
+import ServiceLifecycle
 import Synchronization
 import Thumbnailer
 import WarmfeedCore
@@ -15,7 +16,7 @@ import WarmfeedCore
 /// kept in its own folder, and the newest items' originals can be painted ahead
 /// in the background at low priority, so the latency readers see is the
 /// configured one and not the painting (0.1–0.5 s of CPU per original).
-final class DemoOrigin: Sendable {
+final class DemoOrigin: Service, Sendable {
     /// One original to paint.
     struct Original: Sendable, Hashable {
         var number: UInt64
@@ -31,13 +32,15 @@ final class DemoOrigin: Sendable {
     private let folder: URL
     private let latency: Duration
     private let recent = Mutex(LRUCache<Original, ResponseBytes>(capacity: 64 << 20))
-    private let background = Mutex<Task<Void, Never>?>(nil)
+    /// Originals painted ahead in the background once the origin runs.
+    private let ahead: [Original]
 
     /// An origin answering after `latency` (± 20% jitter) from originals kept in
     /// `folder`; it listens once `start()` is called. It paints on its own libvips
     /// worker, apart from the server's thumbnail workers, as a real origin would be
     /// a machine of its own.
-    init(folder: URL, latency: Duration, logger: Logger) throws {
+    init(folder: URL, latency: Duration, paintingAhead ahead: [Original] = [], logger: Logger) throws {
+        self.ahead = ahead
         painter = Thumbnailer(workers: 1)
         self.folder = folder
         self.latency = latency
@@ -53,17 +56,27 @@ final class DemoOrigin: Sendable {
         box.origin = self
     }
 
-    /// Starts listening on a free loopback port, and paints `ahead` in the background.
-    func start(paintingAhead ahead: [Original] = []) throws {
+    /// Starts listening on a free loopback port (before the feed server starts,
+    /// so demo items' URLs can be made).
+    func start() throws {
         try server.start()
-        guard !ahead.isEmpty else { return }
-        background.withLock {
-            $0 = Task(priority: .low) {
-                for original in ahead where !Task.isCancelled {
-                    _ = await self.bytes(of: original)
+    }
+
+    /// Runs as a service: paints the originals ahead at low priority, then
+    /// waits for shutdown and stops listening.
+    func run() async throws {
+        if server.port == 0 { try start() }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask(priority: .low) {
+                    for original in self.ahead where !Task.isCancelled {
+                        _ = await self.bytes(of: original)
+                    }
                 }
             }
         }
+        try? await gracefulShutdown()
+        await shutdown()
     }
 
     /// The base URL, once started.
@@ -114,7 +127,6 @@ final class DemoOrigin: Sendable {
     }
 
     func shutdown() async {
-        background.withLock { $0 }?.cancel()
         await server.shutdown()
     }
 

@@ -10,7 +10,7 @@ import WarmfeedCore
 /// transaction, so a failed import leaves the store as it was while the
 /// server keeps serving the previous state.
 public final class Importer: Sendable {
-    let store: FeedStore
+    let store: any FeedStore
     let fetcher: OriginFetcher
     /// Where downloads land while they are read.
     let workFolder: URL
@@ -20,7 +20,7 @@ public final class Importer: Sendable {
     let facts: @Sendable (String) -> ImageFacts?
 
     /// An importer writing into `store`; downloads go to `workFolder`.
-    public init(store: FeedStore, fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = Importer.feedLimits) {
+    public init(store: any FeedStore, fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = Importer.feedLimits) {
         self.store = store
         self.fetcher = fetcher
         self.workFolder = workFolder
@@ -43,10 +43,12 @@ public final class Importer: Sendable {
 
     /// Imports `source`. For a URL, `validators` from the last import make an
     /// unchanged source answer 304 and nothing is read. `progress` is called
-    /// a few times a second from the importing thread.
+    /// a few times a second from the importing thread. When `stop` says so
+    /// (the server is shutting down), the import ends early and writes nothing;
+    /// cancelling the calling task stops a download.
     public func run(
         _ source: ImportSource, validators: ConditionalRequest = .init(),
-        progress: (@Sendable (ImportProgress) -> Void)? = nil
+        progress: (@Sendable (ImportProgress) -> Void)? = nil, stop: (@Sendable () -> Bool)? = nil
     ) async throws(ImportError) -> ImportReport {
         let start = ContinuousClock.now
         var report = ImportReport(source: source)
@@ -60,11 +62,11 @@ public final class Importer: Sendable {
                 report.notModified = true
                 report.validators = validators
             } else {
-                report = try await parseOffThread(.feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), report, progress)
+                report = try await parseOffThread(.feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), report, progress, stop)
                 report.validators = ConditionalRequest(lastModified: stamp)
             }
         case .folder(let path):
-            report = try await parseOffThread(.folder(path), report, progress)
+            report = try await parseOffThread(.folder(path), report, progress, stop)
         case .url(let url):
             try? FileManager.default.createDirectory(at: workFolder, withIntermediateDirectories: true)
             let file = workFolder.appendingPathComponent("source-\(UInt64.random(in: 0...UInt64.max)).download").path
@@ -83,7 +85,7 @@ public final class Importer: Sendable {
                 report.notModified = true
                 report.validators = validators
             } else {
-                report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), report, progress)
+                report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), report, progress, stop)
                 report.validators = ConditionalRequest(etag: download.etag, lastModified: download.lastModified)
             }
         }
@@ -100,11 +102,11 @@ public final class Importer: Sendable {
     /// a thread of their own, never on the cooperative pool the server's
     /// handlers share.
     private func parseOffThread(
-        _ work: Work, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?
+        _ work: Work, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, _ stop: (@Sendable () -> Bool)?
     ) async throws(ImportError) -> ImportReport {
         let result: Result<ImportReport, ImportError> = await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
-                continuation.resume(returning: Result { () throws(ImportError) in try self.parse(work, report, progress) })
+                continuation.resume(returning: Result { () throws(ImportError) in try self.parse(work, report, progress, stop: stop) })
             }
             thread.name = "warmfeed-import"
             thread.start()
@@ -113,7 +115,9 @@ public final class Importer: Sendable {
     }
 
     /// Reads `work` and writes its entries in one transaction.
-    func parse(_ work: Work, _ initial: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?) throws(ImportError) -> ImportReport {
+    func parse(
+        _ work: Work, _ initial: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, stop: (@Sendable () -> Bool)? = nil
+    ) throws(ImportError) -> ImportReport {
         var report = initial
         let started = ContinuousClock.now
         var lastReport = started
@@ -126,6 +130,9 @@ public final class Importer: Sendable {
         do {
             let (metadata, written) = try store.write { writer -> FeedMetadata in
                 func take(_ raw: RawEntry) throws {
+                    if report.entries % 256 == 0, stop?() == true {
+                        throw ImportError("stopped before the end because the server is shutting down; nothing was written")
+                    }
                     report.entries += 1
                     switch builder.build(raw) {
                     case .failure(let problem):
@@ -202,7 +209,7 @@ extension Importer {
         let data = URL(fileURLWithPath: dataFolder, isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-            let store = try FeedStore(path: data.appendingPathComponent("feed.sqlite").path)
+            let store = try SQLiteFeedStore(path: data.appendingPathComponent("feed.sqlite").path)
             return Importer(store: store, fetcher: OriginFetcher(maxConnectionsPerHost: 2), workFolder: data)
         } catch {
             throw ImportError("cannot open the store in \(dataFolder): \(error)")

@@ -111,7 +111,7 @@ struct Serve: AsyncParsableCommand {
         print("Admin: http://\(host):\(app.port)/admin?token=… (token from \(app.adminToken.source))")
         fflush(nil)  // the port matters to whoever started us; do not leave it in a pipe buffer
         let group = ServiceGroup(
-            services: [app],
+            services: app.services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )

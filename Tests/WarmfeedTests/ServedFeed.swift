@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTestClient
+import Logging
+import ServiceLifecycle
 import Testing
 @testable import Warmfeed
 @testable import WarmfeedCore
@@ -12,6 +14,9 @@ struct ServedFeed {
 
     let app: WarmfeedApp
     let dataFolder: String
+    /// The app's services, run in one group as `warmfeed serve` runs them.
+    let group: ServiceGroup
+    let running: Task<Void, Never>
     var port: Int { app.port }
 
     static func start(
@@ -31,7 +36,9 @@ struct ServedFeed {
         configure(&configuration)
         let app = try await WarmfeedApp(configuration: configuration)
         try app.start()
-        return ServedFeed(app: app, dataFolder: configuration.dataFolder)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: app.services, logger: Logger(label: "warmfeed.test")))
+        let running = Task { _ = try? await group.run() }
+        return ServedFeed(app: app, dataFolder: configuration.dataFolder, group: group, running: running)
     }
 
     /// Thumbnails ask for WebP the way browsers do.
@@ -50,7 +57,8 @@ struct ServedFeed {
     }
 
     func stop(keepingData: Bool = false) async {
-        await app.shutdown()
+        await group.triggerGracefulShutdown()
+        await running.value
         if !keepingData { try? FileManager.default.removeItem(atPath: dataFolder) }
     }
 

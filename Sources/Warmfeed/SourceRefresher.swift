@@ -1,0 +1,106 @@
+import FeedImport
+import Logging
+import OriginFetcher
+import ServiceLifecycle
+import Synchronization
+import WarmfeedCore
+
+/// Keeps the configured source imported: once before the server listens
+/// (the app asks), then every `interval` while it runs. A URL is asked with
+/// the validators of the last import (kept in the store, so a restart asks
+/// with them too), so an unchanged feed costs a 304. New items warm the top
+/// pages. A failed import is logged and recorded; the store keeps what it had.
+final class SourceRefresher: Service, Sendable {
+    let source: ImportSource
+    let interval: Duration?
+    private let importer: Importer
+    private let store: any FeedStore
+    private let prewarmer: Prewarmer?
+    private let logger: Logger
+    /// What the imports did, for the admin view.
+    private let record: Mutex<CacheStats.Source>
+
+    init(source: ImportSource, interval: Duration?, importer: Importer, store: any FeedStore, prewarmer: Prewarmer?, logger: Logger) {
+        self.source = source
+        self.interval = interval
+        self.importer = importer
+        self.store = store
+        self.prewarmer = prewarmer
+        self.logger = logger
+        record = Mutex(CacheStats.Source(source: "\(source)", refreshSeconds: interval.map(Uptime.seconds)))
+    }
+
+    /// What the imports did so far.
+    var status: CacheStats.Source { record.withLock { $0 } }
+
+    /// Imports the source every `interval` until shutdown. An import under way
+    /// when shutdown comes is stopped and writes nothing (it is one
+    /// transaction: it lands whole or not at all); the next start imports again.
+    func run() async throws {
+        guard let interval else {
+            try? await gracefulShutdown()
+            return
+        }
+        try? await cancelWhenGracefulShutdown { [self] in
+            while true {
+                try await Task.sleep(for: interval)
+                await importOnce()
+            }
+        }
+    }
+
+    /// Imports the source once, logs what it did, and warms the top pages when
+    /// new items arrived. Cancelling the calling task stops it, writing nothing.
+    @discardableResult
+    func importOnce(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError> {
+        let stopped = StopFlag()
+        return await withTaskCancellationHandler {
+            await importOnce(progress: progress, stop: { stopped.isSet })
+        } onCancel: {
+            stopped.set()
+        }
+    }
+
+    private func importOnce(progress: (@Sendable (ImportProgress) -> Void)?, stop: @escaping @Sendable () -> Bool) async -> Result<ImportReport, ImportError> {
+        logger.info("importing the source", metadata: ["source": "\(source)"])
+        do throws(ImportError) {
+            let key = "validators \(source)"
+            let validators = store.note(key).flatMap(Self.decode) ?? ConditionalRequest()
+            let report = try await importer.run(source, validators: validators, progress: progress, stop: stop)
+            try? store.setNote(key, Self.encode(report.validators))
+            record.withLock { $0.record(report) }
+            if report.notModified {
+                logger.info("source not modified", metadata: ["source": "\(source)"])
+            } else {
+                logger.info("imported the source", metadata: [
+                    "source": "\(source)", "new": "\(report.written.inserted)", "updated": "\(report.written.updated)",
+                    "skipped": "\(report.skippedCount)",
+                ])
+            }
+            if report.written.inserted > 0 { prewarmer?.warmTop(revision: store.revision) }
+            return .success(report)
+        } catch {
+            record.withLock { $0.record(error) }
+            logger.error("import failed; serving what the store had", metadata: ["source": "\(source)", "reason": "\(error)"])
+            return .failure(error)
+        }
+    }
+
+    /// Validators as one line for the store's notes: "etag\nlast-modified".
+    static func encode(_ validators: ConditionalRequest) -> String {
+        "\(validators.etag ?? "")\n\(validators.lastModified ?? "")"
+    }
+
+    static func decode(_ text: String) -> ConditionalRequest? {
+        let parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else { return nil }
+        return ConditionalRequest(etag: parts[0].isEmpty ? nil : parts[0], lastModified: parts[1].isEmpty ? nil : parts[1])
+    }
+}
+
+/// Set once when an import must stop; read from the importing thread.
+private final class StopFlag: Sendable {
+    private let flag = Atomic(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
+}

@@ -11,8 +11,6 @@ import WarmfeedCore
 /// thumbnail request never queues behind this work: it starts at once, or
 /// joins the job pre-warm already started.
 final class Prewarmer: Service, Sendable {
-    /// Renders a page for pre-warm (through the page cache); nil when it no longer exists.
-    typealias PageSource = @Sendable (PageQuery) async -> (page: Page, number: Int)?
     typealias Job = PrewarmPlanner<PageQuery>.Job
 
     private let planner: Mutex<PrewarmPlanner<PageQuery>>
@@ -20,23 +18,28 @@ final class Prewarmer: Service, Sendable {
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     private let thumbnails: ThumbnailService
-    private let pages: Mutex<PageSource?> = Mutex(nil)
+    private let pages: any PrewarmPages
+    private let clock: Uptime
     private let concurrency: Int
     private let thumbnailsAtOnce: Int
     private let lastRevision = Mutex(-1)
     let logger: Logger
 
-    init(lead: Int, thumbnails: ThumbnailService, concurrency: Int = 2, thumbnailsAtOnce: Int = 4, logger: Logger) {
+    /// A pre-warmer warming `lead` pages ahead of each reader, reading pages
+    /// from `pages` and the time from `clock`.
+    init(
+        lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime,
+        concurrency: Int = 2, thumbnailsAtOnce: Int = 4, logger: Logger
+    ) {
         planner = Mutex(PrewarmPlanner(lead: lead))
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.pages = pages
         self.thumbnails = thumbnails
+        self.clock = clock
         self.concurrency = max(1, concurrency)
         self.thumbnailsAtOnce = max(1, thumbnailsAtOnce)
         self.logger = logger
     }
-
-    /// Where pages come from (set once by the routes, which own the page cache).
-    func setPageSource(_ source: @escaping PageSource) { pages.withLock { $0 = source } }
 
     /// A reader was served page `number`, whose neighbours are `older` and
     /// `newer`, at store revision `revision`.
@@ -57,9 +60,10 @@ final class Prewarmer: Service, Sendable {
             defer { last = revision }
             return last != revision
         }
+        let now = clock.now
         let cancel = planner.withLock { planner -> [Job] in
             if changed { planner.forgetWarmed() }
-            return planner.readerViewed(reader, page: number, older: older, newer: newer, now: thumbnails.now)
+            return planner.readerViewed(reader, page: number, older: older, newer: newer, now: now)
         }
         for job in cancel {
             running.withLock { $0[job.page] }?.cancel()
@@ -95,7 +99,7 @@ final class Prewarmer: Service, Sendable {
             running.withLock { _ = $0.removeValue(forKey: job.page) }
             wake.yield()
         }
-        guard let source = pages.withLock({ $0 }), let (page, number) = await source(job.target) else {
+        guard let (page, number) = await pages.pageForWarming(job.target) else {
             planner.withLock { $0.finished(job, older: nil, newer: nil) }
             return
         }

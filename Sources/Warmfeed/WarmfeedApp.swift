@@ -75,7 +75,19 @@ public final class WarmfeedApp: Service, Sendable {
             origin: ImageSource(demo: demo),
             limits: limits
         )
-        prewarmer = Prewarmer(lead: configuration.prewarmPages, thumbnails: thumbnails, logger: logger)
+        // Pre-warm reads and renders pages as the routes do, through the same page
+        // cache; these routes serve no reader, so they track none.
+        let renderingRoutes = FeedRoutes(
+            store: store, renderer: renderer, cache: cache, pageSize: configuration.pageSize, prewarmer: nil, logger: logger
+        )
+        let store = store
+        let pages = FragmentPages { query in
+            guard let (page, rendering) = try? renderingRoutes.fragment(for: query, revision: store.revision) else { return nil }
+            return (page, rendering.number)
+        }
+        // The one clock of the app; pre-warm is its first user.
+        let clock = Uptime()
+        prewarmer = Prewarmer(lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, logger: logger)
         observer = CacheObserver(thumbnails: thumbnails, prewarmer: prewarmer, pages: cache, fetcher: fetcher, metrics: WarmfeedMetrics())
 
         if let source = source.map({ "\($0)" }) {
@@ -88,11 +100,6 @@ public final class WarmfeedApp: Service, Sendable {
             prewarmer: configuration.prewarmPages > 0 ? prewarmer : nil, logger: logger
         )
         feed.add(to: &router)
-        let store = store
-        prewarmer.setPageSource { query in
-            guard let (page, rendering) = try? feed.fragment(for: query, revision: store.revision) else { return nil }
-            return (page, rendering.number)
-        }
         ThumbnailRoutes(store: store, service: thumbnails).add(to: &router)
         AdminRoutes(token: adminToken, observer: observer, renderer: renderer).add(to: &router)
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }

@@ -5,33 +5,70 @@ import WarmfeedCore
 
 /// Warms the pages ahead of each reader: renders them and makes their thumbnails.
 ///
-/// The `PrewarmPlanner` decides what and in which order; this service runs up
-/// to `concurrency` page jobs at a time, each making its page's thumbnails a few
-/// at a time, and cancels jobs the planner no longer wants. A reader's own
-/// thumbnail request never queues behind this work: it starts at once, or
-/// joins the job pre-warm already started.
+/// The `PrewarmPlanner` decides everything: what to warm, in which order, how
+/// many jobs run at once, which to cancel, when the feed changed. This service
+/// holds it under one lock together with the tasks carrying out its running
+/// jobs, and does what each decision returns once the lock is released: a
+/// task per job started (each making its page's thumbnails a few at a time),
+/// a cancellation per job no reader wants. A reader's own thumbnail request
+/// never queues behind this work: it starts at once, or joins the job
+/// pre-warm already started.
 final class Prewarmer: Service, Sendable {
-    typealias Job = PrewarmPlanner<PageQuery>.Job
+    typealias Planner = PrewarmPlanner<PageQuery>
+    typealias Job = Planner.Job
 
-    private let planner: Mutex<PrewarmPlanner<PageQuery>>
-    private let running = Mutex([Int: Task<Void, Never>]())
-    private let wake: AsyncStream<Void>.Continuation
-    private let wakes: AsyncStream<Void>
-    private let thumbnails: ThumbnailService
+    /// Everything the decisions touch, under the one lock.
+    private struct State {
+        var planner: Planner
+        var tasks = PrewarmTasks()
+
+        /// Records the planner's `actions` in the tasks table and returns what
+        /// is left to do outside the lock.
+        mutating func take(_ actions: [Planner.Action]) -> Work {
+            var work = Work()
+            for action in actions {
+                switch action {
+                case .start(let job):
+                    work.start.append(tasks.start(job))
+                case .cancel(let job):
+                    if let task = tasks.cancel(page: job.page) { work.cancel.append(task) }
+                }
+            }
+            return work
+        }
+    }
+
+    /// What to do once the lock is released.
+    private struct Work {
+        var start: [PrewarmTasks.Start] = []
+        var cancel: [Task<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+    /// Jobs started by the planner, whose tasks `run` makes inside its task
+    /// group, so that they are part of the service and end with it.
+    private let starts: AsyncStream<PrewarmTasks.Start>
+    private let startsInput: AsyncStream<PrewarmTasks.Start>.Continuation
     private let pages: any PrewarmPages
+    private let thumbnails: ThumbnailService
     private let clock: Uptime
-    private let concurrency: Int
     private let thumbnailsAtOnce: Int
-    private let lastRevision = Mutex(-1)
+    private let metrics: WarmfeedMetrics
     let logger: Logger
 
-    init(lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, concurrency: Int = 2, thumbnailsAtOnce: Int = 4, logger: Logger) {
-        planner = Mutex(PrewarmPlanner(lead: lead))
-        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    /// A pre-warmer warming `lead` pages ahead of each reader, at most
+    /// `concurrency` pages at a time and `thumbnailsAtOnce` thumbnails per page,
+    /// reading pages from `pages` and reading the time from `clock`.
+    init(
+        lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: WarmfeedMetrics,
+        concurrency: Int = 2, thumbnailsAtOnce: Int = 4, logger: Logger
+    ) {
+        self.metrics = metrics
+        state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
+        (starts, startsInput) = AsyncStream.makeStream(of: PrewarmTasks.Start.self)
         self.pages = pages
         self.thumbnails = thumbnails
         self.clock = clock
-        self.concurrency = max(1, concurrency)
         self.thumbnailsAtOnce = max(1, thumbnailsAtOnce)
         self.logger = logger
     }
@@ -51,52 +88,69 @@ final class Prewarmer: Service, Sendable {
     }
 
     private func viewed(_ reader: String, number: Int, older: PageQuery?, newer: PageQuery?, revision: Int) {
-        let changed = lastRevision.withLock { last in
-            defer { last = revision }
-            return last != revision
+        let now = clock.now
+        decide { state in
+            state.planner.readerViewed(reader, page: number, older: older, newer: newer, revision: revision, now: now)
         }
-        let cancel = planner.withLock { planner -> [Job] in
-            if changed { planner.forgetWarmed() }
-            return planner.readerViewed(reader, page: number, older: older, newer: newer, now: clock.now)
-        }
-        for job in cancel {
-            running.withLock { $0[job.page] }?.cancel()
-        }
-        wake.yield()
     }
 
     /// Counters and queue depth for the admin view.
-    var snapshot: (queued: Int, running: Int, counters: PrewarmPlanner<PageQuery>.Counters, readers: Int) {
-        planner.withLock { ($0.load.queued, $0.load.running, $0.counters, $0.readerCount) }
+    var snapshot: (queued: Int, running: Int, counters: Planner.Counters, readers: Int) {
+        state.withLock { ($0.planner.load.queued, $0.planner.load.running, $0.planner.counters, $0.planner.readerCount) }
     }
 
+    /// Makes a task for each job the planner starts, inside this service's task
+    /// group, until graceful shutdown cancels the running ones and waits for them.
     func run() async throws {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                for await _ in wakes {
-                    while running.withLock({ $0.count }) < concurrency, let job = planner.withLock({ $0.nextJob() }) {
-                        // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
-                        let task = Task(priority: .low) { await self.warm(job) }
-                        running.withLock { $0[job.page] = task }
-                        group.addTask { await task.value }
-                    }
+                for await start in starts {
+                    // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
+                    let task = Task(priority: .low) { await self.warm(start) }
+                    group.addTask { await task.value }
+                    state.withLock { $0.tasks.made(task, for: start) }?.cancel()
                 }
             }
         } onGracefulShutdown: {
-            self.wake.finish()
-            for task in self.running.withLock({ Array($0.values) }) { task.cancel() }
+            self.startsInput.finish()
+            for task in self.state.withLock({ $0.tasks.cancelAll() }) { task.cancel() }
         }
     }
 
-    private func warm(_ job: Job) async {
-        defer {
-            running.withLock { _ = $0.removeValue(forKey: job.page) }
-            wake.yield()
+    /// Gives the planner one event under the lock, records what it counted
+    /// in the metrics, and carries out its actions once the lock is released.
+    private func decide(_ event: (inout State) -> [Planner.Action]) {
+        let (work, before, after) = state.withLock { state in
+            let before = state.planner.counters
+            let work = state.take(event(&state))
+            return (work, before, state.planner.counters)
         }
-        guard let (page, number) = await pages.pageForWarming(job.target) else {
-            planner.withLock { $0.finished(job, older: nil, newer: nil) }
-            return
+        metrics.prewarmCounted(from: before, to: after)
+        perform(work)
+    }
+
+    private func perform(_ work: Work) {
+        for task in work.cancel { task.cancel() }
+        for start in work.start { startsInput.yield(start) }
+    }
+
+    private func warm(_ start: PrewarmTasks.Start) async {
+        let job = start.job
+        var outcome: (cancelled: Bool, older: PageQuery?, newer: PageQuery?) = (false, nil, nil)
+        if let (page, number) = await pages.pageForWarming(job.target) {
+            await makeThumbnails(of: page)
+            let (older, newer) = Self.neighbours(older: page.older, newer: page.newer, number: number)
+            outcome = (Task.isCancelled, older, newer)
         }
+        decide { state in
+            state.tasks.ended(start)
+            return outcome.cancelled
+                ? state.planner.cancelled(job)
+                : state.planner.finished(job, older: outcome.older, newer: outcome.newer)
+        }
+    }
+
+    private func makeThumbnails(of page: Page) async {
         // All 1x first (what most screens ask for), then 2x when dense screens are
         // about, which then finds the original already fetched.
         var keys: [(ThumbnailKey, FeedItem)] = []
@@ -115,11 +169,6 @@ final class Prewarmer: Service, Sendable {
                 group.addTask { await self.thumbnails.warm(key, of: item) }
             }
         }
-        let (older, newer) = Self.neighbours(older: page.older, newer: page.newer, number: number)
-        let cancelled = Task.isCancelled
-        planner.withLock { planner in
-            if cancelled { planner.cancelled(job) } else { planner.finished(job, older: older, newer: newer) }
-        }
     }
 
     static func neighbours(older: Cursor?, newer: Cursor?, number: Int) -> (older: PageQuery?, newer: PageQuery?) {
@@ -129,4 +178,3 @@ final class Prewarmer: Service, Sendable {
         )
     }
 }
-

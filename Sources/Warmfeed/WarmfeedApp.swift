@@ -76,7 +76,9 @@ public final class WarmfeedApp: Sendable {
             clock: clock,
             metrics: metrics
         )
-        prewarmer = Prewarmer(lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, logger: logger)
+        prewarmer = Prewarmer(
+            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics, logger: logger
+        )
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil
         refresher = try configuration.source.map { text throws(ImportError) in
             SourceRefresher(

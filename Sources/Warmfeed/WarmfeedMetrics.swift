@@ -74,11 +74,13 @@ final class WarmfeedMetrics: Sendable {
     /// A thumbnail was made in `seconds`.
     func resized(seconds: Double) { thumbnailLatency.recordSeconds(seconds) }
 
-    /// A pre-warm job ended: done, or cancelled because no reader wanted it any more.
-    func prewarmEnded(cancelled: Bool) { cancelled ? prewarmCancelled.increment() : prewarmDone.increment() }
-
-    /// Pre-warm jobs were dropped from the queue (unwanted, or no room).
-    func prewarmDropped(_ count: Int) { prewarmDropped.increment(by: count) }
+    /// The pre-warm planner counted jobs done, cancelled (no reader wanted them
+    /// any more) or dropped (no room) in one decision.
+    func prewarmCounted(from before: PrewarmPlanner<PageQuery>.Counters, to after: PrewarmPlanner<PageQuery>.Counters) {
+        if after.done > before.done { prewarmDone.increment(by: after.done - before.done) }
+        if after.cancelled > before.cancelled { prewarmCancelled.increment(by: after.cancelled - before.cancelled) }
+        if after.dropped > before.dropped { prewarmDropped.increment(by: after.dropped - before.dropped) }
+    }
 
     // MARK: Scrapes
 

@@ -7,6 +7,9 @@
 /// run first. When a reader jumps (a fling, a deep link) or turns back, jobs no
 /// reader wants any more are dropped from the queue, and running ones are
 /// returned to be cancelled, as UIKit's `cancelPrefetching` does on a device.
+/// The planner also owns the whole plan around that: at most `concurrency`
+/// jobs run at once, and a change of the store's revision makes every page
+/// worth warming again. Each event returns the `Action`s that follow from it.
 /// No I/O, no clock, no locks: the caller passes `now` and acts on the result.
 public struct PrewarmPlanner<Target: Hashable> {
     /// One page to warm.
@@ -15,6 +18,15 @@ public struct PrewarmPlanner<Target: Hashable> {
         public var page: Int
         /// How to ask the store for it.
         public var target: Target
+    }
+
+    /// What the caller must do after an event, once its lock is released.
+    public enum Action: Hashable {
+        /// Warm this job's page, then report it with `finished` or `cancelled`.
+        case start(Job)
+        /// No reader wants this running job any more: stop it, then report it
+        /// with `cancelled` (or `finished`, if it ended first).
+        case cancel(Job)
     }
 
     /// Counters for the admin view.
@@ -41,6 +53,11 @@ public struct PrewarmPlanner<Target: Hashable> {
     public let readerTTL: Double
     /// The most readers tracked at once.
     public let maxReaders: Int
+    /// The most jobs running at once; a job asked to cancel keeps its place
+    /// until it is reported, since its work has not stopped yet.
+    public let concurrency: Int
+    /// The store revision the plan is for; nil before the first view.
+    public private(set) var revision: Int?
 
     private var readers: [String: Reader] = [:]
     /// For each page some reader is on or heading for, how many readers are 0,
@@ -52,6 +69,8 @@ public struct PrewarmPlanner<Target: Hashable> {
     private var lastSweep = -Double.infinity
     private var queued: [Int: Job] = [:]
     private var running: [Int: Job] = [:]
+    /// Running jobs already returned in a `.cancel`, so each is asked once.
+    private var cancelling: Set<Int> = []
     private var warmed: Set<Int> = []
     /// How to ask for pages seen beside a page served or warmed, so a reader who
     /// moves on finds the pages ahead already reachable.
@@ -60,12 +79,13 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// The counters so far.
     public private(set) var counters = Counters()
 
-    /// A planner warming `lead` pages ahead of each reader.
-    public init(lead: Int = 2, maxQueued: Int = 64, readerTTL: Double = 600, maxReaders: Int = 10_000) {
+    /// A planner warming `lead` pages ahead of each reader, `concurrency` at a time.
+    public init(lead: Int = 2, maxQueued: Int = 64, readerTTL: Double = 600, maxReaders: Int = 10_000, concurrency: Int = 2) {
         self.lead = max(0, lead)
         self.maxQueued = max(1, maxQueued)
         self.readerTTL = readerTTL
         self.maxReaders = max(1, maxReaders)
+        self.concurrency = max(1, concurrency)
     }
 
     /// Jobs waiting, and running.
@@ -74,10 +94,16 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// Readers tracked now.
     public var readerCount: Int { readers.count }
 
-    /// Reader `reader` was served `page`; `older` and `newer` name the pages
-    /// beside it. Returns running jobs that no reader wants any more: cancel them
-    /// and report each with `cancelled`.
-    public mutating func readerViewed(_ reader: String, page: Int, older: Target?, newer: Target?, now: Double) -> [Job] {
+    /// Reader `reader` was served `page` of the store at `revision`; `older`
+    /// and `newer` name the pages beside it. A revision other than the one
+    /// planned for means the feed changed: pages warmed before are stale and
+    /// are warmed again when wanted. Returns the running jobs no reader wants
+    /// any more to cancel, and the jobs to start.
+    public mutating func readerViewed(_ reader: String, page: Int, older: Target?, newer: Target?, revision: Int, now: Double) -> [Action] {
+        if revision != self.revision {
+            forgetWarmed()
+            self.revision = revision
+        }
         forgetSilentReaders(now: now)
         let previous = readers[reader]
         var direction = previous?.direction ?? 1
@@ -96,26 +122,61 @@ public struct PrewarmPlanner<Target: Hashable> {
             let ahead = page + step * direction
             if let target = known[ahead] { enqueue(Job(page: ahead, target: target)) }
         }
-        return dropUnwanted()
-    }
-
-    /// The queued job nearest a reader, now marked running; nil when none.
-    public mutating func nextJob() -> Job? {
-        guard let best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) }) else { return nil }
-        queued[best.page] = nil
-        running[best.page] = best
-        return best
+        return nextActions()
     }
 
     /// A job ended; `older` and `newer` name the pages beside it, which are
-    /// queued if a reader is still heading their way.
-    public mutating func finished(_ job: Job, older: Target?, newer: Target?) {
-        guard running.removeValue(forKey: job.page) != nil else { return }
+    /// queued if a reader is still heading their way. Returns the jobs to
+    /// start in the place it leaves. A job not running (reported twice, or
+    /// already reported cancelled) changes nothing.
+    public mutating func finished(_ job: Job, older: Target?, newer: Target?) -> [Action] {
+        guard end(job) else { return [] }
         counters.done += 1
         warmed.insert(job.page)
         learn(page: job.page, older: older, newer: newer)
         if let older { enqueue(Job(page: job.page + 1, target: older)) }
         if let newer, job.page > 1 { enqueue(Job(page: job.page - 1, target: newer)) }
+        return nextActions()
+    }
+
+    /// A running job stopped before it was done (after a `.cancel`, or at
+    /// shutdown). Returns the jobs to start in the place it leaves. A job not
+    /// running (already finished) changes nothing.
+    public mutating func cancelled(_ job: Job) -> [Action] {
+        guard end(job) else { return [] }
+        counters.cancelled += 1
+        return nextActions()
+    }
+
+    /// What to do now: cancel running jobs no reader wants (each once), and
+    /// start the queued jobs nearest a reader, as many as `concurrency`
+    /// allows, marking them running. Every event above ends with this, so a
+    /// caller acting on their results has nothing left to ask for.
+    public mutating func nextActions() -> [Action] {
+        var actions: [Action] = []
+        for page in queued.keys where !isWanted(page) {
+            queued[page] = nil
+            counters.cancelled += 1
+        }
+        for job in running.values.sorted(by: { $0.page < $1.page }) where !isWanted(job.page) && !cancelling.contains(job.page) {
+            cancelling.insert(job.page)
+            actions.append(.cancel(job))
+        }
+        while running.count < concurrency,
+              let best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) }) {
+            queued[best.page] = nil
+            running[best.page] = best
+            actions.append(.start(best))
+        }
+        return actions
+    }
+
+    /// Takes `job` off the running jobs; false when it was not running.
+    private mutating func end(_ job: Job) -> Bool {
+        guard running[job.page] == job else { return false }
+        running[job.page] = nil
+        cancelling.remove(job.page)
+        return true
     }
 
     private mutating func learn(page: Int, older: Target?, newer: Target?) {
@@ -124,13 +185,8 @@ public struct PrewarmPlanner<Target: Hashable> {
         if let newer, page > 1 { known[page - 1] = newer }
     }
 
-    /// A running job was cancelled (after `readerViewed` asked for it).
-    public mutating func cancelled(_ job: Job) {
-        if running.removeValue(forKey: job.page) != nil { counters.cancelled += 1 }
-    }
-
     /// The feed changed: pages warmed before are stale, warm them again when wanted.
-    public mutating func forgetWarmed() {
+    private mutating func forgetWarmed() {
         warmed.removeAll()
         known.removeAll()
     }
@@ -180,14 +236,6 @@ public struct PrewarmPlanner<Target: Hashable> {
         queued[job.page] = job
     }
 
-    private mutating func dropUnwanted() -> [Job] {
-        for page in queued.keys where !isWanted(page) {
-            queued[page] = nil
-            counters.cancelled += 1
-        }
-        return running.values.filter { !isWanted($0.page) }.sorted { $0.page < $1.page }
-    }
-
     private mutating func forgetSilentReaders(now: Double) {
         guard now - lastSweep >= min(5, readerTTL / 2) else { return }
         lastSweep = now
@@ -199,3 +247,4 @@ public struct PrewarmPlanner<Target: Hashable> {
 }
 
 extension PrewarmPlanner.Job: Sendable where Target: Sendable {}
+extension PrewarmPlanner.Action: Sendable where Target: Sendable {}

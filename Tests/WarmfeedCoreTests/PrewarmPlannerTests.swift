@@ -4,111 +4,123 @@ import Testing
 @Suite struct PrewarmPlannerTests {
     typealias Planner = PrewarmPlanner<String>
 
-    /// Runs jobs to completion the way the server does: each finished page reveals its neighbours.
-    func drain(_ planner: inout Planner) -> [Int] {
+    /// The jobs `actions` start, in order.
+    func started(_ actions: [Planner.Action]) -> [Planner.Job] {
+        actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
+    }
+
+    /// The jobs `actions` cancel, in order.
+    func cancels(_ actions: [Planner.Action]) -> [Planner.Job] {
+        actions.compactMap { if case .cancel(let job) = $0 { job } else { nil } }
+    }
+
+    /// Runs the jobs `actions` start to completion the way the server does, in
+    /// the order they were started: each finished page reveals its neighbours
+    /// and frees its place for the next job.
+    func drain(_ planner: inout Planner, _ actions: [Planner.Action]) -> [Int] {
+        var pending = started(actions)
         var order: [Int] = []
-        while let job = planner.nextJob() {
+        while !pending.isEmpty {
+            let job = pending.removeFirst()
             order.append(job.page)
-            planner.finished(job, older: "after-\(job.page)", newer: "before-\(job.page)")
+            pending += started(planner.finished(job, older: "after-\(job.page)", newer: "before-\(job.page)"))
         }
         return order
     }
 
     @Test func warmsTheNextLeadPagesAheadOfAReader() {
         var planner = Planner(lead: 2)
-        _ = planner.readerViewed("r1", page: 1, older: "after-1", newer: nil, now: 0)
-        #expect(drain(&planner) == [2, 3])
+        let first = planner.readerViewed("r1", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)
+        #expect(drain(&planner, first) == [2, 3])
         #expect(planner.counters.done == 2)
         // Page 4 is only wanted once the reader is on page 2.
-        _ = planner.readerViewed("r1", page: 2, older: "after-2", newer: "before-2", now: 1)
-        #expect(drain(&planner) == [4])
+        let second = planner.readerViewed("r1", page: 2, older: "after-2", newer: "before-2", revision: 0, now: 1)
+        #expect(drain(&planner, second) == [4])
     }
 
-    @Test func theNearestPageRunsFirstAcrossReaders() {
+    @Test func theNearestPageRunsFirstAcrossReaders() throws {
         var planner = Planner(lead: 3)
-        _ = planner.readerViewed("far", page: 10, older: "after-10", newer: nil, now: 0)
-        _ = planner.readerViewed("near", page: 50, older: "after-50", newer: nil, now: 0)
-        let first = planner.nextJob()!
-        let second = planner.nextJob()!
+        let first = try #require(started(planner.readerViewed("far", page: 10, older: "after-10", newer: nil, revision: 0, now: 0)).first)
+        let second = try #require(started(planner.readerViewed("near", page: 50, older: "after-50", newer: nil, revision: 0, now: 0)).first)
         #expect(Set([first.page, second.page]) == [11, 51])
-        planner.finished(first, older: "after-\(first.page)", newer: nil)
-        planner.finished(second, older: "after-\(second.page)", newer: nil)
+        let next = started(planner.finished(first, older: "after-\(first.page)", newer: nil))
+            + started(planner.finished(second, older: "after-\(second.page)", newer: nil))
         // Both readers' next pages are at distance 2; neither page 13 nor 53 comes before them.
-        let next = [planner.nextJob()!.page, planner.nextJob()!.page]
-        #expect(Set(next) == [12, 52])
+        #expect(Set(next.map(\.page)) == [12, 52])
     }
 
-    @Test func aJumpCancelsWorkBehindTheReader() {
+    @Test func aJumpCancelsWorkBehindTheReader() throws {
         var planner = Planner(lead: 2)
-        _ = planner.readerViewed("r", page: 1, older: "after-1", newer: nil, now: 0)
-        let running = planner.nextJob()!  // page 2, running
+        let running = try #require(started(planner.readerViewed("r", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)).first)
         #expect(running.page == 2)
         // A deep link to page 40: page 2 is behind the reader now.
-        let cancel = planner.readerViewed("r", page: 40, older: "after-40", newer: "before-40", now: 1)
-        #expect(cancel == [running])
-        planner.cancelled(running)
+        let jump = planner.readerViewed("r", page: 40, older: "after-40", newer: "before-40", revision: 0, now: 1)
+        #expect(cancels(jump) == [running])
+        let freed = planner.cancelled(running)
         #expect(planner.counters.cancelled == 1)
         // Finishing a cancelled job does not count or reveal anything.
-        planner.finished(running, older: "after-2", newer: nil)
+        #expect(planner.finished(running, older: "after-2", newer: nil).isEmpty)
         #expect(planner.counters.done == 0)
-        #expect(drain(&planner) == [41, 42])
+        #expect(drain(&planner, jump + freed) == [41, 42])
     }
 
-    @Test func arrivingOnAPageStillBeingWarmedKeepsItsJob() {
+    @Test func arrivingOnAPageStillBeingWarmedKeepsItsJob() throws {
         var planner = Planner(lead: 2)
-        _ = planner.readerViewed("r", page: 1, older: "after-1", newer: nil, now: 0)
-        let running = planner.nextJob()!
+        let running = try #require(started(planner.readerViewed("r", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)).first)
         #expect(running.page == 2)
         // The reader reaches page 2 while its thumbnails are still being made.
-        #expect(planner.readerViewed("r", page: 2, older: "after-2", newer: "before-2", now: 1).isEmpty)
-        planner.finished(running, older: "after-2", newer: "before-2")
+        #expect(cancels(planner.readerViewed("r", page: 2, older: "after-2", newer: "before-2", revision: 0, now: 1)).isEmpty)
+        _ = planner.finished(running, older: "after-2", newer: "before-2")
         #expect(planner.counters.done == 1 && planner.counters.cancelled == 0)
     }
 
     @Test func queuedWorkNoOneWantsIsDropped() {
-        var planner = Planner(lead: 2)
-        _ = planner.readerViewed("r", page: 5, older: "after-5", newer: nil, now: 0)
+        // One place, taken by another reader's page, so r's page waits in the queue.
+        var planner = Planner(lead: 2, concurrency: 1)
+        _ = planner.readerViewed("busy", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)
+        _ = planner.readerViewed("r", page: 5, older: "after-5", newer: nil, revision: 0, now: 0)
         #expect(planner.load.queued == 1)
-        _ = planner.readerViewed("r", page: 100, older: nil, newer: nil, now: 1)
+        _ = planner.readerViewed("r", page: 100, older: nil, newer: nil, revision: 0, now: 1)
         #expect(planner.load.queued == 0)
         #expect(planner.counters.cancelled == 1)
     }
 
     @Test func scrollingBackUpWarmsUpwards() {
         var planner = Planner(lead: 2)
-        _ = planner.readerViewed("r", page: 10, older: "after-10", newer: "before-10", now: 0)
-        #expect(drain(&planner) == [11, 12])
-        _ = planner.readerViewed("r", page: 9, older: "after-9", newer: "before-9", now: 1)
-        #expect(drain(&planner) == [8, 7])
+        let down = planner.readerViewed("r", page: 10, older: "after-10", newer: "before-10", revision: 0, now: 0)
+        #expect(drain(&planner, down) == [11, 12])
+        let up = planner.readerViewed("r", page: 9, older: "after-9", newer: "before-9", revision: 0, now: 1)
+        #expect(drain(&planner, up) == [8, 7])
         // At the top there is nothing above page 1.
-        _ = planner.readerViewed("r", page: 1, older: "after-1", newer: nil, now: 2)
-        #expect(planner.nextJob() == nil)
+        let top = planner.readerViewed("r", page: 1, older: "after-1", newer: nil, revision: 0, now: 2)
+        #expect(started(top).isEmpty && planner.load.queued == 0)
     }
 
     @Test func aPageAlreadyWarmedIsNotWarmedAgainUntilTheFeedChanges() {
         var planner = Planner(lead: 2)
-        _ = planner.readerViewed("a", page: 1, older: "after-1", newer: nil, now: 0)
-        #expect(drain(&planner) == [2, 3])
-        _ = planner.readerViewed("b", page: 1, older: "after-1", newer: nil, now: 0)
-        #expect(planner.nextJob() == nil)
-        planner.forgetWarmed()
-        _ = planner.readerViewed("c", page: 1, older: "after-1", newer: nil, now: 0)
-        #expect(drain(&planner) == [2, 3])
+        let first = planner.readerViewed("a", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)
+        #expect(drain(&planner, first) == [2, 3])
+        #expect(started(planner.readerViewed("b", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)).isEmpty)
+        // The store moved on to revision 1.
+        let changed = planner.readerViewed("c", page: 1, older: "after-1", newer: nil, revision: 1, now: 0)
+        #expect(drain(&planner, changed) == [2, 3])
     }
 
     @Test func theQueueIsBounded() {
-        var planner = Planner(lead: 1, maxQueued: 3)
+        var planner = Planner(lead: 1, maxQueued: 3, concurrency: 2)
         for reader in 0..<10 {
-            _ = planner.readerViewed("r\(reader)", page: reader * 10, older: "x", newer: nil, now: 0)
+            _ = planner.readerViewed("r\(reader)", page: reader * 10, older: "x", newer: nil, revision: 0, now: 0)
         }
+        // Two run, three wait, the other five are refused.
+        #expect(planner.load.running == 2)
         #expect(planner.load.queued == 3)
-        #expect(planner.counters.dropped == 7)
+        #expect(planner.counters.dropped == 5)
     }
 
     @Test func silentReadersAreForgotten() {
         var planner = Planner(lead: 2, readerTTL: 60)
-        _ = planner.readerViewed("old", page: 3, older: "after-3", newer: nil, now: 0)
-        _ = planner.readerViewed("new", page: 90, older: "after-90", newer: nil, now: 100)
+        _ = planner.readerViewed("old", page: 3, older: "after-3", newer: nil, revision: 0, now: 0)
+        _ = planner.readerViewed("new", page: 90, older: "after-90", newer: nil, revision: 0, now: 100)
         #expect(planner.readerCount == 1)
         #expect(!planner.isWanted(4))
         #expect(planner.isWanted(91))
@@ -136,7 +148,7 @@ extension PrewarmPlannerTests {
                 model[oldest] = nil
             }
             model[reader] = (page, direction, Double(step))
-            _ = planner.readerViewed(reader, page: page, older: nil, newer: nil, now: Double(step) * 0.001)
+            _ = planner.readerViewed(reader, page: page, older: nil, newer: nil, revision: 0, now: Double(step) * 0.001)
             for probe in 0...45 {
                 let expected = model.values.contains { reader in
                     let ahead = (probe - reader.page) * reader.direction
@@ -145,5 +157,100 @@ extension PrewarmPlannerTests {
                 #expect(planner.isWanted(probe) == expected, "step \(step), page \(probe)")
             }
         }
+    }
+}
+
+/// The plan around the jobs: how many run, what a report frees, what a new
+/// revision or a jump asks for.
+extension PrewarmPlannerTests {
+    /// Many readers moving about while jobs end in any order: never more than
+    /// `concurrency` jobs are started and not yet reported, and the planner
+    /// agrees with the caller's count of them.
+    @Test func neverMoreThanConcurrencyJobsRunAtOnce() {
+        var planner = Planner(lead: 3, concurrency: 3)
+        var outstanding: [Int: Planner.Job] = [:]
+        var random = SystemRandomNumberGenerator()
+        func apply(_ actions: [Planner.Action]) {
+            for job in started(actions) {
+                #expect(outstanding[job.page] == nil, "page \(job.page) started twice")
+                outstanding[job.page] = job
+            }
+            #expect(outstanding.count <= 3)
+            #expect(planner.load.running == outstanding.count)
+        }
+        for step in 0..<1000 {
+            if Int.random(in: 0..<3, using: &random) == 0, let job = outstanding.values.randomElement(using: &random) {
+                outstanding[job.page] = nil
+                if Bool.random(using: &random) {
+                    apply(planner.finished(job, older: "after-\(job.page)", newer: "before-\(job.page)"))
+                } else {
+                    apply(planner.cancelled(job))
+                }
+            } else {
+                let page = Int.random(in: 1...60, using: &random)
+                apply(planner.readerViewed("r\(Int.random(in: 0..<8, using: &random))", page: page, older: "after-\(page)",
+                                           newer: "before-\(page)", revision: step / 200, now: Double(step)))
+            }
+        }
+    }
+
+    @Test func aFinishedJobFreesItsPlaceForTheNearestQueuedJob() throws {
+        var planner = Planner(lead: 3, concurrency: 1)
+        let first = try #require(started(planner.readerViewed("a", page: 10, older: "after-10", newer: nil, revision: 0, now: 0)).first)
+        #expect(first.page == 11)
+        // The only place is taken: b's next page waits.
+        #expect(started(planner.readerViewed("b", page: 20, older: "after-20", newer: nil, revision: 0, now: 0)).isEmpty)
+        #expect(planner.load == (queued: 1, running: 1))
+        // Page 11 reveals page 12, two pages from a; page 21 is one page from b and goes first.
+        #expect(planner.finished(first, older: "after-11", newer: "before-11") == [.start(Planner.Job(page: 21, target: "after-20"))])
+        #expect(planner.load == (queued: 1, running: 1))
+        // Then 12 and 22 are both two pages away: the lower page first.
+        let next = planner.finished(Planner.Job(page: 21, target: "after-20"), older: "after-21", newer: "before-21")
+        #expect(next == [.start(Planner.Job(page: 12, target: "after-11"))])
+    }
+
+    @Test func aNewRevisionWarmsPagesAgain() {
+        var planner = Planner(lead: 2)
+        // New items at the top: warm the first pages as if a reader stood above page 1.
+        let top = planner.readerViewed("~refresh", page: 0, older: "page-1", newer: nil, revision: 7, now: 0)
+        #expect(planner.revision == 7)
+        #expect(drain(&planner, top) == [1, 2])
+        #expect(started(planner.readerViewed("~refresh", page: 0, older: "page-1", newer: nil, revision: 7, now: 1)).isEmpty)
+        // More items arrived: the same pages are stale and are warmed again.
+        let again = planner.readerViewed("~refresh", page: 0, older: "page-1", newer: nil, revision: 8, now: 2)
+        #expect(planner.revision == 8)
+        #expect(drain(&planner, again) == [1, 2])
+        #expect(planner.counters.done == 4)
+    }
+
+    @Test func aJumpCancelsRunningJobsBehindTheReaderAndTheReportCountsIt() throws {
+        var planner = Planner(lead: 2, concurrency: 1)
+        let running = try #require(started(planner.readerViewed("r", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)).first)
+        // The reader jumps to page 40; page 2 still holds the only place until its task stops.
+        let jump = planner.readerViewed("r", page: 40, older: "after-40", newer: nil, revision: 0, now: 1)
+        #expect(jump == [.cancel(running)])
+        #expect(planner.counters.cancelled == 0)
+        // Asked once: moving on does not ask again.
+        #expect(cancels(planner.readerViewed("r", page: 40, older: "after-40", newer: nil, revision: 0, now: 2)).isEmpty)
+        // The task stopped: counted, and its place goes to the page ahead of the reader.
+        #expect(planner.cancelled(running) == [.start(Planner.Job(page: 41, target: "after-40"))])
+        #expect(planner.counters.cancelled == 1 && planner.counters.done == 0)
+        #expect(planner.load == (queued: 0, running: 1))
+    }
+
+    @Test func cancellingAJobThatAlreadyFinishedIsHarmless() throws {
+        var planner = Planner(lead: 2)
+        let running = try #require(started(planner.readerViewed("r", page: 1, older: "after-1", newer: nil, revision: 0, now: 0)).first)
+        let jump = planner.readerViewed("r", page: 40, older: "after-40", newer: nil, revision: 0, now: 1)
+        #expect(cancels(jump) == [running])
+        // The job ended before its task saw the cancellation.
+        _ = planner.finished(running, older: "after-2", newer: "before-2")
+        #expect(planner.cancelled(running).isEmpty)
+        #expect(planner.finished(running, older: "after-2", newer: "before-2").isEmpty)
+        #expect(planner.counters.done == 1 && planner.counters.cancelled == 0)
+        #expect(planner.load == (queued: 0, running: started(jump).count))
+        // A job never started is no different.
+        #expect(planner.cancelled(Planner.Job(page: 99, target: "x")).isEmpty)
+        #expect(planner.counters.cancelled == 0)
     }
 }

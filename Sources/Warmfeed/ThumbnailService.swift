@@ -90,6 +90,8 @@ final class ThumbnailService: Sendable {
                     if asker == .reader { metrics.decided(decision) }
                     return actions
                 }
+                // Cancelled before the waiter was registered: the handler below has run already and found nothing.
+                if Task.isCancelled { apply { $0.cancel(waiter: id) } }
             }
         } onCancel: {
             apply { $0.cancel(waiter: id) }

@@ -1,0 +1,7 @@
+// Warmfeed: the server, wired. Routes (`FeedRoutes`, `ThumbnailRoutes`,
+// `AdminRoutes`), rendering (`PageRenderer` over swift-mustache, `PageService`
+// with the page cache), and the long-lived services: `ThumbnailService` (runs
+// the thumbnail cache's state machine over the disk tier, libcurl and
+// libvips), `Prewarmer` (runs the pre-warm planner), `SourceRefresher`,
+// `RevisionWatcher`, `CacheObserver`, `DemoOrigin`. `WarmfeedApp` assembles
+// them and hands `services` to one ServiceGroup, so SIGTERM reaches each.

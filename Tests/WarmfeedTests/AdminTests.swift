@@ -36,4 +36,30 @@ import Testing
             #expect(try await feed.get("/admin", headers: [("Cookie", "wf_admin=test-admin-token")]).status == 200)
         }
     }
+
+    @Test func metricsCountEventsAsTheyHappenAndAScrapeAddsNoPointToTheChart() async throws {
+        let jpeg = try await OriginImages.jpeg()
+        try await withOrigin { origin in
+            origin.script("/m.jpg", .respond(contentType: "image/jpeg", body: jpeg))
+            try await ServedFeed.with(items: 0) { feed in
+                let auth = [("Authorization", "Bearer test-admin-token")]
+                // The observer samples once as it starts, then every 5 s on its own clock.
+                while feed.app.observer.history.hitRatio.points.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+                let points = feed.app.observer.history.hitRatio.points.count
+                for _ in 0..<20 { _ = try await feed.get("/metrics", headers: auth) }
+                let added = feed.app.observer.history.hitRatio.points.count - points
+                #expect(added <= 1, "a scrape is not a sample of the chart (at most one tick of its own clock came between)")
+
+                let id = try feed.addItems(imagesAt: ["/m.jpg"], on: origin)[0]
+                #expect(try await feed.thumbnail(id).status == 200)  // a miss: fetched and made
+                #expect(try await feed.thumbnail(id).status == 200)  // a hit
+                let text = try await feed.get("/metrics", headers: auth).text
+                for line in ["warmfeed_thumbnail_misses_total 1", "warmfeed_thumbnail_hits_total 1",
+                             "warmfeed_thumbnail_origin_fetches_total 1", "warmfeed_thumbnail_origin_errors_total 0"] {
+                    #expect(text.contains(line + "\n"), "\(line)")
+                }
+                #expect(text.contains("warmfeed_origin_fetch_seconds"), "the fetch's time, recorded as it happened")
+            }
+        }
+    }
 }

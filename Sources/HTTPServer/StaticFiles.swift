@@ -1,4 +1,5 @@
 import Foundation
+import Reckoning
 
 /// Serves the files of one folder (`Public/`) from memory.
 ///
@@ -94,7 +95,7 @@ public struct StaticFiles: Sendable {
     }
 
     static func makeFile(_ bytes: [UInt8], name: String) -> File {
-        let hash = ContentHash.fnv1a64(bytes)
+        let hash = FNV1a.hash64(bytes)
         let version = String(String(hash, radix: 36).prefix(10))
         let type = contentType(of: name)
         let compressible = type.hasPrefix("text/") || type.contains("javascript") || type.contains("json") || type.contains("svg")
@@ -122,18 +123,5 @@ public struct StaticFiles: Sendable {
         case "woff2": "font/woff2"
         default: "application/octet-stream"
         }
-    }
-}
-
-/// A fast, stable content hash for entity tags (not for security).
-public enum ContentHash {
-    /// 64-bit FNV-1a of `bytes`.
-    public static func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return hash
     }
 }

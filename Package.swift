@@ -47,12 +47,15 @@ let package = Package(
         // Small sums several modules share: civil-calendar days and FNV-1a hashes. Depends on nothing.
         .target(name: "Reckoning"),
 
+        // gzip on zlib, for bodies compressed once and served many times.
+        .target(name: "Gzip", dependencies: ["CZlib"]),
+
         // The HTTP core: libmicrohttpd behind Request/Response/Router. Knows nothing of feeds.
         .target(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
-                "CZlib",
+                "Gzip",
                 "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,6 +98,7 @@ let package = Package(
                 "Thumbnailer",
                 "WarmfeedCore",
                 "FeedImport",
+                "Gzip",
                 "Reckoning",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -119,6 +123,7 @@ let package = Package(
         // A raw loopback HTTP client shared by the server tests.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
         .testTarget(name: "ReckoningTests", dependencies: ["Reckoning"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),

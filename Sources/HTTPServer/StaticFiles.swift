@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import Reckoning
 
 /// Serves the files of one folder (`Public/`) from memory.

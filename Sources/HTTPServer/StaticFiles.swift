@@ -70,17 +70,17 @@ public struct StaticFiles: Sendable {
             return .plain(404, "no such static file: \(name.prefix(200))")
         }
         let versioned = request.queryValues("v") == [file.version]
-        var headers = [
-            HTTPField("ETag", file.etag),
-            HTTPField("Cache-Control", versioned ? "public, max-age=31536000, immutable" : "public, no-cache"),
-            HTTPField("Vary", "Accept-Encoding"),
+        var headers: HTTPFields = [
+            .eTag: file.etag,
+            .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, no-cache",
+            .vary: "Accept-Encoding",
         ]
         if let ifNoneMatch = request.header("If-None-Match"), Self.matches(ifNoneMatch, etag: file.etag) {
             return Response(status: 304, headers: headers)
         }
-        headers.append(HTTPField("Content-Type", file.contentType))
+        headers[.contentType] = file.contentType
         if let gzipped = file.gzipped, request.acceptsGzip {
-            headers.append(HTTPField("Content-Encoding", "gzip"))
+            headers[.contentEncoding] = "gzip"
             return Response(status: 200, headers: headers, body: gzipped)
         }
         return Response(status: 200, headers: headers, body: file.body)

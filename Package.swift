@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C shims: one per C library, nothing but a module map and static inline wrappers.
@@ -44,12 +45,20 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // Small sums several modules share: civil-calendar days and FNV-1a hashes. Depends on nothing.
+        .target(name: "Reckoning"),
+
+        // gzip on zlib, for bodies compressed once and served many times.
+        .target(name: "Gzip", dependencies: ["CZlib"]),
+
         // The HTTP core: libmicrohttpd behind Request/Response/Router. Knows nothing of feeds.
         .target(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
-                "CZlib",
+                "Gzip",
+                "Reckoning",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -64,19 +73,20 @@ let package = Package(
         // Thumbnails with libvips (shrink-on-load), with limits. Knows nothing of feeds.
         .target(
             name: "Thumbnailer",
-            dependencies: ["CVips"]
+            dependencies: ["CVips", "Reckoning"]
         ),
 
         // Streaming XML on libxml2's SAX push parser: no DTDs, no entities, no network. Knows nothing of feeds.
         .target(name: "XMLStream", dependencies: ["CXML2"]),
 
         // Reading sources: JSON Feed, RSS, RDF, Atom and image folders into entries. Knows nothing of C or the store.
-        .target(name: "FeedImport", dependencies: ["XMLStream"]),
+        .target(name: "FeedImport", dependencies: ["XMLStream", "Reckoning"]),
 
         // Feed store, pages, cursors, sentinel placement, caches. Knows nothing of C.
         .target(
             name: "WarmfeedCore",
             dependencies: [
+                "Reckoning",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -90,6 +100,8 @@ let package = Package(
                 "Thumbnailer",
                 "WarmfeedCore",
                 "FeedImport",
+                "Gzip",
+                "Reckoning",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -112,6 +124,8 @@ let package = Package(
 
         // A raw loopback HTTP client shared by the server tests.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
+        .testTarget(name: "ReckoningTests", dependencies: ["Reckoning"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Reckoning
 
 /// Decides what a `RawEntry` means: which image wins, what its text is, which
 /// date applies, what its key is. The same rules for every format.
@@ -104,11 +105,6 @@ public struct EntryBuilder: Sendable {
 
     /// A stable 64-bit FNV-1a digest, hex: keys for entries without an id or link.
     static func digest(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return String(hash, radix: 16)
+        String(FNV1a.hash64(text.utf8), radix: 16)
     }
 }

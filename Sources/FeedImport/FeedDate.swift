@@ -1,4 +1,5 @@
 import Foundation
+import Reckoning
 
 /// Dates as feeds write them: RFC 822 with its many variants (RSS), RFC 3339
 /// and its ISO 8601 cousins (Atom, JSON Feed, `dc:date`).
@@ -149,28 +150,11 @@ public enum FeedDate {
         guard (1...12).contains(month), (1...31).contains(day), (0...24).contains(hour), (0...59).contains(minute),
             (0...60).contains(second), (1...9999).contains(year)
         else { return nil }
-        guard day <= daysIn(month: month, year: year) else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let date = CivilDate(year: year, month: month, day: day)
+        guard date.isValid else { return nil }
+        let days = date.daysSince1970
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offset) + fraction
         return Date(timeIntervalSince1970: seconds)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 
     private static let monthNumbers: [String: Int] = [

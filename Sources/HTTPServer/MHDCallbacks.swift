@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import HTTPTypes
 
 /// The C callbacks handed to libmicrohttpd.
 ///
@@ -49,13 +50,16 @@ enum MHDCallbacks {
     static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
-        collector.fields.append(HTTPField(String(cString: key), value.map { String(cString: $0) } ?? ""))
+        // libmicrohttpd has checked the line; a name that is still not a token is left out.
+        if let name = HTTPField.Name(String(cString: key)) {
+            collector.fields.append(HTTPField(name: name, value: value.map { String(cString: $0) } ?? ""))
+        }
         return .YES
     }
 }
 
 /// A box the header iterator appends to; lives only for one call on one thread.
 final class HeaderCollector {
-    var fields: [HTTPField] = []
+    var fields = HTTPFields()
     init() { fields.reserveCapacity(16) }
 }

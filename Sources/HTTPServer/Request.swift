@@ -1,16 +1,18 @@
+import HTTPTypes
+
 /// One request, as the router and handlers see it.
 public struct Request: Sendable {
-    /// The method, upper case as sent (`GET`, `HEAD`, …).
-    public var method: String
+    /// The method as sent (`GET`, `HEAD`, …).
+    public var method: HTTPRequest.Method
     /// The path, percent-decoded, without the query.
     public var path: String
     /// The query's name/value pairs in order, percent-decoded; a name may repeat.
     public var query: [QueryItem]
     /// The header lines as sent.
-    public var headers: [HTTPField]
+    public var headers: HTTPFields
 
     /// Makes a request; the server builds these, tests may too.
-    public init(method: String = "GET", path: String, query: [QueryItem] = [], headers: [HTTPField] = []) {
+    public init(method: HTTPRequest.Method = .get, path: String, query: [QueryItem] = [], headers: HTTPFields = [:]) {
         self.method = method
         self.path = path
         self.query = query
@@ -23,7 +25,21 @@ public struct Request: Sendable {
     }
 
     /// The first value of header `name`, without regard to case.
-    public func header(_ name: String) -> String? { headers[field: name] }
+    public func header(_ name: String) -> String? {
+        guard let name = HTTPField.Name(name) else { return nil }
+        return headers.first { $0.name == name }?.value
+    }
+
+    /// Every value the client sent for the cookie `name`, in the order sent
+    /// (a client may send a name more than once, for different paths).
+    public func cookies(named name: String) -> [String] {
+        guard let header = headers[.cookie] else { return [] }
+        let prefix = name + "="
+        return header.split(separator: ";").compactMap { part in
+            let pair = part.trimmingSpaces()
+            return pair.hasPrefix(prefix) ? String(pair.dropFirst(prefix.count)) : nil
+        }
+    }
 
     /// Whether the client said it accepts gzip (`Accept-Encoding`, honouring `q=0`).
     public var acceptsGzip: Bool {

@@ -1,31 +1,33 @@
+import HTTPTypes
+
 /// What the server answers to one request.
 public struct Response: Sendable {
-    /// The HTTP status code.
-    public var status: Int
+    /// The status; an integer literal makes one (`.plain(404, …)`).
+    public var status: HTTPResponse.Status
     /// Header lines, in the order they are sent.
-    public var headers: [HTTPField]
+    public var headers: HTTPFields
     /// The body, shared rather than copied when the same response is sent often.
     public var body: ResponseBytes
 
     /// Makes a response.
-    public init(status: Int = 200, headers: [HTTPField] = [], body: ResponseBytes = .empty) {
+    public init(status: HTTPResponse.Status = .ok, headers: some Sequence<HTTPField> = [HTTPField](), body: ResponseBytes = .empty) {
         self.status = status
-        self.headers = headers
+        self.headers = HTTPFields(headers)
         self.body = body
     }
 
     /// A short plain-text answer, the form every error of the core takes.
-    public static func plain(_ status: Int, _ message: String, headers: [HTTPField] = []) -> Response {
-        Response(
-            status: status,
-            headers: [HTTPField("Content-Type", "text/plain; charset=utf-8"), HTTPField("Cache-Control", "no-store")] + headers,
-            body: ResponseBytes(message + "\n")
-        )
+    public static func plain(_ status: HTTPResponse.Status, _ message: String, headers: some Sequence<HTTPField> = [HTTPField]()) -> Response {
+        var fields = HTTPFields([HTTPField(name: .contentType, value: "text/plain; charset=utf-8"), HTTPField(name: .cacheControl, value: "no-store")])
+        fields.append(contentsOf: headers)
+        return Response(status: status, headers: fields, body: ResponseBytes(message + "\n"))
     }
 
     /// An HTML answer.
-    public static func html(_ status: Int = 200, _ body: ResponseBytes, headers: [HTTPField] = []) -> Response {
-        Response(status: status, headers: [HTTPField("Content-Type", "text/html; charset=utf-8")] + headers, body: body)
+    public static func html(_ status: HTTPResponse.Status = .ok, _ body: ResponseBytes, headers: some Sequence<HTTPField> = [HTTPField]()) -> Response {
+        var fields = HTTPFields([HTTPField(name: .contentType, value: "text/html; charset=utf-8")])
+        fields.append(contentsOf: headers)
+        return Response(status: status, headers: fields, body: body)
     }
 }
 

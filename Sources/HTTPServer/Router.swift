@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Sends each request to the handler of its path.
 ///
 /// Routes are exact paths or path prefixes. A path that has a route but not for
@@ -8,7 +10,7 @@ public struct Router: Sendable {
     public typealias Handler = @Sendable (Request) -> Reply
 
     private struct Route: Sendable {
-        var methods: [String: Handler] = [:]
+        var methods: [HTTPRequest.Method: Handler] = [:]
     }
 
     private var exact: [String: Route] = [:]
@@ -19,15 +21,15 @@ public struct Router: Sendable {
 
     /// Routes `GET` (and `HEAD`) of exactly `path` to `handler`.
     public mutating func get(_ path: String, _ handler: @escaping Handler) {
-        exact[path, default: Route()].methods["GET"] = handler
+        exact[path, default: Route()].methods[.get] = handler
     }
 
     /// Routes `GET` (and `HEAD`) of every path that starts with `prefix` to `handler`.
     public mutating func get(prefix: String, _ handler: @escaping Handler) {
         if let index = prefixes.firstIndex(where: { $0.prefix == prefix }) {
-            prefixes[index].route.methods["GET"] = handler
+            prefixes[index].route.methods[.get] = handler
         } else {
-            prefixes.append((prefix, Route(methods: ["GET": handler])))
+            prefixes.append((prefix, Route(methods: [.get: handler])))
             // Longest prefix first, so a more specific route wins.
             prefixes.sort { $0.prefix.count > $1.prefix.count }
         }
@@ -38,12 +40,12 @@ public struct Router: Sendable {
         guard let route = route(for: request.path) else {
             return .now(.plain(404, "not found: \(request.path.prefix(200))"))
         }
-        let method = request.method == "HEAD" ? "GET" : request.method
+        let method = request.method == .head ? .get : request.method
         guard let handler = route.methods[method] else {
-            var allowed = route.methods.keys.sorted()
+            var allowed = route.methods.keys.map(\.rawValue).sorted()
             if allowed.contains("GET") { allowed.append("HEAD") }
             let allow = allowed.joined(separator: ", ")
-            return .now(.plain(405, "method \(request.method.prefix(20)) not allowed here; allowed: \(allow)", headers: [HTTPField("Allow", allow)]))
+            return .now(.plain(405, "method \(request.method.rawValue.prefix(20)) not allowed here; allowed: \(allow)", headers: [HTTPField("Allow", allow)]))
         }
         return handler(request)
     }

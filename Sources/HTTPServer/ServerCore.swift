@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import HTTPTypes
 import Logging
 import Synchronization
 
@@ -87,7 +88,11 @@ final class ServerCore: Sendable {
             target = try RequestTarget.parse(context.rawTarget, maxLength: configuration.maxTargetLength)
         } catch {
             context.phase = .answered
-            return queue(.plain(error.status, error.message), on: connection)
+            return queue(.plain(HTTPResponse.Status(code: error.status), error.message), on: connection)
+        }
+        guard let method = HTTPRequest.Method(method) else {
+            context.phase = .answered
+            return queue(.plain(400, "bad method"), on: connection)
         }
         let request = Request(method: method, path: target.path, query: target.query, headers: collector.fields)
         switch handler(request) {
@@ -138,11 +143,11 @@ final class ServerCore: Sendable {
     private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
         guard let mhdResponse = Self.makeMHDResponse(response) else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }
-        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        return MHD_queue_response(connection, UInt32(response.status.code), mhdResponse)
     }
 
     private func queue(_ prepared: PreparedResponse, on connection: OpaquePointer) -> MHD_Result {
-        MHD_queue_response(connection, UInt32(prepared.response.status), prepared.handle)
+        MHD_queue_response(connection, UInt32(prepared.response.status.code), prepared.handle)
     }
 
     /// A libmicrohttpd response for `response`, whose body it sends without a copy.
@@ -158,8 +163,8 @@ final class ServerCore: Sendable {
             return nil
         }
         for field in response.headers {
-            // libmicrohttpd refuses header values with CR or LF; such a header is dropped, not the response.
-            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+            // HTTPField has already turned CR, LF and NUL in values into spaces, so none is refused.
+            _ = MHD_add_response_header(mhdResponse, field.name.rawName, field.value)
         }
         _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
         return mhdResponse

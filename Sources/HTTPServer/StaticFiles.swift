@@ -1,4 +1,6 @@
 import Foundation
+import Gzip
+import Reckoning
 
 /// Serves the files of one folder (`Public/`) from memory.
 ///
@@ -68,17 +70,17 @@ public struct StaticFiles: Sendable {
             return .plain(404, "no such static file: \(name.prefix(200))")
         }
         let versioned = request.queryValues("v") == [file.version]
-        var headers = [
-            HTTPField("ETag", file.etag),
-            HTTPField("Cache-Control", versioned ? "public, max-age=31536000, immutable" : "public, no-cache"),
-            HTTPField("Vary", "Accept-Encoding"),
+        var headers: HTTPFields = [
+            .eTag: file.etag,
+            .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, no-cache",
+            .vary: "Accept-Encoding",
         ]
         if let ifNoneMatch = request.header("If-None-Match"), Self.matches(ifNoneMatch, etag: file.etag) {
             return Response(status: 304, headers: headers)
         }
-        headers.append(HTTPField("Content-Type", file.contentType))
+        headers[.contentType] = file.contentType
         if let gzipped = file.gzipped, request.acceptsGzip {
-            headers.append(HTTPField("Content-Encoding", "gzip"))
+            headers[.contentEncoding] = "gzip"
             return Response(status: 200, headers: headers, body: gzipped)
         }
         return Response(status: 200, headers: headers, body: file.body)
@@ -94,7 +96,7 @@ public struct StaticFiles: Sendable {
     }
 
     static func makeFile(_ bytes: [UInt8], name: String) -> File {
-        let hash = ContentHash.fnv1a64(bytes)
+        let hash = FNV1a.hash64(bytes)
         let version = String(String(hash, radix: 36).prefix(10))
         let type = contentType(of: name)
         let compressible = type.hasPrefix("text/") || type.contains("javascript") || type.contains("json") || type.contains("svg")
@@ -122,18 +124,5 @@ public struct StaticFiles: Sendable {
         case "woff2": "font/woff2"
         default: "application/octet-stream"
         }
-    }
-}
-
-/// A fast, stable content hash for entity tags (not for security).
-public enum ContentHash {
-    /// 64-bit FNV-1a of `bytes`.
-    public static func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return hash
     }
 }

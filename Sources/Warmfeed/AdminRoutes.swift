@@ -43,12 +43,7 @@ struct AdminRoutes: Sendable {
         var candidates: [String] = []
         if let header = request.header("Authorization"), header.hasPrefix("Bearer ") { candidates.append(String(header.dropFirst(7))) }
         candidates += request.queryValues("token")
-        if let cookies = request.header("Cookie") {
-            for part in cookies.split(separator: ";") {
-                let pair = part.trimmingCharacters(in: .whitespaces)
-                if pair.hasPrefix("wf_admin=") { candidates.append(String(pair.dropFirst(9))) }
-            }
-        }
+        candidates += request.cookies(named: "wf_admin")
         // Check every candidate, so the time taken does not say which one was close.
         var matched = false
         for candidate in candidates where token.matches(candidate) { matched = true }

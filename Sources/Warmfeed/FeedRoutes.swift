@@ -75,10 +75,10 @@ struct FeedRoutes: Sendable {
     private func failure(_ status: Int, _ message: String, kind: PageCache.Kind) -> Response {
         switch kind {
         case .fragment:
-            return .plain(status, message)
+            return .plain(HTTPResponse.Status(code: status), message)
         case .document:
             let html = pages.renderer.errorDocument(status: status, message: message)
-            return .html(status, ResponseBytes(html), headers: Self.securityHeaders + [HTTPField("Cache-Control", "no-store")])
+            return .html(HTTPResponse.Status(code: status), ResponseBytes(html), headers: Self.securityHeaders + [HTTPField("Cache-Control", "no-store")])
         }
     }
 }
@@ -90,15 +90,10 @@ struct ReaderCookie: Sendable {
     var setCookie: String?
 
     init(request: Request, issueIfMissing: Bool) {
-        if let header = request.header("Cookie") {
-            for part in header.split(separator: ";") {
-                let pair = part.trimmingCharacters(in: .whitespaces)
-                if pair.hasPrefix("wf="), case let value = pair.dropFirst(3), value.count == 16,
-                   value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
-                    id = String(value)
-                    return
-                }
-            }
+        for value in request.cookies(named: "wf") where value.count == 16 &&
+            value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            id = value
+            return
         }
         guard issueIfMissing else { return }
         let fresh = String(UInt64.random(in: 0...UInt64.max), radix: 16)

@@ -1,3 +1,4 @@
+import Gzip
 import HTTPServer
 import Synchronization
 import WarmfeedCore

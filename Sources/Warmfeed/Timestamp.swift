@@ -1,3 +1,5 @@
+import Reckoning
+
 /// Dates as the page shows them, computed without a formatter: rows are
 /// rendered in bulk and Foundation's formatters cost more than the row itself.
 enum Timestamp {
@@ -17,21 +19,12 @@ enum Timestamp {
 
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
-    /// Year, month, day and seconds into the day, from Howard Hinnant's days-from-civil inverse.
+    /// Year, month, day and seconds into the day of an instant in milliseconds since 1970, UTC.
     private static func civil(_ milliseconds: Int64) -> (Int, Int, Int, Int) {
         let seconds = Int(milliseconds.quotientFloor(1000))
         let days = seconds.quotientFloor(86_400)
-        let secondOfDay = seconds - days * 86_400
-        let z = days + 719_468
-        let era = z.quotientFloor(146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day, secondOfDay)
+        let date = CivilDate(daysSince1970: days)
+        return (date.year, date.month, date.day, seconds - days * 86_400)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Reckoning
 
 /// A keyset position in the feed: "the items older than this one".
 ///
@@ -72,5 +73,5 @@ public struct Cursor: Sendable, Hashable {
     }
 
     /// Enough to tell a typo or a cut from a real cursor.
-    private static func checksum(_ bytes: [UInt8]) -> UInt32 { Checksum.fnv1a32(bytes) }
+    private static func checksum(_ bytes: [UInt8]) -> UInt32 { FNV1a.hash32(bytes) }
 }

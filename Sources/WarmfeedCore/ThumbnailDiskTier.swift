@@ -1,4 +1,5 @@
 import Foundation
+import Reckoning
 import Synchronization
 
 /// Thumbnails on disk in the data folder, so a restart starts warm.
@@ -102,7 +103,7 @@ public final class ThumbnailDiskTier: Sendable {
     static func wrap(_ body: [UInt8]) -> Data {
         var data = Data(magic)
         withUnsafeBytes(of: UInt64(body.count).littleEndian) { data.append(contentsOf: $0) }
-        let sum = body.withUnsafeBytes { Checksum.fnv1a64($0) }
+        let sum = FNV1a.hash64(body)
         withUnsafeBytes(of: sum.littleEndian) { data.append(contentsOf: $0) }
         data.append(contentsOf: body)
         return data
@@ -115,7 +116,7 @@ public final class ThumbnailDiskTier: Sendable {
         let sum = bytes[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard length == UInt64(bytes.count - headerSize) else { return nil }
         let body = Array(bytes[headerSize...])
-        guard body.withUnsafeBytes({ Checksum.fnv1a64($0) }) == sum else { return nil }
+        guard FNV1a.hash64(body) == sum else { return nil }
         return body
     }
 }

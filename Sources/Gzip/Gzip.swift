@@ -1,3 +1,6 @@
+// Gzip: zlib's deflate with a gzip wrapper, behind one call on byte arrays.
+// Bodies here are compressed once and served many times (static files, cached
+// pages), so a whole-buffer call is all that is needed: no streaming, no NIO.
 import CZlib
 
 /// gzip compression through zlib, for bodies compressed once and served many times.

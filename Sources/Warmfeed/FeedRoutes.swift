@@ -61,8 +61,12 @@ struct FeedRoutes: Sendable {
         }
     }
 
+    /// Tells pre-warm where a returning reader is. A request without the
+    /// cookie (a first visit, a crawler, a health check) is not tracked: the
+    /// reader exists once their browser comes back with it, so anonymous
+    /// traffic costs what a page from the cache costs.
     private func track(_ reader: ReaderCookie, _ rendering: PageCache.Rendering, revision: Int) {
-        guard let prewarmer, let id = reader.id else { return }
+        guard let prewarmer, let id = reader.returning else { return }
         prewarmer.readerViewed(id, number: rendering.number, older: rendering.older, newer: rendering.newer, revision: revision)
     }
 
@@ -88,6 +92,9 @@ struct FeedRoutes: Sendable {
 struct ReaderCookie: Sendable {
     var id: String?
     var setCookie: String?
+
+    /// The id, when the request came back with it (not one issued just now).
+    var returning: String? { setCookie == nil ? id : nil }
 
     init(request: Request, issueIfMissing: Bool) {
         for value in request.cookies(named: "wf") where value.count == 16 &&

@@ -88,6 +88,12 @@ public struct LRUCache<Key: Hashable, Value> {
         self = LRUCache(capacity: capacity)
     }
 
+    /// The least recently used entry, without touching its recency; nil when empty.
+    public var leastRecent: (key: Key, value: Value)? {
+        guard oldest != Self.none, let entry = slots[oldest] else { return nil }
+        return (entry.key, entry.value)
+    }
+
     /// Keys from most to least recently used (for tests and the admin view).
     public var keysByRecency: [Key] {
         var keys: [Key] = []

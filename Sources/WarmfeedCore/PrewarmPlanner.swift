@@ -59,14 +59,14 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// The store revision the plan is for; nil before the first view.
     public private(set) var revision: Int?
 
-    private var readers: [String: Reader] = [:]
+    /// Readers by recency (each view makes its reader the newest), so the
+    /// silent and the surplus are found at the old end: O(1) per reader,
+    /// whatever the number tracked.
+    private var readers: LRUCache<String, Reader>
     /// For each page some reader is on or heading for, how many readers are 0,
     /// 1 … `lead` pages from it: the distance of a page is a lookup, not a scan
     /// of every reader.
     private var demand: [Int: [Int]] = [:]
-    /// When silent readers were last looked for: at most every few seconds,
-    /// not on every page served.
-    private var lastSweep = -Double.infinity
     private var queued: [Int: Job] = [:]
     private var running: [Int: Job] = [:]
     /// Running jobs already returned in a `.cancel`, so each is asked once.
@@ -86,6 +86,7 @@ public struct PrewarmPlanner<Target: Hashable> {
         self.readerTTL = readerTTL
         self.maxReaders = max(1, maxReaders)
         self.concurrency = max(1, concurrency)
+        readers = LRUCache(capacity: self.maxReaders)
     }
 
     /// Jobs waiting, and running.
@@ -105,16 +106,13 @@ public struct PrewarmPlanner<Target: Hashable> {
             self.revision = revision
         }
         forgetSilentReaders(now: now)
-        let previous = readers[reader]
+        let previous = readers.removeValue(for: reader)
         var direction = previous?.direction ?? 1
         if let previous, page != previous.page { direction = page > previous.page ? 1 : -1 }
         if let previous { removeDemand(of: previous) }
-        if previous == nil, readers.count >= maxReaders, let oldest = readers.min(by: { $0.value.seen < $1.value.seen }) {
-            removeDemand(of: oldest.value)
-            readers[oldest.key] = nil
-        }
         let moved = Reader(page: page, direction: direction, seen: now)
-        readers[reader] = moved
+        // Past `maxReaders`, the reader silent longest makes room.
+        for evicted in readers.insert(moved, for: reader, cost: 1) { removeDemand(of: evicted.value) }
         addDemand(of: moved)
         warmed.insert(page)  // the reader has it: rendering it was the warming
         learn(page: page, older: older, newer: newer)
@@ -236,12 +234,12 @@ public struct PrewarmPlanner<Target: Hashable> {
         queued[job.page] = job
     }
 
+    /// Forgets readers silent for longer than `readerTTL`: they sit at the
+    /// old end, so this costs one look when none is, one step per reader forgotten.
     private mutating func forgetSilentReaders(now: Double) {
-        guard now - lastSweep >= min(5, readerTTL / 2) else { return }
-        lastSweep = now
-        for (key, reader) in readers where now - reader.seen > readerTTL {
-            removeDemand(of: reader)
-            readers[key] = nil
+        while let oldest = readers.leastRecent, now - oldest.value.seen > readerTTL {
+            readers.removeValue(for: oldest.key)
+            removeDemand(of: oldest.value)
         }
     }
 }

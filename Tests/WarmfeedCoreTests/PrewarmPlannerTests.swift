@@ -254,3 +254,31 @@ extension PrewarmPlannerTests {
         #expect(planner.counters.cancelled == 0)
     }
 }
+
+/// Readers are kept by recency: the silent and the surplus leave from the old
+/// end, one step each, however many are tracked.
+extension PrewarmPlannerTests {
+    @Test func aCrowdOfReadersIsBoundedAndTheNewestAreKept() {
+        var planner = Planner(lead: 1, maxReaders: 1000)
+        for reader in 0..<50_000 {
+            _ = planner.readerViewed("r\(reader)", page: 1 + reader % 500, older: nil, newer: nil, revision: 0, now: Double(reader) * 0.001)
+        }
+        #expect(planner.readerCount == 1000)
+        // The last 1000 readers are the ones kept: their pages are wanted.
+        #expect(planner.isWanted(1 + 49_999 % 500))
+    }
+
+    @Test func onlyTheSilentReadersAreForgottenWhenManyAreTracked() {
+        var planner = Planner(lead: 1, readerTTL: 60, maxReaders: 10_000)
+        for reader in 0..<5000 {
+            _ = planner.readerViewed("early\(reader)", page: 10, older: nil, newer: nil, revision: 0, now: 0)
+        }
+        for reader in 0..<3000 {
+            _ = planner.readerViewed("late\(reader)", page: 20, older: nil, newer: nil, revision: 0, now: 50)
+        }
+        _ = planner.readerViewed("early0", page: 30, older: nil, newer: nil, revision: 0, now: 50)  // one early reader speaks again
+        _ = planner.readerViewed("now", page: 40, older: nil, newer: nil, revision: 0, now: 61)
+        #expect(planner.readerCount == 3000 + 1 + 1)
+        #expect(!planner.isWanted(10) && planner.isWanted(20) && planner.isWanted(30) && planner.isWanted(40))
+    }
+}

@@ -84,7 +84,14 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
                 ("/garbage.jpg", .garbage(Array("SSH-2.0-not-http\r\n".utf8))),
             ]
             for (path, behavior) in faults { origin.script(path, behavior) }
-            try await ServedFeed.with(items: 0, configure: { $0.originTimeout = .seconds(2) }) { feed in
+            // Failures are remembered 5 s at first, longer when they repeat; this test's own
+            // faults take longer than that, so it asks for a minute from the first.
+            let remembered: (inout WarmfeedConfiguration) -> Void = {
+                $0.originTimeout = .seconds(2)
+                $0.negativeTTL = .seconds(60)
+                $0.firstNegativeTTL = .seconds(60)
+            }
+            try await ServedFeed.with(items: 0, configure: remembered) { feed in
                 let ids = try feed.addItems(imagesAt: faults.map(\.0), on: origin)
                 let responses = try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
                     for (index, id) in ids.enumerated() { group.addTask { (index, try await feed.thumbnail(id)) } }
@@ -163,7 +170,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             for path in paths { origin.script(path, .delay(.milliseconds(100), then: .respond(contentType: "image/jpeg", body: jpeg))) }
             try await ServedFeed.with(items: 0, pageSize: 5, configure: { $0.prewarmPages = 2 }) { feed in
                 let ids = try feed.addItems(imagesAt: paths, on: origin)
-                #expect(try await feed.get("/").status == 200)
+                #expect(try await feed.get("/", headers: [Self.returningReader]).status == 200)
                 // Pages 2 and 3 (items 5…14) get warmed without any request for them.
                 // Wait (patiently: the machine may be busy) until both page jobs are done.
                 var done = 0
@@ -203,12 +210,12 @@ extension ThumbnailServingTests {
                     (try await feed.adminJSON()["memory"] as? [String: Any])?["entries"] as? Int ?? -1
                 }
                 // Page 1 served, page 2 warmed: no dense screen seen yet, so 1x only.
-                #expect(try await feed.get("/").status == 200)
+                #expect(try await feed.get("/", headers: [Self.returningReader]).status == 200)
                 try await warmedPages(1)
                 #expect(try await entries() == 5)
                 // A browser on a dense screen asks for a 2x; from now on pre-warm makes both.
                 #expect(try await feed.thumbnail(ids[0], "2x").status == 200)
-                #expect(try await feed.get("/?page=2").status == 200)
+                #expect(try await feed.get("/?page=2", headers: [Self.returningReader]).status == 200)
                 try await warmedPages(2)
                 #expect(try await entries() == 5 + 1 + 10, "page 2's 1x, the 2x asked for, page 3's 1x and 2x")
             }
@@ -220,5 +227,28 @@ extension ServedFeed {
     func adminJSON() async throws -> [String: Any] {
         let response = try await get("/admin/cache", headers: [("Authorization", "Bearer test-admin-token")])
         return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+    }
+}
+
+extension ThumbnailServingTests {
+    /// A reader whose browser came back with the cookie an earlier visit gave it:
+    /// only such a reader is tracked and warmed ahead of.
+    static let returningReader = ("Cookie", "wf=00000000c0ffee00")
+
+    @Test func onlyAReturningReaderIsTrackedNeverAnAnonymousVisit() async throws {
+        try await ServedFeed.with(items: 100, pageSize: 5, configure: { $0.prewarmPages = 2; $0.demoPaintAhead = 0 }) { feed in
+            func readers() async throws -> Int {
+                (try await feed.adminJSON()["prewarm"] as? [String: Any])?["readers"] as? Int ?? -1
+            }
+            for page in 1...20 {
+                let response = try await feed.get("/?page=\(page)")
+                #expect(response.status == 200)
+                #expect(response.header("Set-Cookie")?.hasPrefix("wf=") == true, "a first visit is given the cookie")
+            }
+            #expect(try await feed.get("/fragment?page=3").status == 200)
+            #expect(try await readers() == 0, "no cookie came back: nobody is tracked")
+            #expect(try await feed.get("/?page=4", headers: [Self.returningReader]).status == 200)
+            #expect(try await readers() == 1)
+        }
     }
 }

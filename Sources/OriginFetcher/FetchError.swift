@@ -25,6 +25,10 @@ public enum FetchError: Error, Sendable, Equatable, Hashable {
     /// The body could not be written to the download's file (opening, writing
     /// or renaming it failed); the text says which and why.
     case writeFailed(String)
+    /// The origin was busy: the fetch waited longer than the fetcher's bound for
+    /// one of its connections to that host and never started. Not the origin's
+    /// failure: asking again later may well succeed.
+    case busy
     /// The caller's task was cancelled, or the fetcher was shut down.
     case cancelled
 }

@@ -3,8 +3,8 @@
 public struct FetchLimits: Sendable, Hashable {
     /// How long the TCP (and TLS) connect may take.
     public var connectTimeout: Duration
-    /// How long the whole fetch may take, redirects and waiting for a free
-    /// connection included.
+    /// How long the whole transfer may take once it has a connection, redirects
+    /// included (the wait for a connection is bounded apart, by the fetcher).
     public var totalTimeout: Duration
     /// The largest body accepted, in bytes. A larger declared `Content-Length`
     /// is refused before the body is read; a body without a length is cut as

@@ -2,6 +2,13 @@
 /// thread: which fetches wait to be started, which run in libcurl, which were
 /// cancelled, and the counters.
 ///
+/// Fetches wait here, not in libcurl: each host gets at most `maxPerHost`
+/// transfers in libcurl at once, so a transfer handed over finds a connection
+/// and its timeout counts time on the wire only. Waiting has its own bound
+/// (`maxWait`): a fetch that never got a connection in that time ends as
+/// `busy`, which is not the origin's failure. Urgent fetches (a reader waits)
+/// start before the others of their host.
+///
 /// A pure value with no I/O and no threads, so that every race between a
 /// caller, its cancellation and the transfer thread can be played out in a unit
 /// test. The fetcher keeps it in a `Mutex`; each mutating call returns what the
@@ -38,13 +45,35 @@ struct FetchQueue<Work> {
 
     /// What the transfer thread takes on each turn of its loop.
     struct Inbox {
-        /// Fetches to start, in the order they were submitted.
+        /// Fetches to start: urgent first, then in the order they were submitted.
         var start: [(id: ID, work: Work)] = []
         /// Running fetches to remove and end with `cancelled`.
         var cancel: [ID] = []
+        /// Fetches that waited longer than `maxWait` for a connection: end them with `busy`.
+        var expired: [Work] = []
         /// Whether to end every running transfer and stop.
         var shutDown = false
     }
+
+    private struct Waiting {
+        var id: ID
+        var work: Work
+        var since: ContinuousClock.Instant
+    }
+
+    /// One host's fetches: waiting (urgent first) and how many run.
+    private struct Host {
+        var urgent: [Waiting] = []
+        var later: [Waiting] = []
+        var running = 0
+
+        var isIdle: Bool { urgent.isEmpty && later.isEmpty && running == 0 }
+    }
+
+    /// The most transfers in libcurl at once for one host.
+    let maxPerHost: Int
+    /// The longest a fetch waits for a connection before it ends as `busy`.
+    let maxWait: Duration
 
     /// Whether `shutDown` was called; no work is accepted after it.
     private(set) var isShutDown = false
@@ -52,7 +81,10 @@ struct FetchQueue<Work> {
     private(set) var stats = FetcherStats()
 
     private var nextID: ID = 1
-    private var waiting: [(id: ID, work: Work)] = []
+    private var hosts: [String: Host] = [:]
+    /// The host of every fetch waiting or running.
+    private var hostOf: [ID: String] = [:]
+    private var waitingCount = 0
     private var running: Set<ID> = []
     private var cancelRequests: [ID] = []
     /// Fetches cancelled before `submit` (a task already cancelled when it
@@ -60,7 +92,11 @@ struct FetchQueue<Work> {
     /// before its cancellation handler was taken down; `forget` drops them.
     private var cancelledEarly: Set<ID> = []
 
-    init() {}
+    /// A queue letting `maxPerHost` transfers run at once per host, and fetches wait `maxWait` at most.
+    init(maxPerHost: Int = 8, maxWait: Duration = .seconds(30)) {
+        self.maxPerHost = max(1, maxPerHost)
+        self.maxWait = maxWait
+    }
 
     /// A new identifier, to be taken before the cancellation handler is installed.
     mutating func makeID() -> ID {
@@ -68,24 +104,27 @@ struct FetchQueue<Work> {
         return nextID
     }
 
-    /// Hands a fetch over to the transfer thread.
-    mutating func submit(_ id: ID, _ work: Work) -> SubmitAction {
+    /// Hands a fetch to `host` over to the transfer thread; an `urgent` one
+    /// starts before the host's others. `now` starts its wait.
+    mutating func submit(_ id: ID, _ work: Work, host: String = "", urgent: Bool = true, now: ContinuousClock.Instant = .now) -> SubmitAction {
         if isShutDown || cancelledEarly.remove(id) != nil {
             stats.cancelled += 1
             return .refuse(work)
         }
-        waiting.append((id, work))
+        let waiting = Waiting(id: id, work: work, since: now)
+        if urgent { hosts[host, default: Host()].urgent.append(waiting) } else { hosts[host, default: Host()].later.append(waiting) }
+        hostOf[id] = host
+        waitingCount += 1
         stats.inFlight += 1
         return .wakeLoop
     }
 
     /// The fetch's task was cancelled.
     mutating func cancel(_ id: ID) -> CancelAction {
-        if let index = waiting.firstIndex(where: { $0.id == id }) {
-            let work = waiting.remove(at: index).work
+        if let host = hostOf[id], !running.contains(id), let waiting = removeWaiting(id, of: host) {
             stats.inFlight -= 1
             stats.cancelled += 1
-            return .resume(work)
+            return .resume(waiting.work)
         }
         if running.contains(id) {
             if !cancelRequests.contains(id) { cancelRequests.append(id) }
@@ -106,22 +145,53 @@ struct FetchQueue<Work> {
         stats.failed += 1
     }
 
-    /// What the transfer thread must do now; the fetches it starts count as running.
-    mutating func takeInbox() -> Inbox {
-        var inbox = Inbox(start: waiting, cancel: cancelRequests, shutDown: isShutDown)
-        for entry in waiting { running.insert(entry.id) }
-        stats.started += waiting.count
-        waiting.removeAll()
+    /// What the transfer thread must do now at `now`: the fetches that may
+    /// start (each host up to `maxPerHost` running; they count as running from
+    /// here), the cancellations, and the fetches that waited too long.
+    mutating func takeInbox(now: ContinuousClock.Instant = .now) -> Inbox {
+        var inbox = Inbox(cancel: cancelRequests, shutDown: isShutDown)
         cancelRequests.removeAll()
         // A cancellation may name a fetch that ended since it was asked for.
         inbox.cancel.removeAll { !running.contains($0) }
+        guard waitingCount > 0 else { return inbox }
+        for name in Array(hosts.keys) {
+            var host = hosts[name]!
+            while host.running < maxPerHost, let next = host.urgent.isEmpty ? host.later.first : host.urgent.first {
+                if host.urgent.isEmpty { host.later.removeFirst() } else { host.urgent.removeFirst() }
+                host.running += 1
+                waitingCount -= 1
+                running.insert(next.id)
+                inbox.start.append((next.id, next.work))
+            }
+            for queue in [\Host.urgent, \Host.later] {
+                while let oldest = host[keyPath: queue].first, now - oldest.since > maxWait {
+                    host[keyPath: queue].removeFirst()
+                    waitingCount -= 1
+                    hostOf[oldest.id] = nil
+                    stats.inFlight -= 1
+                    stats.busy += 1
+                    inbox.expired.append(oldest.work)
+                }
+            }
+            hosts[name] = host.isIdle ? nil : host
+        }
+        stats.started += inbox.start.count
         return inbox
+    }
+
+    /// Whether some fetch waits for a connection now free (the loop should not sleep).
+    var canStartMore: Bool {
+        waitingCount > 0 && hosts.values.contains { $0.running < maxPerHost && !($0.urgent.isEmpty && $0.later.isEmpty) }
     }
 
     /// A running fetch ended; `false` when it was not running (ended twice).
     @discardableResult
     mutating func ended(_ id: ID, _ outcome: Outcome) -> Bool {
         guard running.remove(id) != nil else { return false }
+        if let name = hostOf.removeValue(forKey: id), var host = hosts[name] {
+            host.running -= 1
+            hosts[name] = host.isIdle ? nil : host
+        }
         stats.inFlight -= 1
         switch outcome {
         case .finished: stats.finished += 1
@@ -136,15 +206,37 @@ struct FetchQueue<Work> {
     /// transfer thread. Calling it again does nothing.
     mutating func shutDown() -> [Work] {
         isShutDown = true
-        let dropped = waiting.map(\.work)
+        var dropped: [Work] = []
+        for (name, host) in hosts {
+            for waiting in host.urgent + host.later {
+                dropped.append(waiting.work)
+                hostOf[waiting.id] = nil
+            }
+            hosts[name] = host.running == 0 ? nil : Host(running: host.running)
+        }
+        waitingCount = 0
         stats.inFlight -= dropped.count
         stats.cancelled += dropped.count
-        waiting.removeAll()
         return dropped
     }
 
     /// How many fetches are known in each state, for tests.
     var counts: (waiting: Int, running: Int, cancelRequests: Int, cancelledEarly: Int) {
-        (waiting.count, running.count, cancelRequests.count, cancelledEarly.count)
+        (waitingCount, running.count, cancelRequests.count, cancelledEarly.count)
+    }
+
+    private mutating func removeWaiting(_ id: ID, of name: String) -> Waiting? {
+        guard var host = hosts[name] else { return nil }
+        var found: Waiting?
+        if let index = host.urgent.firstIndex(where: { $0.id == id }) {
+            found = host.urgent.remove(at: index)
+        } else if let index = host.later.firstIndex(where: { $0.id == id }) {
+            found = host.later.remove(at: index)
+        }
+        guard let found else { return nil }
+        waitingCount -= 1
+        hostOf[id] = nil
+        hosts[name] = host.isIdle ? nil : host
+        return found
     }
 }

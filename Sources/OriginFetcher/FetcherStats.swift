@@ -9,6 +9,8 @@ public struct FetcherStats: Sendable, Hashable {
     public var failed: Int = 0
     /// Fetches that ended because their task was cancelled or the fetcher shut down.
     public var cancelled: Int = 0
+    /// Fetches that waited longer than their bound for a connection to a busy origin and never started.
+    public var busy: Int = 0
     /// Fetches accepted and not yet ended (waiting for the transfer thread, or in libcurl).
     public var inFlight: Int = 0
 

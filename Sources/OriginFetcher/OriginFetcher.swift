@@ -16,19 +16,23 @@ public final class OriginFetcher: Sendable {
     ///
     /// - Parameters:
     ///   - maxConnectionsPerHost: connections open at once to one host; more
-    ///     fetches to that host wait for one of them.
+    ///     fetches to that host wait for one of them, urgent ones first.
     ///   - maxConnections: connections open at once in all.
+    ///   - maxQueueWait: the longest a fetch waits for a connection before it
+    ///     ends with `FetchError.busy`; its own timeouts start once it has one.
     ///   - userAgent: the `User-Agent` header sent to origins.
     ///   - logger: where transfers are logged (at debug level).
     public init(
         maxConnectionsPerHost: Int = 8,
         maxConnections: Int = 64,
+        maxQueueWait: Duration = .seconds(30),
         userAgent: String = "Warmfeed/0.1",
         logger: Logger = Logger(label: "warmfeed.origin-fetcher")
     ) {
         loop = TransferLoop(
             maxConnectionsPerHost: maxConnectionsPerHost,
             maxConnections: maxConnections,
+            maxQueueWait: maxQueueWait,
             userAgent: userAgent,
             logger: logger
         )
@@ -44,9 +48,10 @@ public final class OriginFetcher: Sendable {
     /// Redirects are followed (up to `limits.maxRedirects`, to `http` and
     /// `https` only). A status outside 2xx is an error, not a body. When the
     /// calling task is cancelled the transfer stops at once and the fetch
-    /// throws `FetchError.cancelled`; after `shutdown()` every fetch does.
-    public func fetch(_ url: String, limits: FetchLimits = FetchLimits()) async throws(FetchError) -> FetchedBody {
-        let reply = try await perform(url, limits: limits, destination: .memory)
+    /// throws `FetchError.cancelled`; after `shutdown()` every fetch does. An
+    /// `urgent` fetch (someone waits on it) starts before its host's others.
+    public func fetch(_ url: String, limits: FetchLimits = FetchLimits(), urgent: Bool = true) async throws(FetchError) -> FetchedBody {
+        let reply = try await perform(url, limits: limits, destination: .memory, urgent: urgent)
         return FetchedBody(
             status: reply.status, contentType: reply.contentType, bytes: reply.body,
             elapsed: reply.elapsed, redirects: reply.redirects)
@@ -57,7 +62,7 @@ public final class OriginFetcher: Sendable {
     /// calling task is cancelled. `headers` are checked first (see `RequestHeaders`).
     func perform(
         _ url: String, limits: FetchLimits, destination: BodyDestination,
-        headers: [(String, String)] = [], conditional: ConditionalRequest = .init()
+        headers: [(String, String)] = [], conditional: ConditionalRequest = .init(), urgent: Bool = true
     ) async throws(FetchError) -> TransferReply {
         let headerLines: [String]
         do throws(FetchError) {
@@ -75,7 +80,7 @@ public final class OriginFetcher: Sendable {
             await withCheckedContinuation { continuation in
                 loop.submit(id, FetchRequest(
                     url: url, limits: limits, destination: destination, headerLines: headerLines,
-                    startedAt: startedAt, continuation: continuation))
+                    startedAt: startedAt, urgent: urgent, continuation: continuation))
             }
         } onCancel: {
             loop.cancel(id)

@@ -16,6 +16,18 @@ enum OriginURL {
         }
     }
 
+    /// The origin `url` names, as the fetch queue groups fetches: scheme, host
+    /// and port as written, lower-cased (`http://img.example:8080`). Cheap: it
+    /// runs on every fetch, so it reads the bytes, not libcurl's parser.
+    static func host(of url: String) -> String {
+        let bytes = url.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return url.lowercased() }
+        var start = bytes.index(after: colon)
+        for _ in 0..<2 where start < bytes.endIndex && bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
+        let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        return String(decoding: bytes[..<end], as: UTF8.self).lowercased()
+    }
+
     /// The lower-cased scheme of `url` as libcurl's URL parser reads it, or
     /// `nil` when libcurl cannot parse it. Schemes this libcurl was built
     /// without still parse, so that they are refused as schemes, not as URLs.

@@ -10,7 +10,7 @@ final class Transfer {
     let request: FetchRequest
     /// The easy handle, cleaned up exactly once, in `deinit`.
     let easy: UnsafeMutableRawPointer
-    /// When the total timeout runs out, counted from the call to `fetch`.
+    /// When the total timeout runs out, counted from the hand-over to libcurl.
     let deadline: ContinuousClock.Instant
 
     private var body: [UInt8] = []
@@ -32,7 +32,9 @@ final class Transfer {
         self.id = id
         self.request = request
         self.easy = easy
-        deadline = request.startedAt + request.limits.totalTimeout
+        // Counted from now, when the fetch got its connection: the wait in the
+        // queue has its own bound, and a busy origin is not a slow one.
+        deadline = ContinuousClock.now + request.limits.totalTimeout
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         if case .file(let path) = request.destination { file = PartFile(path: path) } else { file = nil }

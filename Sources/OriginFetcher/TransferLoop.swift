@@ -17,7 +17,7 @@ import Synchronization
 // queue is behind a Mutex.
 final class TransferLoop: @unchecked Sendable {
     /// The hand-over from callers to the thread.
-    let queue = Mutex(FetchQueue<FetchRequest>())
+    let queue: Mutex<FetchQueue<FetchRequest>>
 
     private let multi: UnsafeMutableRawPointer
     private let userAgent: String
@@ -26,7 +26,8 @@ final class TransferLoop: @unchecked Sendable {
     private var handles: [UnsafeMutableRawPointer: UInt64] = [:]
 
     /// Makes the multi handle; `start` starts its thread.
-    init(maxConnectionsPerHost: Int, maxConnections: Int, userAgent: String, logger: Logger) {
+    init(maxConnectionsPerHost: Int, maxConnections: Int, maxQueueWait: Duration, userAgent: String, logger: Logger) {
+        queue = Mutex(FetchQueue(maxPerHost: maxConnectionsPerHost, maxWait: maxQueueWait))
         CurlGlobal.ensureInitialized()
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
@@ -52,7 +53,8 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Hands a fetch to the thread, or ends it with `cancelled` when refused.
     func submit(_ id: UInt64, _ request: FetchRequest) {
-        switch queue.withLock({ $0.submit(id, request) }) {
+        let host = OriginURL.host(of: request.url), now = ContinuousClock.now
+        switch queue.withLock({ $0.submit(id, request, host: host, urgent: request.urgent, now: now) }) {
         case .wakeLoop: wake()
         case .refuse(let request): request.resume(.failure(.cancelled))
         }
@@ -85,9 +87,11 @@ final class TransferLoop: @unchecked Sendable {
         logger.debug("origin fetcher thread started")
         var stillRunning: Int32 = 0
         while true {
-            let inbox = queue.withLock { $0.takeInbox() }
+            let now = ContinuousClock.now
+            let inbox = queue.withLock { $0.takeInbox(now: now) }
             for (id, request) in inbox.start { begin(id, request) }
             for id in inbox.cancel { end(id, .failure(.cancelled)) }
+            for request in inbox.expired { request.resume(.failure(.busy)) }
             if inbox.shutDown {
                 for id in Array(transfers.keys) { end(id, .failure(.cancelled)) }
                 break
@@ -97,7 +101,8 @@ final class TransferLoop: @unchecked Sendable {
                 logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
             }
             collectFinished()
-            let wait = endOverdue()
+            // A transfer that ended freed a connection a waiting fetch can have at once.
+            let wait = queue.withLock({ $0.canStartMore }) ? 0 : endOverdue()
             // Sleeps until a socket is ready, libcurl's next timeout, a wakeup, or the next deadline.
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }

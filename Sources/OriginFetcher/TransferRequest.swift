@@ -18,6 +18,8 @@ struct FetchRequest: Sendable {
     var headerLines: [String] = []
     /// When `fetch` or `download` was called, for the elapsed time.
     var startedAt: ContinuousClock.Instant
+    /// Whether someone waits on it now (a reader): it starts before the host's other fetches.
+    var urgent = true
     /// Resumed exactly once: by the transfer thread when the transfer ends, or
     /// by whoever takes the request out of the `FetchQueue` before it starts.
     var continuation: CheckedContinuation<Result<TransferReply, FetchError>, Never>

@@ -38,10 +38,12 @@ final class ThumbnailService: Sendable {
     let metrics: WarmfeedMetrics
 
     init(
-        memoryBudget: Int, negativeTTL: Double, tiers: [any ThumbnailTier], fetcher: OriginFetcher,
+        memoryBudget: Int, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics
     ) {
-        state = Mutex(State(memoryBudget: memoryBudget, lookupTiers: tiers.count, negativeTTL: negativeTTL))
+        state = Mutex(State(
+            memoryBudget: memoryBudget, lookupTiers: tiers.count, negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
+        ))
         self.tiers = tiers
         self.fetcher = fetcher
         self.thumbnailer = thumbnailer
@@ -133,7 +135,7 @@ final class ThumbnailService: Sendable {
                 Task { await lookUp(key, tier: tier) }
             case .fetchOriginal(let itemID, let item, let urgent):
                 // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips queues.
-                Task(priority: urgent ? .high : .low) { await fetchOriginal(itemID, of: item) }
+                Task(priority: urgent ? .high : .low) { await fetchOriginal(itemID, of: item, urgent: urgent) }
             case .resize(let key, let original, let urgent):
                 Task(priority: urgent ? .high : .low) { await resize(key, original: original) }
             case .store(let key, let bytes, let indices):
@@ -150,7 +152,7 @@ final class ThumbnailService: Sendable {
         apply { $0.tierAnswered(key, tier: tier, found: found) }
     }
 
-    private func fetchOriginal(_ itemID: Int64, of item: FeedItem) async {
+    private func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async {
         let result: Result<[UInt8], State.Failure>
         var seconds: Double?
         if let url = origin.url(for: item) {
@@ -160,9 +162,13 @@ final class ThumbnailService: Sendable {
             limits.allowFileScheme = url.hasPrefix("file://")
             let start = clock.now
             do throws(FetchError) {
-                result = .success(try await fetcher.fetch(url, limits: limits).bytes)
+                result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgent).bytes)
                 seconds = clock.now - start
                 metrics.originFetched(seconds: seconds!)
+            } catch .busy, .cancelled {
+                // No connection to a busy origin came free in time, or the fetcher stopped:
+                // not the origin's failure, and not remembered as one.
+                result = .failure(.busy)
             } catch {
                 result = .failure(.origin)
                 metrics.originFailed()

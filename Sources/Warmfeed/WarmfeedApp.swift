@@ -52,7 +52,10 @@ public final class WarmfeedApp: Sendable {
         let pageCache = PageCache(capacityBytes: configuration.pageCacheBytes)
         pages = PageService(store: store, renderer: renderer, cache: pageCache, pageSize: configuration.pageSize)
 
-        let fetcher = OriginFetcher(maxConnectionsPerHost: 8, logger: logger)
+        let fetcher = OriginFetcher(
+            maxConnectionsPerHost: configuration.originConnections, maxConnections: max(64, configuration.originConnections * 4),
+            maxQueueWait: configuration.originQueueWait, logger: logger
+        )
         self.fetcher = fetcher
         demo = try DemoOrigin(
             folder: data.appendingPathComponent("demo-origin"), latency: configuration.originLatency,
@@ -67,7 +70,7 @@ public final class WarmfeedApp: Sendable {
         let metrics = WarmfeedMetrics()
         thumbnails = ThumbnailService(
             memoryBudget: configuration.thumbnailCacheBytes,
-            negativeTTL: Uptime.seconds(configuration.negativeTTL),
+            negativeTTL: (Uptime.seconds(configuration.firstNegativeTTL), Uptime.seconds(configuration.negativeTTL)),
             tiers: [try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes)],
             fetcher: fetcher,
             thumbnailer: Thumbnailer(),

@@ -26,10 +26,17 @@ public struct WarmfeedConfiguration: Sendable {
     public var prewarmPages = 2
     /// The demo origin's latency (jittered ±20%).
     public var originLatency: Duration = .milliseconds(250)
-    /// How long an origin failure is remembered before the origin is asked again.
+    /// The longest an origin failure is remembered before the origin is asked again.
     public var negativeTTL: Duration = .seconds(30)
+    /// How long a first failure is remembered; each failure in a row doubles it, up to `negativeTTL`.
+    public var firstNegativeTTL: Duration = .seconds(5)
     /// The origin fetch's total timeout.
     public var originTimeout: Duration = .seconds(10)
+    /// Connections open at once to one origin host; more fetches wait for one,
+    /// readers' first, for at most `originQueueWait` (then the placeholder, not remembered).
+    public var originConnections = 16
+    /// The longest an origin fetch waits for a connection.
+    public var originQueueWait: Duration = .seconds(30)
     /// How many of the newest demo items' originals the demo origin paints ahead
     /// in the background, so it serves files it has, as a real image host does.
     public var demoPaintAhead = 0

@@ -47,8 +47,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("demo-paint-ahead"), help: "Originals of the newest demo items the demo origin paints ahead in the background (kept in the data folder).")
     var demoPaintAhead = 300
 
-    @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take in all before the placeholder is served.")
+    @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take on the wire, once it has a connection, before the placeholder is served.")
     var originTimeout = 10
+
+    @Option(name: .customLong("origin-connections"), help: "Connections open at once to one origin host; more fetches wait for one, readers' first.")
+    var originConnections = 16
 
     @Option(help: "A feed (http(s) URL or file) or a folder of images to import at start; no demo feed is seeded then.")
     var source: String?
@@ -83,6 +86,7 @@ struct Serve: AsyncParsableCommand {
         configuration.prewarmPages = prewarm
         configuration.originLatency = .milliseconds(originLatency)
         configuration.originTimeout = .seconds(originTimeout)
+        configuration.originConnections = originConnections
         configuration.demoPaintAhead = demoPaintAhead
         configuration.source = source
         configuration.refreshInterval = refresh?.duration

@@ -40,7 +40,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// What a waiter is answered with.
     public typealias Answer = ThumbnailAnswer<Value>
 
-    /// Why a job failed. Each is remembered for `negativeTTL` seconds.
+    /// Why a job failed. Real failures are remembered (negative cache), for
+    /// `firstNegativeTTL` seconds, doubling with each failure in a row up to
+    /// `negativeTTL`; `busy` is not a failure of the origin and is not remembered.
     public enum Failure: Error, Sendable, Equatable {
         /// The item has no original that may be fetched.
         case noSource
@@ -48,6 +50,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         case origin
         /// The original could not be made into a thumbnail (not an image, truncated, too large).
         case image
+        /// The origin was busy (no connection to it came free in time) or the
+        /// fetcher stopped: the waiters get the placeholder, nothing is remembered.
+        case busy
     }
 
     /// A thumbnail ready to keep: its value for memory and waiters, its bytes
@@ -95,6 +100,8 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         public var evictions = 0
         /// Jobs that ended in failure (each one negative-cached).
         public var failures = 0
+        /// Jobs that ended because the origin was busy (not remembered).
+        public var busy = 0
         /// Jobs started by pre-warm rather than by a reader.
         public var prewarmStarts = 0
         /// Hits in each lookup tier.
@@ -127,13 +134,18 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     private var originalFetches: [Int64: [ThumbnailKey]] = [:]
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
     private var originals: LRUCache<Int64, [UInt8]>
-    private var failedUntil: [ThumbnailKey: Double] = [:]
+    /// Failures remembered: until when, and how many in a row. An entry
+    /// outlives its time (so the next failure remembers longer) until it has
+    /// been quiet for `negativeTTL` more.
+    private var failed: [ThumbnailKey: (until: Double, streak: Int)] = [:]
     private var lastDenseRequest: Double?
 
     /// How many lookup tiers sit between memory and the origin.
     public let lookupTiers: Int
-    /// How long a failure is remembered, in seconds.
+    /// The longest a failure is remembered, in seconds.
     public let negativeTTL: Double
+    /// How long a first failure is remembered, in seconds; each failure in a row doubles it.
+    public let firstNegativeTTL: Double
     /// The most failures remembered at once.
     public let negativeCapacity: Int
     /// How long after a reader last asked for a 2x pre-warm keeps making 2x, in seconds.
@@ -149,8 +161,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// memory, failures kept `negativeTTL` seconds.
     public init(
         memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1,
-        negativeTTL: Double = 30, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
+        negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
     ) {
+        self.firstNegativeTTL = min(firstNegativeTTL, negativeTTL)
         memory = LRUCache(capacity: memoryBudget)
         originals = LRUCache(capacity: originalsBudget)
         self.lookupTiers = max(0, lookupTiers)
@@ -174,12 +187,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             if reader { counters.hits += 1 }
             return (.hit, waiter.map { [.answer([$0.waiter], .image(value))] } ?? [])
         }
-        if let until = failedUntil[key] {
-            if until > now {
-                if reader { counters.negativeHits += 1 }
-                return (.failedRecently, waiter.map { [.answer([$0.waiter], .placeholder)] } ?? [])
-            }
-            failedUntil[key] = nil
+        if let until = failed[key]?.until, until > now {
+            if reader { counters.negativeHits += 1 }
+            return (.failedRecently, waiter.map { [.answer([$0.waiter], .placeholder)] } ?? [])
         }
         if jobs[key] != nil {
             if reader {
@@ -210,7 +220,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// The original of item `itemID` arrived (or failed); `seconds` is what the fetch took.
     public mutating func originalArrived(itemID: Int64, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
         let waiting = originalFetches.removeValue(forKey: itemID) ?? []
-        if case .failure(.noSource) = result {} else {
+        switch result {
+        case .failure(.noSource), .failure(.busy): break
+        default:
             counters.originFetches += 1
             if case .failure = result { counters.originErrors += 1 } else if let seconds { originLatency.record(seconds) }
         }
@@ -252,9 +264,15 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         return []
     }
 
-    /// Drops failures whose time is up.
+    /// Drops failures whose time is up and that have been quiet since for `negativeTTL`.
     public mutating func purgeExpired(now: Double) {
-        failedUntil = failedUntil.filter { $0.value > now }
+        failed = failed.filter { $0.value.until + negativeTTL > now }
+    }
+
+    /// How long `key` is remembered as failed from `now`, when it is (for tests and the admin view).
+    public func remembered(_ key: ThumbnailKey, now: Double) -> Double? {
+        guard let until = failed[key]?.until, until > now else { return nil }
+        return until - now
     }
 
     // MARK: Questions
@@ -283,7 +301,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
 
     /// Entries and bytes in memory, failures remembered, jobs running, originals kept.
     public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
-        (memory.count, memory.totalCost, memory.capacity, failedUntil.count, jobs.count, originals.totalCost)
+        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost)
     }
 
     // MARK: Steps
@@ -309,7 +327,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// Ends `key`'s job with `made`: kept in memory, written into `tiers`, waiters answered.
     private mutating func keep(_ key: ThumbnailKey, _ made: Made, storeInto tiers: [Int]) -> [Action] {
         let job = jobs.removeValue(forKey: key)
-        failedUntil[key] = nil
+        failed[key] = nil
         let evicted = memory.insert(made.value, for: key, cost: made.cost)
         counters.evictions += evicted.count
         var actions: [Action] = []
@@ -319,15 +337,22 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         return actions
     }
 
-    /// Ends `key`'s job in failure: remembered until `now + negativeTTL`, waiters get the placeholder.
+    /// Ends `key`'s job in failure: waiters get the placeholder; a real failure
+    /// is remembered, longer with each one in a row.
     private mutating func fail(_ key: ThumbnailKey, _ failure: Failure, now: Double) -> [Action] {
         guard let job = jobs.removeValue(forKey: key) else { return [] }
-        counters.failures += 1
-        if failedUntil.count >= negativeCapacity { purgeExpired(now: now) }
-        if failedUntil.count >= negativeCapacity, let victim = failedUntil.min(by: { $0.value < $1.value })?.key {
-            failedUntil[victim] = nil
+        if failure == .busy {
+            counters.busy += 1
+        } else {
+            counters.failures += 1
+            if failed[key] == nil, failed.count >= negativeCapacity { purgeExpired(now: now) }
+            if failed[key] == nil, failed.count >= negativeCapacity, let victim = failed.min(by: { $0.value.until < $1.value.until })?.key {
+                failed[victim] = nil
+            }
+            let streak = (failed[key]?.streak ?? 0) + 1
+            let ttl = min(negativeTTL, firstNegativeTTL * Double(1 << min(streak - 1, 30)))
+            failed[key] = (now + ttl, streak)
         }
-        failedUntil[key] = now + negativeTTL
         return job.waiters.isEmpty ? [] : [.answer(job.waiters.map(\.waiter), .placeholder)]
     }
 }

@@ -14,19 +14,32 @@ import Testing
         }
     }
 
-    @Test func aFetchWaitingForAConnectionStillTimesOut() async throws {
-        try await withOrigin(fetcher: OriginFetcher(maxConnectionsPerHost: 1)) { origin, fetcher in
+    @Test func aFetchWaitingForAConnectionEndsBusyAtTheQueueBoundNotAtItsTimeout() async throws {
+        try await withOrigin(fetcher: OriginFetcher(maxConnectionsPerHost: 1, maxQueueWait: .milliseconds(500))) { origin, fetcher in
             origin.script("/slow", .delay(.seconds(30), then: .respond(body: [1])))
             origin.script("/quick", .respond(body: [2]))
             let holder = Task { await fetcher.result(origin.url("/slow"), limits: FetchLimits(totalTimeout: .seconds(60), lowSpeedLimit: 0)) }
             #expect(await origin.eventually { $0.requests(to: "/slow") == 1 })
-            let limits = FetchLimits(totalTimeout: .milliseconds(500))
-            #expect(await fetcher.result(origin.url("/quick"), limits: limits).failure == .timedOut)
-            // It ended on its own deadline, not because the connection it waited for came free.
-            #expect(fetcher.stats.inFlight == 1)
+            let limits = FetchLimits(totalTimeout: .seconds(60))
+            // A busy origin is not a failed one: the fetch says so, and never reached it.
+            #expect(await fetcher.result(origin.url("/quick"), limits: limits).failure == .busy)
+            #expect(fetcher.stats.busy == 1 && fetcher.stats.inFlight == 1)
             #expect(origin.abandoned(at: "/slow") == 0 && origin.requests(to: "/quick") == 0)
             holder.cancel()
             #expect(await holder.value.failure == .cancelled)
+        }
+    }
+
+    @Test func aFetchsTimeoutCountsTimeOnTheWireNotTheWaitForAConnection() async throws {
+        try await withOrigin(fetcher: OriginFetcher(maxConnectionsPerHost: 1)) { origin, fetcher in
+            origin.script("/first", .delay(.milliseconds(1500), then: .respond(body: [1])))
+            origin.script("/second", .respond(body: [2]))
+            let first = Task { await fetcher.result(origin.url("/first"), limits: FetchLimits(totalTimeout: .seconds(60), lowSpeedLimit: 0)) }
+            #expect(await origin.eventually { $0.requests(to: "/first") == 1 })
+            // It waits about 1.5 s for the only connection, longer than its own timeout, and still succeeds.
+            let second = await fetcher.result(origin.url("/second"), limits: FetchLimits(totalTimeout: .milliseconds(1000)))
+            #expect(second.body?.bytes == [2], "\(second)")
+            #expect(await first.value.body?.bytes == [1])
         }
     }
 

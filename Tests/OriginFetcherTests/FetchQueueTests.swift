@@ -115,4 +115,63 @@ import Testing
         stats.inFlight = inFlight
         return stats
     }
+
+    // MARK: Hosts, priorities and the bound on waiting
+
+    @Test func eachHostGetsAtMostItsCapAndAnEndFreesAPlace() {
+        var queue = Queue(maxPerHost: 2)
+        let ids = (0..<5).map { _ in queue.makeID() }
+        for (index, id) in ids.enumerated() { _ = queue.submit(id, "a\(index)", host: "http://a") }
+        let other = queue.makeID()
+        _ = queue.submit(other, "b0", host: "http://b")
+        let first = queue.takeInbox()
+        #expect(Set(first.start.map(\.work)) == ["a0", "a1", "b0"])
+        #expect(queue.counts.waiting == 3 && !queue.canStartMore)
+        #expect(queue.takeInbox().start.isEmpty, "no place is free")
+        queue.ended(ids[0], .finished)
+        #expect(queue.canStartMore)
+        #expect(queue.takeInbox().start.map(\.work) == ["a2"])
+    }
+
+    @Test func urgentFetchesStartBeforeTheHostsOthers() {
+        var queue = Queue(maxPerHost: 1)
+        let busy = queue.makeID()
+        _ = queue.submit(busy, "running", host: "h")
+        _ = queue.takeInbox()
+        for (name, urgent) in [("later1", false), ("later2", false), ("reader", true)] {
+            _ = queue.submit(queue.makeID(), name, host: "h", urgent: urgent)
+        }
+        queue.ended(busy, .finished)
+        #expect(queue.takeInbox().start.map(\.work) == ["reader"])
+    }
+
+    @Test func aFetchThatWaitsTooLongEndsBusyAndNeverStarts() {
+        let start = ContinuousClock.now
+        var queue = Queue(maxPerHost: 1, maxWait: .seconds(30))
+        let running = queue.makeID()
+        _ = queue.submit(running, "running", host: "h", now: start)
+        _ = queue.takeInbox(now: start)
+        _ = queue.submit(queue.makeID(), "old", host: "h", now: start)
+        _ = queue.submit(queue.makeID(), "young", host: "h", now: start + .seconds(20))
+        #expect(queue.takeInbox(now: start + .seconds(29)).expired.isEmpty)
+        let inbox = queue.takeInbox(now: start + .seconds(31))
+        #expect(inbox.expired == ["old"] && inbox.start.isEmpty)
+        #expect(queue.stats.busy == 1 && queue.stats.inFlight == 2 && queue.counts.waiting == 1)
+        queue.ended(running, .finished)
+        #expect(queue.takeInbox(now: start + .seconds(32)).start.map(\.work) == ["young"])
+    }
+
+    @Test func shuttingDownHandsBackEveryWaitingFetchOfEveryHost() {
+        var queue = Queue(maxPerHost: 1)
+        for host in ["a", "a", "b", "b"] { _ = queue.submit(queue.makeID(), host, host: host) }
+        _ = queue.takeInbox()
+        #expect(queue.shutDown().sorted() == ["a", "b"])
+        #expect(queue.counts.waiting == 0 && queue.counts.running == 2)
+    }
+
+    @Test func theHostIsSchemeHostAndPort() {
+        #expect(OriginURL.host(of: "http://Img.Example:8080/a/b.jpg?x=1") == "http://img.example:8080")
+        #expect(OriginURL.host(of: "https://cdn.example") == "https://cdn.example")
+        #expect(OriginURL.host(of: "file:///srv/pictures/a.png") == "file://")
+    }
 }

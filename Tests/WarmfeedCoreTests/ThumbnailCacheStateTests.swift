@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func failuresAreRememberedForTheTTLThenRetried() {
-        var state = State(memoryBudget: 100, negativeTTL: 30)
+        var state = State(memoryBudget: 100, negativeTTL: 30, firstNegativeTTL: 30)
         ask(&state, a, waiter: 1, now: 100)
         #expect(ask(&state, a, waiter: 2, now: 100).0 == .joined)
         _ = state.tierAnswered(a, tier: 0, found: nil)
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func theNegativeCacheIsBounded() {
-        var state = State(memoryBudget: 100, negativeTTL: 30, negativeCapacity: 3)
+        var state = State(memoryBudget: 100, negativeTTL: 30, firstNegativeTTL: 30, negativeCapacity: 3)
         for id in 1...10 {
             let key = ThumbnailKey(itemID: Int64(id), variant: ThumbnailVariant(scale: 1, format: .webp))
             ask(&state, key, waiter: nil, now: Double(id))
@@ -272,5 +272,46 @@ import Testing
         ask(&state, c, waiter: 1, now: 20)
         #expect(state.scalesInDemand(now: 30) == [1, 2])
         #expect(state.scalesInDemand(now: 620.5) == [1])
+    }
+
+    // MARK: A busy origin is not a failed one
+
+    func failOrigin(_ state: inout State, _ key: ThumbnailKey, _ failure: State.Failure, now: Double) -> [State.Action] {
+        ask(&state, key, waiter: 1, now: now)
+        _ = state.tierAnswered(key, tier: 0, found: nil)
+        return state.originalArrived(itemID: key.itemID, .failure(failure), seconds: nil, now: now)
+    }
+
+    @Test func aBusyOriginGivesThePlaceholderButIsNotRemembered() {
+        var state = State(memoryBudget: 100)
+        #expect(answered(failOrigin(&state, a, .busy, now: 0)) == [1: "placeholder"])
+        #expect(state.counters.busy == 1 && state.counters.failures == 0 && state.counters.originErrors == 0)
+        #expect(state.remembered(a, now: 0) == nil)
+        #expect(ask(&state, a, waiter: 2, now: 0.1).0 == .started, "asked again at once")
+    }
+
+    @Test func repeatedFailuresAreRememberedLongerUpToTheCap() {
+        var state = State(memoryBudget: 100, negativeTTL: 30, firstNegativeTTL: 5)
+        var now = 0.0
+        var remembered: [Double] = []
+        for _ in 0..<5 {
+            _ = failOrigin(&state, a, .origin, now: now)
+            remembered.append(state.remembered(a, now: now) ?? 0)
+            now += remembered.last! + 0.1  // asked again just after it is forgotten
+        }
+        #expect(remembered.map { ($0 * 1000).rounded() / 1000 } == [5, 10, 20, 30, 30])
+    }
+
+    @Test func aSuccessStartsTheCountAgain() {
+        // Memory and the originals keep nothing, so each request goes to the origin.
+        var state = State(memoryBudget: 0, originalsBudget: 0, negativeTTL: 30, firstNegativeTTL: 5)
+        _ = failOrigin(&state, a, .origin, now: 0)
+        _ = failOrigin(&state, a, .origin, now: 6)
+        #expect(state.remembered(a, now: 6) == 10)
+        ask(&state, a, waiter: 2, now: 16.5)
+        _ = make(&state, a, value: "back", now: 16.5)
+        #expect(state.remembered(a, now: 16.5) == nil)
+        _ = failOrigin(&state, a, .origin, now: 17)
+        #expect(state.remembered(a, now: 17) == 5)
     }
 }

@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C shims: one per C library, nothing but a module map and static inline wrappers.
@@ -67,7 +68,11 @@ let package = Package(
         // Origin fetches on the libcurl multi interface, with limits. Knows nothing of feeds.
         .target(
             name: "OriginFetcher",
-            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
 
         // Thumbnails with libvips (shrink-on-load), with limits. Knows nothing of feeds.
@@ -80,7 +85,10 @@ let package = Package(
         .target(name: "XMLStream", dependencies: ["CXML2"]),
 
         // Reading sources: JSON Feed, RSS, RDF, Atom and image folders into entries. Knows nothing of C or the store.
-        .target(name: "FeedImport", dependencies: ["XMLStream", "Reckoning"]),
+        .target(
+            name: "FeedImport",
+            dependencies: ["XMLStream", "Reckoning", .product(name: "SystemPackage", package: "swift-system")]
+        ),
 
         // Feed store, pages, cursors, sentinel placement, caches. Knows nothing of C.
         .target(

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// The bytes of a source, read in chunks so that a 200 MB feed never sits in
 /// memory whole.
@@ -32,18 +33,21 @@ public enum FeedInput: Sendable {
                 start = end
             }
         case .file(let path):
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw ImportError("cannot read \(path): \(String(cString: strerror(errno)))")
+            let descriptor: FileDescriptor
+            do {
+                descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec)
+            } catch {
+                throw ImportError("cannot read \(path): \(error)")
             }
-            defer { close(descriptor) }
+            defer { try? descriptor.close() }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
             defer { buffer.deallocate() }
             while true {
-                let count = read(descriptor, buffer.baseAddress, Self.chunkSize)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw ImportError("cannot read \(path): \(String(cString: strerror(errno)))")
+                let count: Int
+                do {
+                    count = try descriptor.read(into: buffer)
+                } catch {
+                    throw ImportError("cannot read \(path): \(error)")
                 }
                 if count == 0 { return }
                 try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// One walk of `ImageFolder.scan`: the folders on the current path (to see
 /// loops), the folders and files already seen (to see them once), and the
@@ -30,11 +31,11 @@ struct FolderWalk {
     ) throws {
         func problem(_ reason: String) { onProblem(ImportProblem(line: nil, reason: reason)) }
         var info = stat()
-        guard lstat(path, &info) == 0 else { return problem("cannot read \(path): \(FolderError(errno: errno))") }
+        guard lstat(path, &info) == 0 else { return problem("cannot read \(path): \(Errno(rawValue: errno))") }
         var resolved = path
         if FileKind(info) == .link {
             guard stat(path, &info) == 0, let target = ImageFolder.resolvedPath(path) else {
-                return problem(errno == ELOOP ? "symlink loop at \(path)" : "broken symlink at \(path)")
+                return problem(Errno(rawValue: errno) == .tooManySymbolicLinkLevels ? "symlink loop at \(path)" : "broken symlink at \(path)")
             }
             resolved = target
         }
@@ -56,9 +57,11 @@ struct FolderWalk {
                 return
             }
             guard imported.insert(FileID(info)).inserted else { return }
-            let descriptor = open(resolved, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return problem("cannot read \(path): \(FolderError(errno: errno))") }
-            close(descriptor)
+            do {
+                try FileDescriptor.open(FilePath(resolved), .readOnly, options: .closeOnExec).close()
+            } catch {
+                return problem("cannot read \(path): \(error)")
+            }
             guard let found = facts(resolved) else { return problem("not a readable image: \(path)") }
             try onEntry(ImageFolder.entry(
                 path: resolved, name: name, mimeType: mimeType, facts: found, modified: Self.modified(info)))

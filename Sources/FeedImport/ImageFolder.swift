@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// Reads a folder of images, recursively, into raw entries: one per image,
 /// in the order of sorted names, so that two imports of the same folder agree.
@@ -78,8 +79,8 @@ public enum ImageFolder {
     }
 
     /// The names in `folder` (without "." and ".."), or why they cannot be read.
-    static func listing(_ folder: String) -> Result<[String], FolderError> {
-        guard let directory = opendir(folder) else { return .failure(FolderError(errno: errno)) }
+    static func listing(_ folder: String) -> Result<[String], Errno> {
+        guard let directory = opendir(folder) else { return .failure(Errno(rawValue: errno)) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -90,12 +91,6 @@ public enum ImageFolder {
         }
         return .success(names)
     }
-}
-
-/// A system call's failure, as the system words it ("Permission denied").
-struct FolderError: Error, CustomStringConvertible {
-    var errno: Int32
-    var description: String { String(cString: strerror(errno)) }
 }
 
 /// A file's identity whatever the path that reached it: device and inode.

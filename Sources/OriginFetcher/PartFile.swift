@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemPackage
 
 /// The file a download writes: the body goes into `path + ".part"` as it
 /// arrives and is renamed to `path` only once whole, so `path` always holds
@@ -24,7 +25,7 @@ final class PartFile {
     /// What went wrong with the file, if anything did.
     private(set) var failure: String?
 
-    private var descriptor: Int32 = -1
+    private var descriptor: FileDescriptor?
     /// Whether this download made the part file (and so must remove it on failure).
     private var created = false
 
@@ -40,17 +41,12 @@ final class PartFile {
 
     /// Appends `chunk`; `false` when the file could not take it (see `failure`).
     func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        guard openIfNeeded() else { return false }
-        guard let base = chunk.baseAddress else { return true }
-        var offset = 0
-        while offset < chunk.count {
-            let written = write(descriptor, base + offset, chunk.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = "write \(partPath): \(Self.errorText())"
-                return false
-            }
-            offset += written
+        guard let descriptor = openIfNeeded() else { return false }
+        do {
+            _ = try descriptor.writeAll(chunk)
+        } catch {
+            failure = "write \(partPath): \(error)"
+            return false
         }
         bytesWritten += chunk.count
         return true
@@ -59,18 +55,21 @@ final class PartFile {
     /// Closes the part file and renames it to `path`, replacing any copy there;
     /// an empty body makes an empty file. On failure the part file is removed.
     func commit() throws(FetchError) {
-        guard openIfNeeded() else { throw .writeFailed(failure ?? partPath) }
-        let closing = descriptor
-        descriptor = -1
+        guard let closing = openIfNeeded() else { throw .writeFailed(failure ?? partPath) }
+        descriptor = nil
         // Linux reports a delayed write error (a full disk, a network file
         // system) at close; EINTR there still closes the descriptor.
-        if close(closing) != 0 && errno != EINTR {
-            failure = "close \(partPath): \(Self.errorText())"
-        } else if rename(partPath, path) != 0 {
-            failure = "rename \(partPath) to \(path): \(Self.errorText())"
-        } else {
-            created = false
-            return
+        do {
+            try closing.close()
+        } catch let error as Errno where error != .interrupted {
+            failure = "close \(partPath): \(error)"
+        } catch {}
+        if failure == nil {
+            guard rename(partPath, path) != 0 else {
+                created = false
+                return
+            }
+            failure = "rename \(partPath) to \(path): \(Errno(rawValue: errno))"
         }
         discard()
         throw .writeFailed(failure ?? partPath)
@@ -78,9 +77,9 @@ final class PartFile {
 
     /// Closes the part file and removes it if this download made it. Calling it again does nothing.
     func discard() {
-        if descriptor >= 0 {
-            close(descriptor)
-            descriptor = -1
+        if let descriptor {
+            try? descriptor.close()
+            self.descriptor = nil
         }
         if created {
             unlink(partPath)
@@ -88,20 +87,22 @@ final class PartFile {
         }
     }
 
-    private func openIfNeeded() -> Bool {
-        if descriptor >= 0 { return true }
-        guard failure == nil else { return false }
-        // O_TRUNC: a part file left by a process that died mid-download is started over.
-        descriptor = open(partPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            failure = "open \(partPath): \(Self.errorText())"
-            return false
+    /// The part file, opened (and created) on first use; nil once anything failed.
+    private func openIfNeeded() -> FileDescriptor? {
+        if let descriptor { return descriptor }
+        guard failure == nil else { return nil }
+        do {
+            // .truncate: a part file left by a process that died mid-download is started over.
+            let opened = try FileDescriptor.open(
+                FilePath(partPath), .writeOnly, options: [.create, .truncate, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead]
+            )
+            descriptor = opened
+            created = true
+            return opened
+        } catch {
+            failure = "open \(partPath): \(error)"
+            return nil
         }
-        created = true
-        return true
-    }
-
-    private static func errorText() -> String {
-        String(cString: strerror(errno))
     }
 }

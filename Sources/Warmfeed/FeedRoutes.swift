@@ -61,12 +61,13 @@ struct FeedRoutes: Sendable {
         }
     }
 
-    /// Tells pre-warm where a returning reader is. A request without the
-    /// cookie (a first visit, a crawler, a health check) is not tracked: the
-    /// reader exists once their browser comes back with it, so anonymous
-    /// traffic costs what a page from the cache costs.
+    /// Tells pre-warm where a reader is: one whose browser came back with the
+    /// cookie, or a browser navigating here for the first time (it says so with
+    /// `Sec-Fetch-Mode: navigate`, and is about to scroll). Other requests
+    /// without the cookie (crawlers, health checks, scripts) are not tracked,
+    /// so they cost what a page from the cache costs.
     private func track(_ reader: ReaderCookie, _ rendering: PageCache.Rendering, revision: Int) {
-        guard let prewarmer, let id = reader.returning else { return }
+        guard let prewarmer, let id = reader.tracked else { return }
         prewarmer.readerViewed(id, number: rendering.number, older: rendering.older, newer: rendering.newer, revision: revision)
     }
 
@@ -93,10 +94,14 @@ struct ReaderCookie: Sendable {
     var id: String?
     var setCookie: String?
 
-    /// The id, when the request came back with it (not one issued just now).
-    var returning: String? { setCookie == nil ? id : nil }
+    /// Whether the request is a browser's navigation (`Sec-Fetch-Mode: navigate`).
+    var navigating = false
+
+    /// The id to track: one that came back, or one issued now to a navigating browser.
+    var tracked: String? { setCookie == nil || navigating ? id : nil }
 
     init(request: Request, issueIfMissing: Bool) {
+        navigating = request.header("Sec-Fetch-Mode") == "navigate"
         for value in request.cookies(named: "wf") where value.count == 16 &&
             value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
             id = value

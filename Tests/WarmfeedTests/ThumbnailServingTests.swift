@@ -235,7 +235,7 @@ extension ThumbnailServingTests {
     /// only such a reader is tracked and warmed ahead of.
     static let returningReader = ("Cookie", "wf=00000000c0ffee00")
 
-    @Test func onlyAReturningReaderIsTrackedNeverAnAnonymousVisit() async throws {
+    @Test func aReturningReaderOrABrowserNavigatingIsTrackedNeverOtherAnonymousRequests() async throws {
         try await ServedFeed.with(items: 100, pageSize: 5, configure: { $0.prewarmPages = 2; $0.demoPaintAhead = 0 }) { feed in
             func readers() async throws -> Int {
                 (try await feed.adminJSON()["prewarm"] as? [String: Any])?["readers"] as? Int ?? -1
@@ -249,6 +249,10 @@ extension ThumbnailServingTests {
             #expect(try await readers() == 0, "no cookie came back: nobody is tracked")
             #expect(try await feed.get("/?page=4", headers: [Self.returningReader]).status == 200)
             #expect(try await readers() == 1)
+            // A browser's first visit says it navigates: its reader is about to scroll.
+            let first = try await feed.get("/", headers: [("Sec-Fetch-Mode", "navigate"), ("Sec-Fetch-Dest", "document")])
+            #expect(first.header("Set-Cookie")?.hasPrefix("wf=") == true)
+            #expect(try await readers() == 2)
         }
     }
 }

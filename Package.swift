@@ -96,6 +96,7 @@ let package = Package(
             dependencies: [
                 "Reckoning",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
 

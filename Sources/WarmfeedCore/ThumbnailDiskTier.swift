@@ -1,6 +1,7 @@
 import Foundation
 import Reckoning
 import Synchronization
+import SystemPackage
 
 /// Thumbnails on disk in the data folder, so a restart starts warm.
 ///
@@ -46,15 +47,15 @@ public final class ThumbnailDiskTier: Sendable {
     /// The thumbnail for `key` if a valid file holds it; a corrupt file is removed.
     public func read(_ key: ThumbnailKey) -> [UInt8]? {
         guard index.withLock({ $0.value(for: key) }) != nil else { return nil }
-        let url = folder.appendingPathComponent(Self.fileName(of: key))
-        guard let data = try? Data(contentsOf: url) else {
+        let path = path(of: key)
+        guard let file = try? Self.contents(of: path) else {
             index.withLock { _ = $0.removeValue(for: key) }
             return nil
         }
-        guard let body = Self.unwrap(data) else {
+        guard let body = Self.unwrap(file) else {
             corrupt.withLock { $0 += 1 }
             index.withLock { _ = $0.removeValue(for: key) }
-            try? FileManager.default.removeItem(at: url)
+            _ = try? path.withPlatformString { unlink($0) }
             return nil
         }
         return body
@@ -62,24 +63,46 @@ public final class ThumbnailDiskTier: Sendable {
 
     /// Stores the thumbnail for `key`, evicting old files past the budget.
     public func write(_ key: ThumbnailKey, _ bytes: [UInt8]) {
-        let url = folder.appendingPathComponent(Self.fileName(of: key))
-        let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        let path = path(of: key)
+        let temporary = FilePath(folder.appendingPathComponent(".tmp-\(UUID().uuidString)").path)
         let file = Self.wrap(bytes)
         do {
-            try file.write(to: temporary)
+            let descriptor = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            try descriptor.closeAfter { _ = try file.withUnsafeBytes { try descriptor.writeAll($0) } }
+            // rename(2) replaces the old file atomically: a reader sees the old or the new one, never half.
+            try Self.rename(temporary, to: path)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            return
-        }
-        // rename(2) replaces the old file atomically: a reader sees the old or the new one, never half.
-        guard rename(temporary.path, url.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
+            _ = temporary.withPlatformString { unlink($0) }
             return
         }
         let evicted = index.withLock { $0.insert(file.count, for: key, cost: file.count) }
         for victim in evicted where victim.key != key {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(Self.fileName(of: victim.key)))
+            _ = self.path(of: victim.key).withPlatformString { unlink($0) }
         }
+    }
+
+    private func path(of key: ThumbnailKey) -> FilePath {
+        FilePath(folder.appendingPathComponent(Self.fileName(of: key)).path)
+    }
+
+    /// The whole file at `path`.
+    static func contents(of path: FilePath) throws -> [UInt8] {
+        let descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
+        return try descriptor.closeAfter {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+                if count == 0 { return bytes }
+                bytes.append(contentsOf: chunk[0..<count])
+            }
+        }
+    }
+
+    /// rename(2), its failure as an `Errno`.
+    static func rename(_ from: FilePath, to: FilePath) throws {
+        let result = from.withPlatformString { old in to.withPlatformString { new in Foundation.rename(old, new) } }
+        if result != 0 { throw Errno(rawValue: errno) }
     }
 
     /// Files and bytes on disk, the budget, and corrupt files found so far.
@@ -100,8 +123,9 @@ public final class ThumbnailDiskTier: Sendable {
         return ThumbnailKey(itemID: id, variant: variant)
     }
 
-    static func wrap(_ body: [UInt8]) -> Data {
-        var data = Data(magic)
+    static func wrap(_ body: [UInt8]) -> [UInt8] {
+        var data = magic
+        data.reserveCapacity(headerSize + body.count)
         withUnsafeBytes(of: UInt64(body.count).littleEndian) { data.append(contentsOf: $0) }
         let sum = FNV1a.hash64(body)
         withUnsafeBytes(of: sum.littleEndian) { data.append(contentsOf: $0) }
@@ -109,8 +133,7 @@ public final class ThumbnailDiskTier: Sendable {
         return data
     }
 
-    static func unwrap(_ data: Data) -> [UInt8]? {
-        let bytes = [UInt8](data)
+    static func unwrap(_ bytes: [UInt8]) -> [UInt8]? {
         guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic else { return nil }
         let length = bytes[4..<12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let sum = bytes[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

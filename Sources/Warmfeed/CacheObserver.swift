@@ -13,6 +13,7 @@ final class CacheObserver: Service, Sendable {
     let pages: PageCache
     let fetcher: OriginFetcher
     let refresher: SourceRefresher?
+    let demo: DemoOrigin?
     let metrics: WarmfeedMetrics
     let clock: Uptime
     /// Hit ratio and origin p50 (ms), sampled every `interval`, with the counts
@@ -29,8 +30,9 @@ final class CacheObserver: Service, Sendable {
 
     init(
         thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher,
-        refresher: SourceRefresher?, metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5)
+        refresher: SourceRefresher?, demo: DemoOrigin?, metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5)
     ) {
+        self.demo = demo
         self.thumbnails = thumbnails
         self.prewarmer = prewarmer
         self.pages = pages
@@ -75,8 +77,20 @@ final class CacheObserver: Service, Sendable {
             inFlight: thumbs.inFlight,
             prewarm: .init(queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped, readers: warm.readers),
             origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetcher.stats.inFlight, latency: latency(thumbs.originLatency)),
-            thumbnailLatency: latency(thumbs.thumbnailLatency)
+            thumbnailLatency: latency(thumbs.thumbnailLatency),
+            memoryUse: .init(
+                rssBytes: Self.residentBytes(), thumbnailsBytes: thumbs.bytes, originalsBytes: thumbs.originalBytes,
+                pagesBytes: page.bytes, demoOriginBytes: demo?.keptBytes ?? 0
+            )
         )
+    }
+
+    /// The process's resident set size, from /proc/self/statm (Linux); nil elsewhere.
+    static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * sysconf(Int32(_SC_PAGESIZE))
     }
 
     /// Takes one sample for the chart: the hit ratio of the requests since the last sample.

@@ -64,6 +64,22 @@ struct CacheStats: Codable, Sendable {
     var prewarm: Prewarm
     var origin: Origin
     var thumbnailLatency: Latency
+    /// Where the process's memory goes: its resident size beside every cache's bytes.
+    var memoryUse: MemoryUse
+
+    /// The process's resident memory and what each cache holds, in bytes.
+    struct MemoryUse: Codable, Sendable {
+        /// Resident set size of the whole process (VmRSS).
+        var rssBytes: Int?
+        /// Thumbnails in memory.
+        var thumbnailsBytes: Int
+        /// Originals kept so an item's other variant needs no second fetch.
+        var originalsBytes: Int
+        /// Rendered pages.
+        var pagesBytes: Int
+        /// Originals the demo origin keeps in memory (0 without it).
+        var demoOriginBytes: Int
+    }
 
     func json() -> String {
         let encoder = JSONEncoder()

@@ -79,6 +79,9 @@ final class DemoOrigin: Service, Sendable {
         await shutdown()
     }
 
+    /// Bytes of originals kept in memory now.
+    var keptBytes: Int { recent.withLock { $0.totalCost } }
+
     /// The base URL, once started.
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 

@@ -91,7 +91,7 @@ public final class WarmfeedApp: Sendable {
         }
         observer = CacheObserver(
             thumbnails: thumbnails, prewarmer: prewarmer, pages: pageCache, fetcher: fetcher, refresher: refresher,
-            metrics: metrics, clock: clock
+            demo: demo, metrics: metrics, clock: clock
         )
 
         var router = Router()

@@ -24,6 +24,10 @@ import Testing
             }
             let memory = stats["memory"] as? [String: Any]
             #expect(memory?["budget_bytes"] as? Int == 256 << 20)
+            // Where memory goes: the resident size beside each cache's bytes.
+            let use = stats["memory_use"] as? [String: Any]
+            #expect((use?["rss_bytes"] as? Int ?? 0) > 1 << 20)
+            for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "demo_origin_bytes"] { #expect(use?[key] is Int, "\(key)") }
             let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token")])
             #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
             #expect(metrics.text.contains("warmfeed_thumbnail_hits_total"))

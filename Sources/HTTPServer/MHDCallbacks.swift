@@ -20,7 +20,7 @@ enum MHDCallbacks {
     /// piece of body, once more when the request is complete, and again after a
     /// resume. `cls` is the `ServerCore`, kept alive by `HTTPServer` for as long
     /// as the daemon runs.
-    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, _, uploadDataSize, reqCls in
+    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, version, _, uploadDataSize, reqCls in
         guard let cls, let connection, let reqCls, let raw = reqCls.pointee else { return .NO }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
@@ -28,6 +28,7 @@ enum MHDCallbacks {
             connection: connection,
             context: context,
             method: method.map { String(cString: $0) } ?? "GET",
+            version: version,
             uploadDataSize: uploadDataSize
         )
     }
@@ -56,6 +57,19 @@ enum MHDCallbacks {
         }
         return .YES
     }
+
+    /// Collects header lines as sent (names not yet checked) into a `RawHeaderCollector` passed as `cls`.
+    static let collectRawHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls else { return .YES }
+        let collector = Unmanaged<RawHeaderCollector>.fromOpaque(cls).takeUnretainedValue()
+        collector.fields.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? ""))
+        return .YES
+    }
+}
+
+/// A box the raw header iterator appends to; lives only for one call on one thread.
+final class RawHeaderCollector {
+    var fields: [(name: String, value: String)] = []
 }
 
 /// A box the header iterator appends to; lives only for one call on one thread.

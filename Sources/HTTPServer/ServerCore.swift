@@ -34,12 +34,19 @@ final class ServerCore: Sendable {
         connection: OpaquePointer,
         context: RequestContext,
         method: String,
+        version: UnsafePointer<CChar>?,
         uploadDataSize: UnsafeMutablePointer<Int>?
     ) -> MHD_Result {
         switch context.phase {
         case .started:
-            // First call: headers are in. Answering now would make libmicrohttpd
-            // close the connection (no keep-alive), so wait for the next call.
+            // First call: headers are in. A head RFC 9112 refuses is answered now
+            // (libmicrohttpd then closes the connection, which such a client has earned).
+            if let problem = headProblem(connection: connection, version: version) {
+                context.phase = .answered
+                return queue(.plain(HTTPResponse.Status(code: problem.status), problem.message), on: connection)
+            }
+            // Answering a good request now would make libmicrohttpd close the
+            // connection (no keep-alive), so wait for the next call.
             context.phase = .reading
             return .YES
         case .reading:
@@ -72,6 +79,14 @@ final class ServerCore: Sendable {
             if let uploadDataSize { uploadDataSize.pointee = 0 }
             return .YES
         }
+    }
+
+    private func headProblem(connection: OpaquePointer, version: UnsafePointer<CChar>?) -> RequestHead.Problem? {
+        let collector = RawHeaderCollector()
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectRawHeader, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return RequestHead.problem(version: version.map { String(cString: $0) } ?? "", fields: collector.fields)
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {

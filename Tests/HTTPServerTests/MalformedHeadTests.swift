@@ -1,0 +1,63 @@
+import HTTPTestClient
+import Testing
+@testable import HTTPServer
+
+/// RFC 9112's rules for a request head, as a client that breaks them meets
+/// them over loopback: a clear 4xx or 501 at once (the client waits at most
+/// 5 s, and the answer must be there), never a 200 or a wait for a body.
+@Suite struct MalformedHeadTests {
+    static let cases: [(String, String, Int)] = [
+        ("no Host on HTTP/1.1", "GET / HTTP/1.1\r\n\r\n", 400),
+        ("two Host lines", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        ("whitespace before the colon", "GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400),
+        ("Transfer-Encoding with Content-Length", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", 400),
+        ("an unknown coding", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+        ("identity, which HTTP/1.1 dropped", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n", 501),
+        ("chunked twice", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", 400),
+        ("a bare CR in a value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\rc\r\n\r\n", 400),
+    ]
+
+    @Test(arguments: cases.indices)
+    func aMalformedHeadIsRefusedAtOnce(index: Int) async throws {
+        let (name, head, status) = Self.cases[index]
+        try await withServer(router: { $0.get("/") { _ in .now(.plain(200, "ok")) } }) { server in
+            let port = server.port
+            let response = try await onThread { () throws -> TestResponse in
+                let connection = try TestConnection(port: port, timeout: 5)
+                try connection.send(head)
+                return try connection.readResponse()
+            }
+            #expect(response.status == status, "\(name)")
+            #expect(response.text != "ok", "\(name)")
+        }
+    }
+
+    @Test func wellFormedHeadsStillPass() async throws {
+        try await withServer(router: { $0.get("/") { _ in .now(.plain(200, "ok")) } }) { server in
+            let port = server.port
+            for head in ["GET / HTTP/1.1\r\nHost: a\r\n\r\n", "GET / HTTP/1.0\r\n\r\n",
+                         "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"] {
+                let response = try await onThread { () throws -> TestResponse in
+                    let connection = try TestConnection(port: port, timeout: 5)
+                    try connection.send(head)
+                    return try connection.readResponse()
+                }
+                #expect(response.status == 200, "\(head.debugDescription)")
+            }
+        }
+    }
+
+    @Test func theRulesOnTheirOwn() {
+        func status(_ version: String, _ fields: [(String, String)]) -> Int? {
+            RequestHead.problem(version: version, fields: fields.map { (name: $0.0, value: $0.1) })?.status
+        }
+        #expect(status("HTTP/1.1", [("Host", "a")]) == nil)
+        #expect(status("HTTP/1.0", []) == nil)
+        #expect(status("HTTP/1.0", [("Host", "a"), ("host", "b")]) == 400)
+        #expect(status("HTTP/1.1", [("Host", "a"), ("Transfer-Encoding", "gzip, chunked")]) == 501)
+        #expect(status("HTTP/1.1", [("Host", "a"), ("Transfer-Encoding", "chunked, gzip")]) == 400)
+        #expect(status("HTTP/1.1", [("Host", "a"), ("Transfer-Encoding", "Chunked")]) == nil)
+        #expect(status("HTTP/1.1", [("Host", "a"), ("X\tY", "z")]) == 400)
+        #expect(status("HTTP/1.1", [("Host", "a\u{0}b")]) == 400)
+    }
+}

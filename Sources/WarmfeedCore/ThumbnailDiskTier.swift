@@ -55,7 +55,7 @@ public final class ThumbnailDiskTier: Sendable {
         guard let body = Self.unwrap(file) else {
             corrupt.withLock { $0 += 1 }
             index.withLock { _ = $0.removeValue(for: key) }
-            _ = try? path.withPlatformString { unlink($0) }
+            _ = path.withPlatformString { unlink($0) }
             return nil
         }
         return body

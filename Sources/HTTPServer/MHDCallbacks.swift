@@ -58,18 +58,17 @@ enum MHDCallbacks {
         return .YES
     }
 
-    /// Collects header lines as sent (names not yet checked) into a `RawHeaderCollector` passed as `cls`.
-    static let collectRawHeader: MHD_KeyValueIterator = { cls, _, key, value in
-        guard let cls else { return .YES }
-        let collector = Unmanaged<RawHeaderCollector>.fromOpaque(cls).takeUnretainedValue()
-        collector.fields.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? ""))
+    /// Notes header lines as sent into a `HeadCheck` passed as `cls`, for the RFC 9112 rules.
+    static let checkHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        Unmanaged<HeadCheck>.fromOpaque(cls).takeUnretainedValue().head.note(name: key, value: value)
         return .YES
     }
 }
 
-/// A box the raw header iterator appends to; lives only for one call on one thread.
-final class RawHeaderCollector {
-    var fields: [(name: String, value: String)] = []
+/// A box the head-checking iterator notes into; lives only for one call on one thread.
+final class HeadCheck {
+    var head = RequestHead()
 }
 
 /// A box the header iterator appends to; lives only for one call on one thread.

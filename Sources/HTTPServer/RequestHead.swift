@@ -1,51 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The checks RFC 9112 asks of a request head that libmicrohttpd 0.9.75 lets
 /// through, made on the head's parsed lines before anything is answered: a
 /// request that breaks one gets a clear 400 or 501 at once, never a guess, a
 /// 200 for a request smuggled past a proxy, or a wait for a body that a
 /// coding nobody here speaks would frame.
-enum RequestHead {
+///
+/// Every request passes here, so the lines are read as the C strings
+/// libmicrohttpd holds, byte by byte, and only what the rules need is kept:
+/// nothing is allocated for a well-formed head without `Transfer-Encoding`.
+struct RequestHead {
     /// Why a head is refused.
     struct Problem: Equatable, Sendable {
         var status: Int
         var message: String
     }
 
-    /// The problem with a head of HTTP `version` whose header lines are
-    /// `fields` (names and values as sent), or nil when there is none.
-    static func problem(version: String, fields: [(name: String, value: String)]) -> Problem? {
-        var hosts = 0
-        var contentLength = false
-        var codings: [String] = []
-        for (name, value) in fields {
-            if name.isEmpty || name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
-                return Problem(status: 400, message: "a header name holds whitespace (or there is whitespace before its colon)")
-            }
-            let forbidden = { (byte: UInt8) in byte == 0 || byte == 0x0d || byte == 0x0a }
-            if name.utf8.contains(where: forbidden) || value.utf8.contains(where: forbidden) {
-                return Problem(status: 400, message: "a NUL or a bare CR in the request head")
-            }
-            switch name.lowercased() {
-            case "host": hosts += 1
-            case "content-length": contentLength = true
-            case "transfer-encoding":
-                codings += value.split(separator: ",").map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty }
-            default: break
+    private var hosts = 0
+    private var contentLength = false
+    private var transferEncoding: [UInt8]?
+    private var badName = false
+    private var badByte = false
+
+    /// Takes one header line: `name` and `value` as sent (NUL-terminated).
+    mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
+        var length = 0
+        var byte = UInt8(bitPattern: name[0])
+        if byte == 0 { badName = true }
+        while byte != 0 {
+            if byte == 0x20 || byte == 0x09 { badName = true }
+            if byte == 0x0d || byte == 0x0a { badByte = true }
+            length += 1
+            byte = UInt8(bitPattern: name[length])
+        }
+        if let value {
+            var index = 0
+            while value[index] != 0 {
+                let byte = UInt8(bitPattern: value[index])
+                if byte == 0x0d || byte == 0x0a { badByte = true }
+                index += 1
             }
         }
-        if version == "HTTP/1.1", hosts != 1 {
+        if Self.named(name, length, "host") { hosts += 1 }
+        if Self.named(name, length, "content-length") { contentLength = true }
+        if Self.named(name, length, "transfer-encoding"), let value {
+            if transferEncoding != nil { transferEncoding!.append(UInt8(ascii: ",")) }
+            transferEncoding = (transferEncoding ?? []) + UnsafeRawBufferPointer(start: value, count: strlen(value))
+        }
+    }
+
+    /// The problem with the head noted so far, of HTTP `version`; nil when there is none.
+    func problem(version: UnsafePointer<CChar>?) -> Problem? {
+        if badName { return Problem(status: 400, message: "a header name holds whitespace (or there is whitespace before its colon)") }
+        if badByte { return Problem(status: 400, message: "a NUL or a bare CR in the request head") }
+        if let version, strcmp(version, "HTTP/1.1") == 0, hosts != 1 {
             return Problem(status: 400, message: hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "more than one Host header")
         }
         if hosts > 1 { return Problem(status: 400, message: "more than one Host header") }
-        if !codings.isEmpty {
-            if contentLength { return Problem(status: 400, message: "Transfer-Encoding and Content-Length together") }
-            if codings.filter({ $0 == "chunked" }).count > 1 || (codings.contains("chunked") && codings.last != "chunked") {
-                return Problem(status: 400, message: "chunked must be the last transfer coding, and only once")
-            }
-            if let unknown = codings.first(where: { $0 != "chunked" }) {
-                return Problem(status: 501, message: "transfer coding \"\(unknown.prefix(40))\" is not supported")
-            }
+        guard let transferEncoding else { return nil }
+        if contentLength { return Problem(status: 400, message: "Transfer-Encoding and Content-Length together") }
+        let codings = transferEncoding.split(separator: UInt8(ascii: ","))
+            .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace().lowercased() }
+            .filter { !$0.isEmpty }
+        if codings.filter({ $0 == "chunked" }).count > 1 || (codings.contains("chunked") && codings.last != "chunked") {
+            return Problem(status: 400, message: "chunked must be the last transfer coding, and only once")
+        }
+        if let unknown = codings.first(where: { $0 != "chunked" }) {
+            return Problem(status: 501, message: "transfer coding \"\(unknown.prefix(40))\" is not supported")
         }
         return nil
+    }
+
+    /// Whether the `length` bytes at `name` are `lowercase`, ignoring ASCII case.
+    private static func named(_ name: UnsafePointer<CChar>, _ length: Int, _ lowercase: StaticString) -> Bool {
+        guard length == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for index in 0..<length {
+            var byte = UInt8(bitPattern: name[index])
+            if byte >= 0x41 && byte <= 0x5a { byte |= 0x20 }
+            if byte != expected[index] { return false }
+        }
+        return true
     }
 }
 

@@ -82,11 +82,11 @@ final class ServerCore: Sendable {
     }
 
     private func headProblem(connection: OpaquePointer, version: UnsafePointer<CChar>?) -> RequestHead.Problem? {
-        let collector = RawHeaderCollector()
-        withExtendedLifetime(collector) {
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectRawHeader, Unmanaged.passUnretained(collector).toOpaque())
+        let check = HeadCheck()
+        withExtendedLifetime(check) {
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.checkHeader, Unmanaged.passUnretained(check).toOpaque())
         }
-        return RequestHead.problem(version: version.map { String(cString: $0) } ?? "", fields: collector.fields)
+        return check.head.problem(version: version)
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {

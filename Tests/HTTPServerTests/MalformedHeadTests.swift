@@ -49,7 +49,11 @@ import Testing
 
     @Test func theRulesOnTheirOwn() {
         func status(_ version: String, _ fields: [(String, String)]) -> Int? {
-            RequestHead.problem(version: version, fields: fields.map { (name: $0.0, value: $0.1) })?.status
+            var head = RequestHead()
+            for (name, value) in fields {
+                name.withCString { name in value.withCString { value in head.note(name: name, value: value) } }
+            }
+            return version.withCString { head.problem(version: $0) }?.status
         }
         #expect(status("HTTP/1.1", [("Host", "a")]) == nil)
         #expect(status("HTTP/1.0", []) == nil)
@@ -58,6 +62,7 @@ import Testing
         #expect(status("HTTP/1.1", [("Host", "a"), ("Transfer-Encoding", "chunked, gzip")]) == 400)
         #expect(status("HTTP/1.1", [("Host", "a"), ("Transfer-Encoding", "Chunked")]) == nil)
         #expect(status("HTTP/1.1", [("Host", "a"), ("X\tY", "z")]) == 400)
-        #expect(status("HTTP/1.1", [("Host", "a\u{0}b")]) == 400)
+        #expect(status("HTTP/1.1", [("Host", "a\rb")]) == 400)
+        #expect(status("HTTP/1.1", [("", "b"), ("Host", "a")]) == 400)
     }
 }

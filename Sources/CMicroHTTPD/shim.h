@@ -14,6 +14,9 @@
 
 typedef void *(*wf_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
+typedef void (*wf_notify_connection_callback)(void *cls, struct MHD_Connection *connection,
+                                              void **socket_context, enum MHD_ConnectionNotificationCode code);
+
 /** Starts a daemon bound to `address` with the options Warmfeed uses. */
 static inline struct MHD_Daemon *wf_mhd_start(
     unsigned int flags,
@@ -25,7 +28,8 @@ static inline struct MHD_Daemon *wf_mhd_start(
     unsigned int listen_backlog,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
-    wf_uri_log_callback uri_log, void *uri_log_cls)
+    wf_uri_log_callback uri_log, void *uri_log_cls,
+    wf_notify_connection_callback notify_connection, void *notify_connection_cls)
 {
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_cls,
@@ -37,6 +41,7 @@ static inline struct MHD_Daemon *wf_mhd_start(
         MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
         MHD_OPTION_END);
 }
 
@@ -45,6 +50,21 @@ static inline uint16_t wf_mhd_bind_port(struct MHD_Daemon *daemon)
 {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+/** The connection's socket, or -1. */
+static inline int wf_mhd_connection_socket(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/** The client's IPv4 address in host byte order, or 0 for another family. */
+static inline uint32_t wf_mhd_connection_ipv4(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || info->client_addr->sa_family != AF_INET) return 0;
+    return ntohl(((const struct sockaddr_in *)info->client_addr)->sin_addr.s_addr);
 }
 
 #endif

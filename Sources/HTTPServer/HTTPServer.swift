@@ -18,7 +18,7 @@ public final class HTTPServer: Service, Sendable {
 
     private enum State {
         case idle
-        case running(daemon: DaemonHandle, port: Int)
+        case running(daemon: DaemonHandle, port: Int, sweeper: Task<Void, Never>)
         case stopped
     }
 
@@ -32,7 +32,7 @@ public final class HTTPServer: Service, Sendable {
 
     /// The bound port, once started (useful when the configuration asked for port 0).
     public var port: Int {
-        state.withLock { if case .running(_, let port) = $0 { port } else { 0 } }
+        state.withLock { if case .running(_, let port, _) = $0 { port } else { 0 } }
     }
 
     /// Binds and starts the worker threads. Calling it twice is an error.
@@ -46,6 +46,7 @@ public final class HTTPServer: Service, Sendable {
             guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
                 throw StartError(description: "--host must be an IPv4 address, not \(configuration.host)")
             }
+            Self.raiseOpenFileLimit(to: core.daemonConnectionLimit + 256)
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
                 | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
             // The core is passed unretained: `self` owns it and outlives the daemon,
@@ -56,32 +57,40 @@ public final class HTTPServer: Service, Sendable {
                     wf_mhd_start(
                         flags, sockaddrPointer,
                         UInt32(max(1, configuration.threads)),
-                        UInt32(max(1, configuration.connectionLimit)),
+                        UInt32(core.daemonConnectionLimit),
                         UInt32(max(1, configuration.idleTimeout)),
                         configuration.connectionMemoryLimit,
                         UInt32(configuration.backlog),
                         MHDCallbacks.access, coreCls,
                         MHDCallbacks.completed, coreCls,
-                        MHDCallbacks.uriLog, coreCls
+                        MHDCallbacks.uriLog, coreCls,
+                        MHDCallbacks.notifyConnection, coreCls
                     )
                 }
             }
             guard let daemon else {
                 throw StartError(description: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
             }
-            state = .running(daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)))
+            let sweeper = Task.detached { [core] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    core.expireSlowHeads()
+                }
+            }
+            state = .running(daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)), sweeper: sweeper)
         }
         core.logger.info("listening", metadata: ["address": "http://\(core.configuration.host):\(port)/"])
     }
 
     /// Stops accepting, lets requests in flight finish (up to the grace period), then stops.
     public func shutdown() async {
-        let daemon: DaemonHandle? = state.withLock { state in
-            guard case .running(let daemon, _) = state else { return nil }
+        let running: (DaemonHandle, Task<Void, Never>)? = state.withLock { state in
+            guard case .running(let daemon, _, let sweeper) = state else { return nil }
             state = .stopped
-            return daemon
+            return (daemon, sweeper)
         }
-        guard let daemon else { return }
+        guard let (daemon, sweeper) = running else { return }
+        sweeper.cancel()
         let listenSocket = MHD_quiesce_daemon(daemon.pointer)
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGrace * 1000))
         while core.requestsInFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
@@ -97,6 +106,19 @@ public final class HTTPServer: Service, Sendable {
         core.logger.info("stopped")
     }
 
+    /// Connections held now, and how many were shed since start and why.
+    public var connections: ConnectionCounts { core.connectionCounts }
+
+    /// Raises this process's soft open-file limit toward `needed` (never past
+    /// the hard limit), as nginx's `worker_rlimit_nofile` does: the usual soft
+    /// limit of 1024 would cap connections far below the configured limit.
+    private static func raiseOpenFileLimit(to needed: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(needed) else { return }
+        limit.rlim_cur = min(rlim_t(needed), limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
     /// Runs as a service: starts, waits for graceful shutdown (SIGTERM/SIGINT), stops.
     public func run() async throws {
         if case .idle = state.withLock({ $0 }) { try start() }
@@ -105,7 +127,8 @@ public final class HTTPServer: Service, Sendable {
     }
 
     deinit {
-        if case .running(let daemon, _) = state.withLock({ $0 }) {
+        if case .running(let daemon, _, let sweeper) = state.withLock({ $0 }) {
+            sweeper.cancel()
             MHD_stop_daemon(daemon.pointer)
         }
         core.executor.stop()

@@ -9,8 +9,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// Threads that run async (`.later`) handlers: they may block briefly (a
     /// store read, a render), so there are more of them than cores.
     public var handlerThreads: Int = 8
-    /// Connections held at once; more are accepted and closed at once.
+    /// Connections held at once. Past it, the connection that has waited
+    /// longest for its next request head (idle keep-alive or a slow client)
+    /// is shut down to make room; if none waits, the new one is closed.
     public var connectionLimit: Int = 4096
+    /// Connections one client address may hold; past it, that address's own
+    /// longest-waiting connection makes room (nginx's `limit_conn`, but shedding
+    /// the slowest rather than refusing the newest).
+    public var connectionsPerAddress: Int = 1024
+    /// Seconds a connection has to deliver a whole request head, counted from
+    /// when it opened or its previous answer was sent, however slowly the bytes
+    /// trickle in. This is also how long a keep-alive connection stays idle.
+    public var headTimeout: Int = 10
     /// Seconds a connection may stay idle (no bytes) before it is closed.
     public var idleTimeout: Int = 15
     /// Bytes of header and request-line memory per connection. libmicrohttpd

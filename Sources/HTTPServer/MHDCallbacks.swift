@@ -34,11 +34,27 @@ enum MHDCallbacks {
     }
 
     /// Releases the request's context: the one release that matches `uriLog`'s retain.
-    static let completed: MHD_RequestCompletedCallback = { cls, _, reqCls, _ in
-        if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestEnded() }
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, reqCls, _ in
+        if let cls {
+            let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+            core.requestEnded()
+            if let connection { core.requestAnswered(connection) }
+        }
         guard let reqCls, let raw = reqCls.pointee else { return }
         Unmanaged<RequestContext>.fromOpaque(raw).release()
         reqCls.pointee = nil
+    }
+
+    /// Tells the core a connection opened or closed, so it can bound and shed them.
+    static let notifyConnection: wf_notify_connection_callback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED is 1.
+        switch code.rawValue {
+        case 0: core.connectionOpened(connection)
+        case 1: core.connectionClosed(connection)
+        default: break
+        }
     }
 
     /// Releases a response body when libmicrohttpd frees the response that sent it.

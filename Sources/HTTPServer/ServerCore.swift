@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import HTTPTypes
 import Logging
 import Synchronization
@@ -18,13 +19,73 @@ final class ServerCore: Sendable {
     private let suspended = Mutex([ObjectIdentifier: (RequestContext, SuspendedConnection)]())
     /// Where `.later` work runs.
     let executor: HandlerExecutor
+    /// Every connection and whether it waits for a head; which to shed.
+    private let connections: Mutex<ConnectionTable>
+    private let started = ContinuousClock.now
 
     init(configuration: HTTPServerConfiguration, handler: @escaping Router.Handler, logger: Logger) {
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
         executor = HandlerExecutor(threads: configuration.handlerThreads, name: "warmfeed-handler")
+        connections = Mutex(ConnectionTable(limits: .init(
+            connections: max(1, configuration.connectionLimit),
+            perAddress: max(1, configuration.connectionsPerAddress),
+            headTimeout: .seconds(max(1, configuration.headTimeout))
+        )))
     }
+
+    // MARK: - Connections
+
+    /// libmicrohttpd's own limit: ours plus room for connections shut down but
+    /// not yet closed by their thread, so shedding never blocks an accept.
+    var daemonConnectionLimit: Int {
+        let limit = max(1, configuration.connectionLimit)
+        return limit + max(64, limit / 8)
+    }
+
+    func connectionOpened(_ connection: OpaquePointer) {
+        let socket = wf_mhd_connection_socket(connection)
+        guard socket >= 0 else { return }
+        let address = wf_mhd_connection_ipv4(connection)
+        let now = ContinuousClock.now - started
+        connections.withLock { table in
+            Self.shutDown(table.opened(socket: socket, address: address, at: now))
+        }
+    }
+
+    func connectionClosed(_ connection: OpaquePointer) {
+        let socket = wf_mhd_connection_socket(connection)
+        connections.withLock { $0.closed(socket: socket) }
+    }
+
+    func requestAnswered(_ connection: OpaquePointer) {
+        let socket = wf_mhd_connection_socket(connection)
+        let now = ContinuousClock.now - started
+        connections.withLock { $0.answered(socket: socket, at: now) }
+    }
+
+    /// Shuts down every connection whose head is overdue; called about twice a second.
+    func expireSlowHeads() {
+        let now = ContinuousClock.now - started
+        connections.withLock { table in Self.shutDown(table.expire(at: now)) }
+    }
+
+    var connectionCounts: ConnectionCounts {
+        connections.withLock { table in
+            ConnectionCounts(held: table.held, slowHeads: table.counts.timedOut, madeRoom: table.counts.crowdedOut, refused: table.counts.refused)
+        }
+    }
+
+    /// Shuts a socket down in both directions; its thread in libmicrohttpd then
+    /// reads end-of-file and closes the connection. Called with the table
+    /// locked: libmicrohttpd reports a close (which takes that lock) before it
+    /// closes the descriptor, so the number cannot have been reused meanwhile.
+    private static func shutDown(_ sockets: [Int32]) {
+        for socket in sockets { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    // MARK: - Requests
 
     func requestStarted() { requestsInFlight.withLock { $0 += 1 } }
 
@@ -39,6 +100,7 @@ final class ServerCore: Sendable {
     ) -> MHD_Result {
         switch context.phase {
         case .started:
+            connections.withLock { $0.headArrived(socket: wf_mhd_connection_socket(connection)) }
             // First call: headers are in. A head RFC 9112 refuses is answered now
             // (libmicrohttpd then closes the connection, which such a client has earned).
             if let problem = headProblem(connection: connection, version: version) {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import OriginFetcher
 import ServiceLifecycle
 import Synchronization
@@ -20,6 +21,8 @@ final class CacheObserver: Service, Sendable {
     /// of the last sample (the ratio is of the requests between two samples).
     private let samples = Mutex(History())
     let interval: Duration
+    /// The HTTP server, once made (it is made after the routes that show this observer).
+    private let server = Mutex<HTTPServer?>(nil)
 
     struct History {
         var hitRatio = TimeSeries(capacity: 120)
@@ -44,6 +47,11 @@ final class CacheObserver: Service, Sendable {
     }
 
     var uptime: Double { clock.now }
+
+    /// Shows `server`'s connections from now on.
+    func watch(_ server: HTTPServer) {
+        self.server.withLock { $0 = server }
+    }
 
     /// The dashboard's series so far.
     var history: (hitRatio: TimeSeries, originP50: TimeSeries) {
@@ -78,6 +86,7 @@ final class CacheObserver: Service, Sendable {
             prewarm: .init(queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped, readers: warm.readers),
             origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetcher.stats.inFlight, latency: latency(thumbs.originLatency)),
             thumbnailLatency: latency(thumbs.thumbnailLatency),
+            connections: server.withLock { $0?.connections } ?? ConnectionCounts(),
             memoryUse: .init(
                 rssBytes: Self.residentBytes(), thumbnailsBytes: thumbs.bytes, originalsBytes: thumbs.originalBytes,
                 pagesBytes: page.bytes, demoOriginBytes: demo?.keptBytes ?? 0

@@ -1,5 +1,6 @@
 import FeedImport
 import Foundation
+import HTTPServer
 
 /// What `GET /admin/cache` answers: the cache and the pre-warmer at one moment.
 struct CacheStats: Codable, Sendable {
@@ -64,6 +65,8 @@ struct CacheStats: Codable, Sendable {
     var prewarm: Prewarm
     var origin: Origin
     var thumbnailLatency: Latency
+    /// The HTTP server's connections: held now, shed since start and why.
+    var connections: ConnectionCounts
     /// Where the process's memory goes: its resident size beside every cache's bytes.
     var memoryUse: MemoryUse
 

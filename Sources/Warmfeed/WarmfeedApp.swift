@@ -102,6 +102,7 @@ public final class WarmfeedApp: Sendable {
         router.get("/healthz") { _ in .now(.plain(200, "ok")) }
         let routes = router
         server = HTTPServer(configuration: configuration.http, logger: logger) { request in routes.reply(to: request) }
+        observer.watch(server)
     }
 
     /// The originals of the newest demo items, for the demo origin to paint ahead.

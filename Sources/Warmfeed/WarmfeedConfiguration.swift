@@ -57,6 +57,9 @@ public struct WarmfeedConfiguration: Sendable {
         guard (1...1000).contains(pageSize) else { throw ConfigurationError("--page-size must be from 1 to 1000") }
         guard threshold > 0, threshold <= 1 else { throw ConfigurationError("--threshold must be above 0 and at most 1") }
         guard (0...65535).contains(http.port) else { throw ConfigurationError("--port must be from 0 to 65535") }
+        guard (1...1_000_000).contains(http.connectionLimit) else { throw ConfigurationError("--max-connections must be from 1 to 1000000") }
+        guard http.connectionsPerAddress >= 1 else { throw ConfigurationError("--max-connections-per-address must be at least 1") }
+        guard (1...3600).contains(http.headTimeout) else { throw ConfigurationError("--head-timeout must be from 1 to 3600 seconds") }
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
         guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
         guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }

@@ -62,8 +62,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "HTTP worker threads; the default is one per core.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(name: .customLong("max-connections"), help: "Connections held open at once.")
+    @Option(name: .customLong("max-connections"), help: "Connections held open at once; past it, the one waiting longest for a request head makes room.")
     var maxConnections = 4096
+
+    @Option(name: .customLong("max-connections-per-address"), help: "Connections one client address may hold; past it, its own longest-waiting one makes room.")
+    var maxConnectionsPerAddress = 1024
+
+    @Option(name: .customLong("head-timeout"), help: "Seconds a connection has to send a whole request head (also the keep-alive idle time).")
+    var headTimeout = 10
 
     @Option(name: .customLong("idle-timeout"), help: "Seconds an idle connection is kept.")
     var idleTimeout = 15
@@ -77,6 +83,8 @@ struct Serve: AsyncParsableCommand {
         configuration.http.threads = threads
         configuration.http.connectionLimit = maxConnections
         configuration.http.idleTimeout = idleTimeout
+        configuration.http.connectionsPerAddress = maxConnectionsPerAddress
+        configuration.http.headTimeout = headTimeout
         feed.apply(to: &configuration)
         configuration.threshold = threshold
         configuration.demoItems = demoItems

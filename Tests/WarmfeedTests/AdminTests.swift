@@ -28,10 +28,15 @@ import Testing
             let use = stats["memory_use"] as? [String: Any]
             #expect((use?["rss_bytes"] as? Int ?? 0) > 1 << 20)
             for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "demo_origin_bytes"] { #expect(use?[key] is Int, "\(key)") }
+            // The server's connections: this request's own among those held, nothing shed.
+            let connections = stats["connections"] as? [String: Any]
+            #expect((connections?["held"] as? Int ?? 0) >= 1)
+            for key in ["slow_heads", "made_room", "refused"] { #expect(connections?[key] as? Int == 0, "\(key)") }
             let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token")])
             #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
             #expect(metrics.text.contains("warmfeed_thumbnail_hits_total"))
             #expect(metrics.text.contains("warmfeed_memory_budget_bytes 268435456"))
+            #expect(metrics.text.contains("warmfeed_connections_shed_for_room 0"))
             let dashboard = try await feed.get("/admin?token=test-admin-token")
             #expect(dashboard.status == 200)
             #expect(dashboard.text.contains("<svg class=\"chart\""))

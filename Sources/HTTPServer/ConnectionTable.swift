@@ -1,0 +1,173 @@
+import DequeModule
+
+/// Which connections the server holds, and which of them to shed so that slow
+/// clients cannot starve the rest.
+///
+/// A connection is *waiting* from the moment it opens, or its previous answer
+/// is sent, until its next request head is complete; otherwise it is busy. Only
+/// waiting connections are ever shed, oldest wait first: idle keep-alive
+/// connections and slow (or hostile) clients trickling a head. Three rules:
+///
+/// - a wait longer than `headTimeout` ends the connection (nginx's
+///   `client_header_timeout`, but for the whole head, however it trickles in);
+/// - an address holding more than `perAddress` connections loses its oldest
+///   waiting one;
+/// - past `connections` in all, the oldest waiting connection anywhere makes
+///   room for the new one.
+///
+/// If nothing is waiting, the new connection itself is refused.
+///
+/// A pure state machine: it is told what happened, with the time, and returns
+/// the sockets to shut down. Connections are keyed by socket: libmicrohttpd
+/// reports a close before it closes the descriptor, so no two live
+/// connections share one.
+struct ConnectionTable {
+    /// What the table enforces.
+    struct Limits {
+        var connections: Int
+        var perAddress: Int
+        var headTimeout: Duration
+    }
+
+    /// How many connections were shed, and why.
+    struct Counts: Equatable {
+        /// Waits that outlasted the head timeout.
+        var timedOut = 0
+        /// Waiting connections shed to make room for a new one.
+        var crowdedOut = 0
+        /// New connections refused because nothing could be shed.
+        var refused = 0
+    }
+
+    private struct Entry {
+        var address: UInt32
+        /// The ticket of the current wait; nil while a request is handled.
+        var wait: UInt64?
+        /// Shut down already, its close not reported yet.
+        var shed = false
+    }
+
+    /// A wait, in the order waits began. Stale once its entry moved on (a new
+    /// ticket, busy, shed or closed); stale waits are skipped and compacted.
+    private struct Wait {
+        var socket: Int32
+        var ticket: UInt64
+        var since: Duration
+    }
+
+    let limits: Limits
+    private var entries: [Int32: Entry] = [:]
+    /// Connections not yet shed, in all and by address.
+    private(set) var live = 0
+    private var liveByAddress: [UInt32: Int] = [:]
+    private var waits = Deque<Wait>()
+    private var nextTicket: UInt64 = 0
+    private(set) var counts = Counts()
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// A connection opened. Returns the sockets to shut down: at most one, which
+    /// may be the new connection itself.
+    mutating func opened(socket: Int32, address: UInt32, at now: Duration) -> [Int32] {
+        entries[socket] = Entry(address: address)
+        live += 1
+        liveByAddress[address, default: 0] += 1
+        startWait(socket: socket, at: now)
+        if liveByAddress[address, default: 0] > limits.perAddress {
+            return [makeRoom(from: address, for: socket)]
+        }
+        if live > limits.connections {
+            return [makeRoom(from: nil, for: socket)]
+        }
+        return []
+    }
+
+    /// A request head is complete: the connection is busy until its answer is sent.
+    mutating func headArrived(socket: Int32) {
+        entries[socket]?.wait = nil
+    }
+
+    /// An answer was sent (or the request ended): the connection waits for its next head.
+    mutating func answered(socket: Int32, at now: Duration) {
+        guard let entry = entries[socket], !entry.shed else { return }
+        startWait(socket: socket, at: now)
+    }
+
+    /// The connection is gone.
+    mutating func closed(socket: Int32) {
+        guard let entry = entries.removeValue(forKey: socket) else { return }
+        if !entry.shed { forget(address: entry.address) }
+        if entries.isEmpty { waits.removeAll() }
+    }
+
+    /// Sheds every connection whose wait has outlasted the head timeout.
+    mutating func expire(at now: Duration) -> [Int32] {
+        var expired: [Int32] = []
+        while let oldest = waits.first {
+            if isCurrent(oldest) {
+                guard now - oldest.since >= limits.headTimeout else { break }
+                shed(oldest.socket)
+                counts.timedOut += 1
+                expired.append(oldest.socket)
+            }
+            waits.removeFirst()
+        }
+        return expired
+    }
+
+    /// Connections held, those being shed included.
+    var held: Int { entries.count }
+
+    // MARK: - Shedding
+
+    /// Sheds the oldest waiting connection (of `address`, if given) and returns
+    /// its socket. The connection that just opened is waiting too, last, so it
+    /// is the one refused when no older one waits.
+    private mutating func makeRoom(from address: UInt32?, for newcomer: Int32) -> Int32 {
+        if address == nil {
+            // Any address: the first current wait; stale ones before it go for good.
+            while let oldest = waits.first, !isCurrent(oldest) { waits.removeFirst() }
+        }
+        let victim = waits.first { wait in
+            isCurrent(wait) && (address == nil || entries[wait.socket]?.address == address)
+        }
+        let socket = victim?.socket ?? newcomer
+        if socket == newcomer { counts.refused += 1 } else { counts.crowdedOut += 1 }
+        shed(socket)
+        return socket
+    }
+
+    private mutating func shed(_ socket: Int32) {
+        guard var entry = entries[socket], !entry.shed else { return }
+        entry.shed = true
+        entry.wait = nil
+        entries[socket] = entry
+        forget(address: entry.address)
+    }
+
+    private mutating func forget(address: UInt32) {
+        live -= 1
+        let left = liveByAddress[address, default: 1] - 1
+        liveByAddress[address] = left > 0 ? left : nil
+    }
+
+    // MARK: - Waits
+
+    private mutating func startWait(socket: Int32, at now: Duration) {
+        nextTicket += 1
+        entries[socket]?.wait = nextTicket
+        waits.append(Wait(socket: socket, ticket: nextTicket, since: now))
+        // Busy and closed connections leave stale waits behind; keep them to at
+        // most about as many as the current ones (amortised O(1) per wait).
+        if waits.count > 2 * entries.count + 64 {
+            waits = Deque(waits.filter(isCurrent))
+        }
+    }
+
+    private func isCurrent(_ wait: Wait) -> Bool {
+        guard let entry = entries[wait.socket] else { return false }
+        return entry.wait == wait.ticket
+    }
+}

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import HTTPTypes
 
 /// The C callbacks handed to libmicrohttpd.
@@ -10,10 +11,28 @@ enum MHDCallbacks {
     /// Called once per request with the raw target, before headers are parsed.
     /// Its return value becomes the request's `req_cls`: a `RequestContext`
     /// retained here and released in `completed`.
-    static let uriLog: wf_uri_log_callback = { cls, uri, _ in
-        if let cls { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestStarted() }
-        let raw = uri.map { String(cString: $0) } ?? ""
-        return Unmanaged.passRetained(RequestContext(rawTarget: raw)).toOpaque()
+    static let uriLog: wf_uri_log_callback = { cls, uri, connection in
+        if let cls {
+            let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+            core.requestStarted()
+            if let connection { core.requestLineArrived(connection) }
+        }
+        let context = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "")
+        if let uri {
+            // Where the target ends as libmicrohttpd holds it, to find a NUL that cut it short.
+            context.rawTargetEnd = Int(bitPattern: uri) + strlen(uri)
+            // The query is parsed from `rawTarget` (RequestTarget), never from
+            // libmicrohttpd's argument table; so its own parse, which runs
+            // right after this callback, is given an empty query. That saves a
+            // header record per argument in the connection's memory pool, and
+            // with it the silent close libmicrohttpd 0.9.75 makes when a few
+            // hundred `&` exhaust that pool (its 431 is lost to a state reset).
+            // `uri` points into libmicrohttpd's own writable read buffer.
+            if let question = strchr(uri, Int32(UInt8(ascii: "?"))), question[1] != 0 {
+                UnsafeMutablePointer(mutating: question)[1] = 0
+            }
+        }
+        return Unmanaged.passRetained(context).toOpaque()
     }
 
     /// The access handler: libmicrohttpd calls it when headers arrive, for each

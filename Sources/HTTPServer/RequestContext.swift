@@ -19,6 +19,9 @@ final class RequestContext: @unchecked Sendable {
     }
 
     let rawTarget: String
+    /// The address just past the target's last byte in libmicrohttpd's buffer
+    /// (as `strlen` saw it); the version must start one byte further on.
+    var rawTargetEnd = 0
     var phase: Phase = .started
     var bodyBytes = 0
     var response: Response?

@@ -75,6 +75,9 @@ struct RequestHead {
         return nil
     }
 
+    /// Whether the body comes in chunks (the head passed `problem`, so `chunked` is its one coding).
+    var isChunked: Bool { transferEncoding != nil }
+
     /// Whether the `length` bytes at `name` are `lowercase`, ignoring ASCII case.
     private static func named(_ name: UnsafePointer<CChar>, _ length: Int, _ lowercase: StaticString) -> Bool {
         guard length == lowercase.utf8CodeUnitCount else { return false }

@@ -17,8 +17,9 @@ public struct RequestTarget: Sendable, Equatable {
         public var message: String
     }
 
-    /// Parses a raw target. Targets longer than `maxLength` bytes are refused with 414.
-    public static func parse(_ raw: String, maxLength: Int = 8192) throws(Problem) -> RequestTarget {
+    /// Parses a raw target. Targets longer than `maxLength` bytes, or with more
+    /// than `maxQueryItems` query pairs, are refused with 414.
+    public static func parse(_ raw: String, maxLength: Int = 8192, maxQueryItems: Int = 100) throws(Problem) -> RequestTarget {
         let utf8 = Array(raw.utf8)
         guard utf8.count <= maxLength else {
             throw Problem(status: 414, message: "URL too long: at most \(maxLength) bytes")
@@ -41,7 +42,11 @@ public struct RequestTarget: Sendable, Equatable {
         var query: [QueryItem] = []
         if let queryStart {
             let rawQuery = utf8[(queryStart + 1)...]
-            for pair in rawQuery.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let pairs = rawQuery.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
+            guard pairs.count <= maxQueryItems else {
+                throw Problem(status: 414, message: "too many query parameters: at most \(maxQueryItems)")
+            }
+            for pair in pairs {
                 let equals = pair.firstIndex(of: UInt8(ascii: "="))
                 let rawName = pair[..<(equals ?? pair.endIndex)]
                 let rawValue = equals.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]

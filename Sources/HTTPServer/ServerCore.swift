@@ -54,9 +54,21 @@ final class ServerCore: Sendable {
         }
     }
 
+    /// A connection closes. If nothing it sent was ever understood as a
+    /// request line (`GET\r\n`, a tab for a space...), libmicrohttpd closes it
+    /// without a word: it gets a 400 first. Not while the server stops.
     func connectionClosed(_ connection: OpaquePointer) {
         let socket = wf_mhd_connection_socket(connection)
-        connections.withLock { $0.closed(socket: socket) }
+        connections.withLock { table in
+            if table.closed(socket: socket), !stopping.load(ordering: .relaxed) {
+                Self.send(Self.badRequestLine, to: socket)
+            }
+        }
+    }
+
+    func requestLineArrived(_ connection: OpaquePointer) {
+        let socket = wf_mhd_connection_socket(connection)
+        connections.withLock { $0.lineArrived(socket: socket) }
     }
 
     func requestAnswered(_ connection: OpaquePointer) {
@@ -65,10 +77,32 @@ final class ServerCore: Sendable {
         connections.withLock { $0.answered(socket: socket, at: now) }
     }
 
-    /// Shuts down every connection whose head is overdue; called about twice a second.
+    /// Answers 408 and shuts down every connection whose head is overdue;
+    /// called about twice a second.
     func expireSlowHeads() {
         let now = ContinuousClock.now - started
-        connections.withLock { table in Self.shutDown(table.expire(at: now)) }
+        connections.withLock { table in
+            let overdue = table.expire(at: now)
+            for socket in overdue { Self.send(Self.requestTimeout, to: socket) }
+            Self.shutDown(overdue)
+        }
+    }
+
+    /// Set when the server begins to stop: connections closing then get no 400.
+    let stopping = Atomic(false)
+
+    private static let badRequestLine = reply(400, "Bad Request", "malformed request line\n")
+    private static let requestTimeout = reply(408, "Request Timeout", "the request head did not arrive in time\n")
+
+    private static func reply(_ status: Int, _ reason: String, _ body: String) -> [UInt8] {
+        Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
+    }
+
+    /// Writes a last answer on a socket libmicrohttpd is about to give up,
+    /// without waiting: if it does not fit in the socket's buffer at once, it
+    /// is not sent.
+    private static func send(_ bytes: [UInt8], to socket: Int32) {
+        _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 
     var connectionCounts: ConnectionCounts {
@@ -103,9 +137,16 @@ final class ServerCore: Sendable {
             connections.withLock { $0.headArrived(socket: wf_mhd_connection_socket(connection)) }
             // First call: headers are in. A head RFC 9112 refuses is answered now
             // (libmicrohttpd then closes the connection, which such a client has earned).
-            if let problem = headProblem(connection: connection, version: version) {
+            let head = checkedHead(connection: connection)
+            if let problem = head.problem(version: version) ?? targetProblem(context: context, version: version) {
                 context.phase = .answered
                 return queue(.plain(HTTPResponse.Status(code: problem.status), problem.message), on: connection)
+            }
+            // No route takes a body. A chunked one is not read at all: answered
+            // now, the connection then closes, and libmicrohttpd never parses a
+            // chunk line (one longer than its buffer got a 500 from it).
+            if head.isChunked {
+                return dispatch(connection: connection, context: context, method: method)
             }
             // Answering a good request now would make libmicrohttpd close the
             // connection (no keep-alive), so wait for the next call.
@@ -143,12 +184,23 @@ final class ServerCore: Sendable {
         }
     }
 
-    private func headProblem(connection: OpaquePointer, version: UnsafePointer<CChar>?) -> RequestHead.Problem? {
+    private func checkedHead(connection: OpaquePointer) -> RequestHead {
         let check = HeadCheck()
         withExtendedLifetime(check) {
             _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.checkHeader, Unmanaged.passUnretained(check).toOpaque())
         }
-        return check.head.problem(version: version)
+        return check.head
+    }
+
+    /// A raw NUL in the request target: libmicrohttpd's C string stops at it
+    /// (so `/\0../x` would be served as `/`), but the version still starts one
+    /// byte after where the target really ended.
+    private func targetProblem(context: RequestContext, version: UnsafePointer<CChar>?) -> RequestHead.Problem? {
+        guard let version, version[0] != 0, context.rawTargetEnd != 0 else { return nil }
+        guard Int(bitPattern: version) == context.rawTargetEnd + 1 else {
+            return RequestHead.Problem(status: 400, message: "a NUL in the request line")
+        }
+        return nil
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {

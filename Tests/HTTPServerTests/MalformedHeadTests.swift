@@ -15,6 +15,11 @@ import Testing
         ("identity, which HTTP/1.1 dropped", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n", 501),
         ("chunked twice", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", 400),
         ("a bare CR in a value", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\rc\r\n\r\n", 400),
+        ("a raw NUL in the target", "GET /\0../secret HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("no target, no version", "GET\r\n\r\n", 400),
+        ("tabs for spaces in the request line", "GET\t/\tHTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("500 query parameters", "GET /?" + Array(repeating: "a=1", count: 500).joined(separator: "&") + " HTTP/1.1\r\nHost: a\r\n\r\n", 414),
+        ("a chunk extension of 100 KB", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5;" + String(repeating: "a", count: 100_000) + "\r\nhello\r\n0\r\n\r\n", 405),
     ]
 
     @Test(arguments: cases.indices)
@@ -36,7 +41,9 @@ import Testing
         try await withServer(router: { $0.get("/") { _ in .now(.plain(200, "ok")) } }) { server in
             let port = server.port
             for head in ["GET / HTTP/1.1\r\nHost: a\r\n\r\n", "GET / HTTP/1.0\r\n\r\n",
-                         "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"] {
+                         "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                         // 500 empty query pairs: legal, and once closed without a word by libmicrohttpd.
+                         "GET /?" + String(repeating: "&", count: 500) + " HTTP/1.1\r\nHost: a\r\n\r\n"] {
                 let response = try await onThread { () throws -> TestResponse in
                     let connection = try TestConnection(port: port, timeout: 5)
                     try connection.send(head)

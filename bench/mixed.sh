@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Crowds and memory (issue 9, parts 1 and 5): 512 connections of mixed
+# traffic — 60% random pages, 30% random thumbnails of a 100,000-item feed
+# (so nearly all cold: fetched from the demo origin, a healthy origin that
+# answers after 250 ms, and resized), 10% the static script — against a
+# release server with small caches (--cache-mb 16 --page-cache-mb 8), for
+# DURATION (60 s for the crowd figures; DURATION=600s is the 10-minute soak).
+#
+# wrk waits at most 5 s for an answer, so its timeouts are the requests over
+# 5 s. Printed: requests/s, non-2xx, placeholders among the thumbnails (the
+# origin is healthy, so every one is a failure of ours), timeouts, p99, and
+# the server's resident memory every 10 s beside the configured budgets, with
+# /admin/cache's memory_use at the end. If WARMFEED_BEFORE names another
+# binary, it runs the same load after ours, for a side-by-side.
+#
+#   bench/mixed.sh                          # ~2 minutes
+#   DURATION=600s bench/mixed.sh            # the soak
+#   WARMFEED_BIN=path WARMFEED_BEFORE=path bench/mixed.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+DURATION=${DURATION:-60s}; CONNECTIONS=${CONNECTIONS:-512}; ITEMS=${ITEMS:-100000}
+CACHE_MB=${CACHE_MB:-16}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-8}
+tmp=$(mktemp -d /tmp/warmfeed-bench-mixed.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+log() { echo "bench $(date +%T): $*" >&2; }
+
+scripts/setup --bench
+if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
+  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
+  built=.build/release/warmfeed
+fi
+
+measure() {  # measure NAME BINARY
+  local name=$1 bin=$2 url="" pid sampler
+  mkdir -p "$tmp/$name"
+  WARMFEED_ADMIN_TOKEN=bench "$bin" serve --port 0 --data "$tmp/$name" --demo-items "$ITEMS" --page-size 20 \
+    --cache-mb "$CACHE_MB" --page-cache-mb "$PAGE_CACHE_MB" --prewarm 2 --threads 2 \
+    --public "$repo/Public" --templates "$repo/Templates" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+  pid=$!; pids+=("$pid")
+  for _ in $(seq 1200); do
+    url=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/$name.out"); [ -n "$url" ] && break; sleep 0.1
+  done
+  [ -n "$url" ] || { log "$name did not start"; cat "$tmp/$name.err" >&2; exit 1; }
+  static=$(curl -s "$url/" | grep -o 'src="/[^"]*\.js"' | head -1 | sed 's/src="//; s/"$//')
+  log "$name at $url, static script $static; RSS at start $(awk '/^VmRSS/ {print $2}' /proc/$pid/status) kB"
+  ( while kill -0 "$pid" 2>/dev/null; do
+      echo "$(awk '/^VmRSS/ {print $2}' /proc/$pid/status 2>/dev/null)"; sleep 10
+    done ) >"$tmp/$name.rss" &
+  sampler=$!
+  PAGES=$((ITEMS / 20)) ITEMS=$ITEMS STATIC=${static:-/} \
+    wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 5s -s bench/mixed.lua "$url" >"$tmp/$name.wrk" 2>&1 || true
+  kill "$sampler" 2>/dev/null || true
+  local rps mixed use
+  rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/$name.wrk")
+  mixed=$(grep '^MIXED' "$tmp/$name.wrk" | cut -d' ' -f2-)
+  use=$(curl -s -H 'Authorization: Bearer bench' "$url/admin/cache" | python3 -c '
+import json, sys
+m = json.load(sys.stdin).get("memory_use", {})
+print(" ".join(f"{k.removesuffix(\"_bytes\")}={v / 1048576:.1f}MB" for k, v in m.items()))' 2>/dev/null || echo "-")
+  echo "$name: $rps req/s; $mixed"
+  echo "$name: RSS every 10 s (MB): $(awk '{printf "%d ", $1/1024}' "$tmp/$name.rss")"
+  echo "$name: RSS max $(sort -n "$tmp/$name.rss" | tail -1 | awk '{printf "%d", $1/1024}') MB; configured caches $((CACHE_MB + PAGE_CACHE_MB)) MB; at the end: $use"
+  kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+}
+measure after "$built"
+if [ -n "${WARMFEED_BEFORE:-}" ]; then measure before "$WARMFEED_BEFORE"; fi
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,11 +4,15 @@ content:encoded and an RFC 822 date) or JSON Feed 1.1, streamed to a file so
 that making it needs no memory to speak of.
 
 Usage: make_feed.py rss|json N PATH
+Images point at https://img.bench.example/ unless IMAGE_BASE names another
+base URL (bench/mixed.sh points them at a loopback nginx).
 """
+import os
 import sys
 import time
 
 kind, count, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+image_base = os.environ.get("IMAGE_BASE", "https://img.bench.example").rstrip("/")
 start = 1_700_000_000
 words = ("warm feed thumbnail cache origin reader scroll page sentinel image "
          "pre-warm server browser latency hit ratio").split()
@@ -30,7 +34,7 @@ with open(path, "w", encoding="utf-8") as out:
                       f"<link>https://bench.example/posts/{i}</link>"
                       f"<description>{text(i + 1, 30)}</description>"
                       f"<content:encoded><![CDATA[<p>{text(i + 2, 60)}</p><img src=\"/inline/{i}.jpg\">]]></content:encoded>"
-                      f"<media:content url=\"https://img.bench.example/{i}.jpg\" medium=\"image\" width=\"1600\" height=\"1200\"/>"
+                      f"<media:content url=\"{image_base}/{i}.jpg\" medium=\"image\" width=\"1600\" height=\"1200\"/>"
                       f"<pubDate>{date}</pubDate></item>\n")
         out.write("</channel></rss>\n")
     else:
@@ -42,5 +46,5 @@ with open(path, "w", encoding="utf-8") as out:
             out.write(f'{sep}{{"id": "bench-{i}", "title": "{text(i, 8).title()} & {i}", '
                       f'"url": "https://bench.example/posts/{i}", "summary": "{text(i + 1, 30)}", '
                       f'"content_html": "<p>{text(i + 2, 60)}</p><img src=\\"/inline/{i}.jpg\\">", '
-                      f'"image": "https://img.bench.example/{i}.jpg", "date_published": "{date}"}}')
+                      f'"image": "{image_base}/{i}.jpg", "date_published": "{date}"}}')
         out.write("\n]}\n")

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Crowds and memory (issue 9, parts 1 and 5): 512 connections of mixed
 # traffic — 60% random pages, 30% random thumbnails of a 100,000-item feed
-# (so nearly all cold: fetched from the demo origin, a healthy origin that
-# answers after 250 ms, and resized), 10% the static script — against a
-# release server with small caches (--cache-mb 16 --page-cache-mb 8), for
-# DURATION (60 s for the crowd figures; DURATION=600s is the 10-minute soak).
+# (so nearly all cold: fetched from the origin and resized), 10% the static
+# script — against a release server with small caches (--cache-mb 16
+# --page-cache-mb 8), for DURATION (60 s for the crowd figures;
+# DURATION=600s is the 10-minute soak).
+#
+# ORIGIN=nginx (the default): a healthy origin, nginx on loopback serving 100
+# distinct 1600x1200 JPEGs under 100,000 URLs, for a feed of 100,000 items
+# imported with --source. ORIGIN=demo: the demo feed and its in-process demo
+# origin, which paints every original with libvips (0.1-0.5 s of CPU each) on
+# one thread, so that painting, not the server, sets the pace.
 #
 # wrk waits at most 5 s for an answer, so its timeouts are the requests over
 # 5 s. Printed: requests/s, non-2xx, placeholders among the thumbnails (the
@@ -20,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 DURATION=${DURATION:-60s}; CONNECTIONS=${CONNECTIONS:-512}; ITEMS=${ITEMS:-100000}
-CACHE_MB=${CACHE_MB:-16}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-8}
+CACHE_MB=${CACHE_MB:-16}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-8}; ORIGIN=${ORIGIN:-nginx}
 tmp=$(mktemp -d /tmp/warmfeed-bench-mixed.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
@@ -33,10 +39,50 @@ if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
   built=.build/release/warmfeed
 fi
 
+source_args=(--demo-items "$ITEMS")
+if [ "$ORIGIN" = nginx ]; then
+  mkdir -p "$tmp/origin/img" "$tmp/origin/tmp"
+  chmod 755 "$tmp" "$tmp/origin" "$tmp/origin/img"   # nginx's workers run as nobody
+  log "painting 100 originals for the nginx origin"
+  for n in $(seq 0 99); do
+    vips perlin "$tmp/origin/p.v" 1600 1200 --cell-size $((64 + n)) --uchar --seed "$n"
+    vips copy "$tmp/origin/p.v" "$tmp/origin/img/$n.jpg[Q=85]"
+    [ "$n" -lt 10 ] && cp "$tmp/origin/img/$n.jpg" "$tmp/origin/img/0$n.jpg"
+  done
+  rm -f "$tmp/origin/p.v"; chmod 644 "$tmp/origin/img/"*
+  origin_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cat >"$tmp/origin/nginx.conf" <<CONF
+worker_processes 1;
+pid $tmp/origin/nginx.pid;
+error_log $tmp/origin/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    keepalive_requests 1000000;
+    types { image/jpeg jpg; }
+    client_body_temp_path $tmp/origin/tmp; proxy_temp_path $tmp/origin/tmp; fastcgi_temp_path $tmp/origin/tmp;
+    uwsgi_temp_path $tmp/origin/tmp; scgi_temp_path $tmp/origin/tmp;
+    server {
+        listen 127.0.0.1:$origin_port;
+        root $tmp/origin;
+        # Item N's original is one of the 100 files, by N's last two digits.
+        location /items/ { rewrite "^/items/[0-9]*?([0-9]{1,2})[.]jpg\$" /img/\$1.jpg break; }
+    }
+}
+CONF
+  nginx -p "$tmp/origin" -c "$tmp/origin/nginx.conf" -g 'daemon off;' 2>>"$tmp/origin/error.log" &
+  pids+=($!)
+  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$origin_port/items/12345.jpg" && break; sleep 0.1; done
+  curl -sf -o /dev/null "http://127.0.0.1:$origin_port/items/7.jpg" || { log "the nginx origin does not answer"; cat "$tmp/origin/error.log" >&2; exit 1; }
+  IMAGE_BASE="http://127.0.0.1:$origin_port/items" python3 bench/make_feed.py rss "$ITEMS" "$tmp/feed.xml"
+  source_args=(--source "$tmp/feed.xml")
+fi
+
 measure() {  # measure NAME BINARY
   local name=$1 bin=$2 url="" pid sampler
   mkdir -p "$tmp/$name"
-  WARMFEED_ADMIN_TOKEN=bench "$bin" serve --port 0 --data "$tmp/$name" --demo-items "$ITEMS" --page-size 20 \
+  WARMFEED_ADMIN_TOKEN=bench "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" --page-size 20 \
     --cache-mb "$CACHE_MB" --page-cache-mb "$PAGE_CACHE_MB" --prewarm 2 --threads 2 \
     --public "$repo/Public" --templates "$repo/Templates" >"$tmp/$name.out" 2>"$tmp/$name.err" &
   pid=$!; pids+=("$pid")
@@ -44,7 +90,11 @@ measure() {  # measure NAME BINARY
     url=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/$name.out"); [ -n "$url" ] && break; sleep 0.1
   done
   [ -n "$url" ] || { log "$name did not start"; cat "$tmp/$name.err" >&2; exit 1; }
-  static=$(curl -s "$url/" | grep -o 'src="/[^"]*\.js"' | head -1 | sed 's/src="//; s/"$//')
+  # Wait until the last page exists (an imported feed is written in the background).
+  for _ in $(seq 1200); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/?page=$((ITEMS / 20))")" = 200 ] && break; sleep 0.5
+  done
+  static=$(curl -s "$url/" | grep -o 'src="/[^"]*"' | head -1 | sed 's/src="//; s/"$//' || true)
   log "$name at $url, static script $static; RSS at start $(awk '/^VmRSS/ {print $2}' /proc/$pid/status) kB"
   ( while kill -0 "$pid" 2>/dev/null; do
       echo "$(awk '/^VmRSS/ {print $2}' /proc/$pid/status 2>/dev/null)"; sleep 10
@@ -59,7 +109,7 @@ measure() {  # measure NAME BINARY
   use=$(curl -s -H 'Authorization: Bearer bench' "$url/admin/cache" | python3 -c '
 import json, sys
 m = json.load(sys.stdin).get("memory_use", {})
-print(" ".join(f"{k.removesuffix(\"_bytes\")}={v / 1048576:.1f}MB" for k, v in m.items()))' 2>/dev/null || echo "-")
+print(" ".join(f"{k[:-6]}={(v or 0) / 1048576:.1f}MB" for k, v in m.items()))' 2>/dev/null || echo "-")
   echo "$name: $rps req/s; $mixed"
   echo "$name: RSS every 10 s (MB): $(awk '{printf "%d ", $1/1024}' "$tmp/$name.rss")"
   echo "$name: RSS max $(sort -n "$tmp/$name.rss" | tail -1 | awk '{printf "%d", $1/1024}') MB; configured caches $((CACHE_MB + PAGE_CACHE_MB)) MB; at the end: $use"

@@ -31,7 +31,8 @@ final class DemoOrigin: Service, Sendable {
     private let painter: Thumbnailer
     private let folder: URL
     private let latency: Duration
-    private let recent = Mutex(LRUCache<Original, ResponseBytes>(capacity: 64 << 20))
+    /// Originals served lately, kept in memory up to the budget given.
+    private let recent: Mutex<LRUCache<Original, ResponseBytes>>
     /// Originals painted ahead in the background once the origin runs.
     private let ahead: [Original]
 
@@ -39,8 +40,9 @@ final class DemoOrigin: Service, Sendable {
     /// `folder`; it listens once `start()` is called. It paints on its own libvips
     /// worker, apart from the server's thumbnail workers, as a real origin would be
     /// a machine of its own.
-    init(folder: URL, latency: Duration, paintingAhead ahead: [Original] = [], logger: Logger) throws {
+    init(folder: URL, latency: Duration, keeping budget: Int = 32 << 20, paintingAhead ahead: [Original] = [], logger: Logger) throws {
         self.ahead = ahead
+        recent = Mutex(LRUCache(capacity: budget))
         painter = Thumbnailer(workers: 1)
         self.folder = folder
         self.latency = latency

@@ -38,11 +38,11 @@ final class ThumbnailService: Sendable {
     let metrics: WarmfeedMetrics
 
     init(
-        memoryBudget: Int, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
+        memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics
     ) {
         state = Mutex(State(
-            memoryBudget: memoryBudget, lookupTiers: tiers.count, negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
+            memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count, negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
         ))
         self.tiers = tiers
         self.fetcher = fetcher

@@ -59,6 +59,7 @@ public final class WarmfeedApp: Sendable {
         self.fetcher = fetcher
         demo = try DemoOrigin(
             folder: data.appendingPathComponent("demo-origin"), latency: configuration.originLatency,
+            keeping: configuration.originalsCacheBytes,
             paintingAhead: Self.originalsToPaint(store, count: configuration.demoPaintAhead), logger: logger
         )
         var limits = FetchLimits()
@@ -70,6 +71,7 @@ public final class WarmfeedApp: Sendable {
         let metrics = WarmfeedMetrics()
         thumbnails = ThumbnailService(
             memoryBudget: configuration.thumbnailCacheBytes,
+            originalsBudget: configuration.originalsCacheBytes,
             negativeTTL: (Uptime.seconds(configuration.firstNegativeTTL), Uptime.seconds(configuration.negativeTTL)),
             tiers: [try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes)],
             fetcher: fetcher,

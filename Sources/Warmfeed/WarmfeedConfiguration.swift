@@ -20,6 +20,9 @@ public struct WarmfeedConfiguration: Sendable {
     public var pageCacheBytes = 64 << 20
     /// Memory for thumbnails, in bytes.
     public var thumbnailCacheBytes = 256 << 20
+    /// Memory for originals kept after a resize, so the item's other size needs
+    /// no second fetch, in bytes. The demo origin keeps as much of what it painted.
+    public var originalsCacheBytes = 32 << 20
     /// Disk for thumbnails (in the data folder), in bytes.
     public var diskCacheBytes = 1024 << 20
     /// Pages warmed ahead of each reader (0: no pre-warm).
@@ -61,7 +64,7 @@ public struct WarmfeedConfiguration: Sendable {
         guard http.connectionsPerAddress >= 1 else { throw ConfigurationError("--max-connections-per-address must be at least 1") }
         guard (1...3600).contains(http.headTimeout) else { throw ConfigurationError("--head-timeout must be from 1 to 3600 seconds") }
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
-        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
+        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0, originalsCacheBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
         guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
         if let refreshInterval {
             guard source != nil else { throw ConfigurationError("--refresh needs --source") }

@@ -35,6 +35,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("cache-mb"), help: "Memory for thumbnails, in MiB (least recently used out first).")
     var cacheMB = 256
 
+    @Option(name: .customLong("originals-mb"), help: "Memory for originals kept so an item's other size needs no second fetch, in MiB (the demo origin keeps as much).")
+    var originalsMB = 32
+
     @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")
     var diskCacheMB = 1024
 
@@ -75,6 +78,7 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout = 15
 
     func run() async throws {
+        MallocArenas.limit()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "warmfeed")
         var configuration = WarmfeedConfiguration()
@@ -90,6 +94,7 @@ struct Serve: AsyncParsableCommand {
         configuration.demoItems = demoItems
         configuration.pageCacheBytes = pageCacheMB << 20
         configuration.thumbnailCacheBytes = cacheMB << 20
+        configuration.originalsCacheBytes = originalsMB << 20
         configuration.diskCacheBytes = diskCacheMB << 20
         configuration.prewarmPages = prewarm
         configuration.originLatency = .milliseconds(originLatency)

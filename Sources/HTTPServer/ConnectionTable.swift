@@ -45,8 +45,6 @@ struct ConnectionTable {
         var wait: UInt64?
         /// Shut down already, its close not reported yet.
         var shed = false
-        /// A request line was understood on it at least once.
-        var heard = false
     }
 
     /// A wait, in the order waits began. Stale once its entry moved on (a new
@@ -86,11 +84,6 @@ struct ConnectionTable {
         return []
     }
 
-    /// A request line was understood (the head may still be coming).
-    mutating func lineArrived(socket: Int32) {
-        entries[socket]?.heard = true
-    }
-
     /// A request head is complete: the connection is busy until its answer is sent.
     mutating func headArrived(socket: Int32) {
         entries[socket]?.wait = nil
@@ -102,15 +95,11 @@ struct ConnectionTable {
         startWait(socket: socket, at: now)
     }
 
-    /// The connection is gone. Returns true when it is closing unheard: not
-    /// shed, and no request line was ever understood on it, so whatever it
-    /// sent (if anything) was not a request line libmicrohttpd could parse.
-    @discardableResult
-    mutating func closed(socket: Int32) -> Bool {
-        guard let entry = entries.removeValue(forKey: socket) else { return false }
+    /// The connection is gone.
+    mutating func closed(socket: Int32) {
+        guard let entry = entries.removeValue(forKey: socket) else { return }
         if !entry.shed { forget(address: entry.address) }
         if entries.isEmpty { waits.removeAll() }
-        return !entry.shed && !entry.heard
     }
 
     /// Sheds every connection whose wait has outlasted the head timeout.

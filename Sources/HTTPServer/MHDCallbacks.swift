@@ -11,11 +11,9 @@ enum MHDCallbacks {
     /// Called once per request with the raw target, before headers are parsed.
     /// Its return value becomes the request's `req_cls`: a `RequestContext`
     /// retained here and released in `completed`.
-    static let uriLog: wf_uri_log_callback = { cls, uri, connection in
+    static let uriLog: wf_uri_log_callback = { cls, uri, _ in
         if let cls {
-            let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-            core.requestStarted()
-            if let connection { core.requestLineArrived(connection) }
+            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestStarted()
         }
         let context = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "")
         if let uri {

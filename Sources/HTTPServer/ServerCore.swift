@@ -54,21 +54,9 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// A connection closes. If nothing it sent was ever understood as a
-    /// request line (`GET\r\n`, a tab for a space...), libmicrohttpd closes it
-    /// without a word: it gets a 400 first. Not while the server stops.
     func connectionClosed(_ connection: OpaquePointer) {
         let socket = wf_mhd_connection_socket(connection)
-        connections.withLock { table in
-            if table.closed(socket: socket), !stopping.load(ordering: .relaxed) {
-                Self.send(Self.badRequestLine, to: socket)
-            }
-        }
-    }
-
-    func requestLineArrived(_ connection: OpaquePointer) {
-        let socket = wf_mhd_connection_socket(connection)
-        connections.withLock { $0.lineArrived(socket: socket) }
+        connections.withLock { $0.closed(socket: socket) }
     }
 
     func requestAnswered(_ connection: OpaquePointer) {
@@ -88,19 +76,14 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Set when the server begins to stop: connections closing then get no 400.
-    let stopping = Atomic(false)
-
-    private static let badRequestLine = reply(400, "Bad Request", "malformed request line\n")
     private static let requestTimeout = reply(408, "Request Timeout", "the request head did not arrive in time\n")
 
     private static func reply(_ status: Int, _ reason: String, _ body: String) -> [UInt8] {
         Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
     }
 
-    /// Writes a last answer on a socket libmicrohttpd is about to give up,
-    /// without waiting: if it does not fit in the socket's buffer at once, it
-    /// is not sent.
+    /// Writes a last answer on a socket about to be shut down, without
+    /// waiting: if it does not fit in the socket's buffer at once, it is not sent.
     private static func send(_ bytes: [UInt8], to socket: Int32) {
         _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }

@@ -63,6 +63,7 @@ final class CacheObserver: Service, Sendable {
         let thumbs = thumbnails.snapshot
         let warm = prewarmer.snapshot
         let page = pages.usage
+        let fetched = fetcher.stats
         func latency(_ window: LatencyWindow) -> CacheStats.Latency {
             CacheStats.Latency(count: window.total, p50Ms: window.percentile(0.5).map { $0 * 1000 }, p99Ms: window.percentile(0.99).map { $0 * 1000 })
         }
@@ -84,7 +85,8 @@ final class CacheObserver: Service, Sendable {
             failures: thumbs.counters.failures,
             inFlight: thumbs.inFlight,
             prewarm: .init(queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped, readers: warm.readers),
-            origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetcher.stats.inFlight, latency: latency(thumbs.originLatency)),
+            origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetched.inFlight,
+                          busy: fetched.busy, cancelled: fetched.cancelled, latency: latency(thumbs.originLatency)),
             thumbnailLatency: latency(thumbs.thumbnailLatency),
             connections: server.withLock { $0?.connections } ?? ConnectionCounts(),
             memoryUse: .init(

@@ -29,6 +29,10 @@ struct CacheStats: Codable, Sendable {
         var fetches: Int
         var errors: Int
         var inFlight: Int
+        /// Fetches that waited past their bound for a connection to a busy origin (a placeholder, not remembered as a failure).
+        var busy: Int
+        /// Fetches nobody waited for any more (a reader left, pre-warm moved on).
+        var cancelled: Int
         var latency: Latency
     }
 

@@ -32,7 +32,7 @@ final class WarmfeedMetrics: Sendable {
         for name in ["memory_entries", "memory_bytes", "memory_budget_bytes", "disk_entries", "disk_bytes", "disk_budget_bytes",
                      "negative_entries", "in_flight", "prewarm_queued", "prewarm_running", "page_cache_bytes", "hit_ratio",
                      "origin_latency_p50_seconds", "origin_latency_p99_seconds", "thumbnail_latency_p50_seconds",
-                     "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held",
+                     "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
                      "connections_shed_slow_head", "connections_shed_for_room", "connections_refused"] {
             gauges[name] = CoreMetrics.Gauge(label: "warmfeed_\(name)", factory: factory)
         }
@@ -99,6 +99,8 @@ final class WarmfeedMetrics: Sendable {
             "thumbnail_latency_p50_seconds": stats.thumbnailLatency.p50Ms.map { $0 / 1000 },
             "thumbnail_latency_p99_seconds": stats.thumbnailLatency.p99Ms.map { $0 / 1000 },
             "uptime_seconds": stats.uptimeSeconds,
+            "origin_busy": Double(stats.origin.busy),
+            "origin_cancelled": Double(stats.origin.cancelled),
             "connections_held": Double(stats.connections.held),
             "connections_shed_slow_head": Double(stats.connections.slowHeads),
             "connections_shed_for_room": Double(stats.connections.madeRoom),

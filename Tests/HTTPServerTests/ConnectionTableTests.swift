@@ -91,26 +91,6 @@ import Testing
         #expect(table.counts == .init(timedOut: 0, crowdedOut: 1, refused: 1))
     }
 
-    @Test func aConnectionClosingUnheardIsToldSo() {
-        var table = table(connections: 1)
-        _ = table.opened(socket: 5, address: Self.a, at: .zero)
-        let silent = table.closed(socket: 5)
-        #expect(silent)  // nothing it sent was a request line
-        _ = table.opened(socket: 5, address: Self.a, at: .zero)
-        table.lineArrived(socket: 5)
-        table.headArrived(socket: 5)
-        table.answered(socket: 5, at: .zero)
-        let heard = table.closed(socket: 5)
-        #expect(!heard)  // it was heard: its answer must not be followed by anything
-        _ = table.opened(socket: 5, address: Self.a, at: .zero)
-        let shedForSix = table.opened(socket: 6, address: Self.a, at: .zero)
-        #expect(shedForSix == [5])
-        let shed = table.closed(socket: 5)
-        #expect(!shed)  // shed: it was shut down on purpose
-        let unknown = table.closed(socket: 7)
-        #expect(!unknown)
-    }
-
     @Test func staleWaitsDoNotPileUp() {
         var table = table(connections: 10)
         _ = table.opened(socket: 5, address: Self.a, at: .zero)

@@ -37,6 +37,8 @@ import Testing
             #expect(metrics.text.contains("warmfeed_thumbnail_hits_total"))
             #expect(metrics.text.contains("warmfeed_memory_budget_bytes 268435456"))
             #expect(metrics.text.contains("warmfeed_connections_shed_for_room 0"))
+            let origin = stats["origin"] as? [String: Any]
+            for key in ["busy", "cancelled"] { #expect(origin?[key] as? Int == 0, "\(key)") }
             let dashboard = try await feed.get("/admin?token=test-admin-token")
             #expect(dashboard.status == 200)
             #expect(dashboard.text.contains("<svg class=\"chart\""))

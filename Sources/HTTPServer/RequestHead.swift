@@ -13,11 +13,16 @@ import Darwin
 /// Every request passes here, so the lines are read as the C strings
 /// libmicrohttpd holds, byte by byte, and only what the rules need is kept:
 /// nothing is allocated for a well-formed head without `Transfer-Encoding`.
-struct RequestHead {
+///
+/// Public only to `@_spi(Testing) import HTTPServer`: the fuzz harness in
+/// `Fuzz/` hands it the lines of heads it makes up, as libmicrohttpd would.
+@_spi(Testing) public struct RequestHead {
     /// Why a head is refused.
-    struct Problem: Equatable, Sendable {
-        var status: Int
-        var message: String
+    public struct Problem: Equatable, Sendable {
+        /// The status to answer with: 400, or 501 for a transfer coding nobody here speaks.
+        public var status: Int
+        /// A short plain message.
+        public var message: String
     }
 
     private var hosts = 0
@@ -26,8 +31,11 @@ struct RequestHead {
     private var badName = false
     private var badByte = false
 
+    /// A head with no line noted yet.
+    public init() {}
+
     /// Takes one header line: `name` and `value` as sent (NUL-terminated).
-    mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
+    public mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
         var length = 0
         var byte = UInt8(bitPattern: name[0])
         if byte == 0 { badName = true }
@@ -54,7 +62,7 @@ struct RequestHead {
     }
 
     /// The problem with the head noted so far, of HTTP `version`; nil when there is none.
-    func problem(version: UnsafePointer<CChar>?) -> Problem? {
+    public func problem(version: UnsafePointer<CChar>?) -> Problem? {
         if badName { return Problem(status: 400, message: "a header name holds whitespace (or there is whitespace before its colon)") }
         if badByte { return Problem(status: 400, message: "a NUL or a bare CR in the request head") }
         if let version, strcmp(version, "HTTP/1.1") == 0, hosts != 1 {

@@ -1,6 +1,6 @@
 import HTTPTestClient
 import Testing
-@testable import HTTPServer
+@_spi(Testing) @testable import HTTPServer
 
 /// RFC 9112's rules for a request head, as a client that breaks them meets
 /// them over loopback: a clear 4xx or 501 at once (the client waits at most

@@ -72,7 +72,7 @@ import Darwin
         guard let transferEncoding else { return nil }
         if contentLength { return Problem(status: 400, message: "Transfer-Encoding and Content-Length together") }
         let codings = transferEncoding.split(separator: UInt8(ascii: ","))
-            .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace().lowercased() }
+            .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace().asciiLowercased() }
             .filter { !$0.isEmpty }
         if codings.filter({ $0 == "chunked" }).count > 1 || (codings.contains("chunked") && codings.last != "chunked") {
             return Problem(status: 400, message: "chunked must be the last transfer coding, and only once")
@@ -102,5 +102,12 @@ extension StringProtocol {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+
+    /// Lowercased by ASCII's rules only, as libmicrohttpd compares codings:
+    /// Unicode's would read "chunked" with a Kelvin sign (U+212A) for its k as
+    /// "chunked", and the request would wait for a body nobody frames.
+    fileprivate func asciiLowercased() -> String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }

@@ -5,7 +5,11 @@ let package = Package(
     name: "Warmfeed",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "warmfeed", targets: ["WarmfeedCLI"])
+        .executable(name: "warmfeed", targets: ["WarmfeedCLI"]),
+        // The modules the fuzz harnesses in Fuzz/ (a package of their own) take apart.
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "WarmfeedCore", targets: ["WarmfeedCore"]),
+        .library(name: "FeedImport", targets: ["FeedImport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

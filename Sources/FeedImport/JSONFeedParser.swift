@@ -33,8 +33,10 @@ public enum JSONFeedParser {
     }
 
     /// `parse(_:onEntry:onProblem:)`, reading `.bytes` in chunks of
-    /// `chunkSize` when given: tests cut documents where they want to.
-    static func parse(
+    /// `chunkSize` when given: tests cut documents where they want to, and
+    /// the fuzz harness in `Fuzz/` (through `@_spi(Testing) import`) checks
+    /// that where they are cut changes nothing.
+    @_spi(Testing) public static func parse(
         _ input: FeedInput,
         chunkSize: Int?,
         onEntry: (RawEntry) throws -> Void,

@@ -13,11 +13,16 @@ import Darwin
 /// Every request passes here, so the lines are read as the C strings
 /// libmicrohttpd holds, byte by byte, and only what the rules need is kept:
 /// nothing is allocated for a well-formed head without `Transfer-Encoding`.
-struct RequestHead {
+///
+/// Public only to `@_spi(Testing) import HTTPServer`: the fuzz harness in
+/// `Fuzz/` hands it the lines of heads it makes up, as libmicrohttpd would.
+@_spi(Testing) public struct RequestHead {
     /// Why a head is refused.
-    struct Problem: Equatable, Sendable {
-        var status: Int
-        var message: String
+    public struct Problem: Equatable, Sendable {
+        /// The status to answer with: 400, or 501 for a transfer coding nobody here speaks.
+        public var status: Int
+        /// A short plain message.
+        public var message: String
     }
 
     private var hosts = 0
@@ -26,8 +31,11 @@ struct RequestHead {
     private var badName = false
     private var badByte = false
 
+    /// A head with no line noted yet.
+    public init() {}
+
     /// Takes one header line: `name` and `value` as sent (NUL-terminated).
-    mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
+    public mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
         var length = 0
         var byte = UInt8(bitPattern: name[0])
         if byte == 0 { badName = true }
@@ -54,7 +62,7 @@ struct RequestHead {
     }
 
     /// The problem with the head noted so far, of HTTP `version`; nil when there is none.
-    func problem(version: UnsafePointer<CChar>?) -> Problem? {
+    public func problem(version: UnsafePointer<CChar>?) -> Problem? {
         if badName { return Problem(status: 400, message: "a header name holds whitespace (or there is whitespace before its colon)") }
         if badByte { return Problem(status: 400, message: "a NUL or a bare CR in the request head") }
         if let version, strcmp(version, "HTTP/1.1") == 0, hosts != 1 {
@@ -64,7 +72,7 @@ struct RequestHead {
         guard let transferEncoding else { return nil }
         if contentLength { return Problem(status: 400, message: "Transfer-Encoding and Content-Length together") }
         let codings = transferEncoding.split(separator: UInt8(ascii: ","))
-            .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace().lowercased() }
+            .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace().asciiLowercased() }
             .filter { !$0.isEmpty }
         if codings.filter({ $0 == "chunked" }).count > 1 || (codings.contains("chunked") && codings.last != "chunked") {
             return Problem(status: 400, message: "chunked must be the last transfer coding, and only once")
@@ -97,5 +105,12 @@ extension StringProtocol {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+
+    /// Lowercased by ASCII's rules only, as libmicrohttpd compares codings:
+    /// Unicode's would read "chunked" with a Kelvin sign (U+212A) for its k as
+    /// "chunked", and the request would wait for a body nobody frames.
+    fileprivate func asciiLowercased() -> String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }

@@ -35,6 +35,8 @@ public struct Cursor: Sendable, Hashable {
 
     static let format: UInt8 = 1
     static let byteCount = 25
+    /// The characters a token can end with: base64 digits whose low 4 bits are 0.
+    private static let canonicalLast: [UInt8] = [UInt8(ascii: "A"), UInt8(ascii: "Q"), UInt8(ascii: "g"), UInt8(ascii: "w")]
 
     /// The cursor's URL-safe text.
     public var token: String {
@@ -54,6 +56,10 @@ public struct Cursor: Sendable, Hashable {
         guard token.utf8.count == 34,
               token.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) })
         else { throw .malformed }
+        // 25 bytes fill 33 characters and the top 2 bits of the 34th. The
+        // decoder ignores its other 4 bits, and so would the checksum: a typo
+        // there would pass, and each page would have 16 URLs.
+        guard let last = token.utf8.last, Self.canonicalLast.contains(last) else { throw .malformed }
         let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "=="
         guard let data = Data(base64Encoded: standard), data.count == byteCount else { throw .malformed }
         let bytes = [UInt8](data)

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import FeedImport
+@_spi(Testing) @testable import FeedImport
 
 /// What one parse of a JSON Feed gave.
 struct ParsedJSONFeed {

@@ -32,6 +32,18 @@ import Testing
         #expect(throws: Cursor.Problem.malformed) { try Cursor.parse(String(characters), epoch: 0xdead_beef) }
     }
 
+    @Test func refusesATypoInTheLastCharacter() throws {
+        // Found by Fuzz/FuzzCursor: the last character carries 2 bits of the
+        // cursor and 4 that the decoder ignored, so 16 tokens named one cursor.
+        #expect(throws: Cursor.Problem.malformed) { try Cursor.parse("AQAAAAf_____-tmkAAAAAAAAAAABgaGXK_", epoch: 7) }
+        let token = cursor.token
+        let digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        for digit in digits where digit != token.last {
+            #expect(throws: Cursor.Problem.malformed, "\(digit)") { try Cursor.parse(token.dropLast() + String(digit), epoch: 0xdead_beef) }
+        }
+        #expect(try Cursor.parse(token, epoch: 0xdead_beef) == cursor)
+    }
+
     @Test func tellsACursorOfAnotherFeedApart() {
         #expect(throws: Cursor.Problem.otherFeed) { try Cursor.parse(cursor.token, epoch: 0x1234) }
     }

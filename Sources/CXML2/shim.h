@@ -1,5 +1,14 @@
 #ifndef WF_CXML2_SHIM_H
 #define WF_CXML2_SHIM_H
+#include <libxml/xmlversion.h>
+/* Debian's libxml2 is built with ICU, so <libxml/encoding.h> would pull in the
+   system's <unicode/ucnv.h>. Its UErrorCode then meets Foundation's own copy
+   (_FoundationICU) in any module that imports both, and a clean build fails
+   with "'UErrorCode' has different definitions in different modules" whenever
+   that module is the first to build the two into the module cache. Nothing
+   here uses ICU: without the macro, only the two ICU pointers at the end of
+   xmlCharEncodingHandler are left out, a struct XMLStream never reads. */
+#undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>

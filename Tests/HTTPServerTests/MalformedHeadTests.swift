@@ -54,6 +54,24 @@ import Testing
         }
     }
 
+    /// A chunked body is not read: the answer goes at once, also from a handler
+    /// that suspends the connection while the body is still unread.
+    @Test func aChunkedRequestIsAnsweredWithoutReadingItsBody() async throws {
+        try await withServer(router: { router in
+            router.get("/later") { _ in .later { try? await Task.sleep(for: .milliseconds(50)); return .plain(200, "later") } }
+        }) { server in
+            let port = server.port
+            let response = try await onThread { () throws -> TestResponse in
+                let connection = try TestConnection(port: port, timeout: 5)
+                try connection.send("GET /later HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+                return try connection.readResponse()
+            }
+            #expect(response.status == 200)
+            #expect(response.text.hasPrefix("later"))
+            #expect(response.header("Connection") == "close")
+        }
+    }
+
     @Test func theRulesOnTheirOwn() {
         func status(_ version: String, _ fields: [(String, String)]) -> Int? {
             var head = RequestHead()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import resource
+import threading
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -135,5 +136,21 @@ def attack(url: str, tricklers: int = 4200, sources: list[str] | None = None, no
            client_timeout: float = 5, hold: float = 1, reopen_after: float = 5) -> Outcome:
     """Runs the attack and the normal requests through it; see the module's doc."""
     raise_open_file_limit(tricklers + normal + 256)
-    return asyncio.run(_attack(url, tricklers, sources or ["127.0.0.2"], normal, rate,
-                               normal_source, path, client_timeout, hold, reopen_after))
+    # On a thread of its own: in a pytest session Playwright's sync API may
+    # already run an event loop on this one, and asyncio.run refuses to nest.
+    outcome: list[Outcome] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(asyncio.run(_attack(url, tricklers, sources or ["127.0.0.2"], normal, rate,
+                                               normal_source, path, client_timeout, hold, reopen_after)))
+        except BaseException as error:  # re-raised on the caller's thread
+            errors.append(error)
+
+    thread = threading.Thread(target=run, name="slow-clients")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return outcome[0]

@@ -3,8 +3,9 @@
 4,200 connections trickling a never-ending request head one byte a second,
 more than the default 4,096 connections, reopened whenever the server ends
 them; meanwhile normal requests on new connections must get their 200. Each
-normal request waits at most 5 s (a generous client timeout, not a speed
-claim; bench/slow-clients.sh measures how fast, beside nginx)."""
+normal request waits at most 10 s (a generous client timeout for a debug build
+on a busy machine, not a speed claim; bench/slow-clients.sh measures how fast,
+beside nginx). Before the fix, none was answered at all."""
 
 from __future__ import annotations
 
@@ -74,12 +75,15 @@ def test_a_head_trickled_too_slowly_is_cut_off(quick_head_server):
     ["127.0.0.1"],  # behind the readers' own address (a shared NAT): past the per-address limit
 ], ids=["other-addresses", "the-readers-address"])
 def test_4200_trickling_connections_do_not_starve_normal_requests(default_server, sources):
-    outcome = attack(default_server.url, tricklers=4200, sources=sources, normal=200, rate=20)
-    answered = outcome.answered_within(5)
-    assert outcome.opened >= 4200, f"only {outcome.opened} trickling connections opened"
+    outcome = attack(default_server.url, tricklers=4200, sources=sources, normal=200, rate=20,
+                     client_timeout=10)
+    answered = outcome.answered_within(10)
+    assert outcome.opened >= 4200, (f"only {outcome.opened} trickling connections opened "
+                                    f"({outcome.connect_failures} connects failed)")
     assert answered >= 0.99, (
         f"{len(outcome.failures)} of {outcome.normal} normal requests failed: "
-        f"{sorted(set(outcome.failures))[:5]}")
+        f"{sorted(set(outcome.failures))[:5]}; {outcome.opened} trickling connections opened, "
+        f"{outcome.closed_by_server} ended by the server")
     # The server made the room by ending trickling connections (they did not just give up),
     # and told the operator so.
     assert outcome.closed_by_server > 0

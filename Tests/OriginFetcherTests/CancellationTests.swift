@@ -7,10 +7,15 @@ import Testing
     @Test func aCancelledFetchEndsAndHangsUp() async throws {
         try await withOrigin { origin, fetcher in
             origin.script("/slow", .delay(.seconds(30), then: .respond(body: [1])))
-            let task = Task { await fetcher.result(origin.url("/slow")) }
+            // Patient limits: the default cuts an origin silent for 3 s, and on a
+            // loaded machine (CI, twice) the origin saw the request only after
+            // that, so the fetch had timed out before it could be cancelled.
+            let patient = FetchLimits(connectTimeout: .seconds(120), totalTimeout: .seconds(120), lowSpeedLimit: 0)
+            let task = Task { await fetcher.result(origin.url("/slow"), limits: patient) }
             #expect(await origin.eventually { $0.requests(to: "/slow") == 1 })
             task.cancel()
-            #expect(await task.value.failure == .cancelled)
+            let result = await task.value
+            #expect(result.failure == .cancelled, "\(result)")
             #expect(await origin.eventually { $0.abandoned(at: "/slow") == 1 })
             let stats = fetcher.stats
             #expect(stats.cancelled == 1 && stats.inFlight == 0 && stats.finished == 0)

@@ -33,7 +33,11 @@ public struct EntryBuilder: Sendable {
         var title = Self.limited(HTMLText.plainText(raw.title ?? ""), to: Self.titleLimit)
         let image = chooseImage(raw)
         if title.isEmpty {
-            title = !summaryText.isEmpty ? Self.limited(summaryText, to: 80) : (link.flatMap { URL(string: $0)?.host } ?? "")
+            // The link's host, decoded by Foundation, can hold any byte the
+            // link escaped (a DEL, found by Fuzz/FuzzJSONFeed): it is cleaned as text is.
+            title = !summaryText.isEmpty
+                ? Self.limited(summaryText, to: 80)
+                : Self.limited(HTMLText.plainText(link.flatMap { URL(string: $0)?.host } ?? ""), to: 80)
         }
         if title.isEmpty, image == nil {
             return .failure(ImportProblem(line: line, reason: "an empty item: no title, text, link or image"))

@@ -22,6 +22,15 @@ import Testing
         #expect(try build(raw).imageURL == "https://cdn.example.com/own.webp")
     }
 
+    /// Found by Fuzz/FuzzJSONFeed: an item with only a link took its title from
+    /// the link's host as Foundation decodes it, control characters and all.
+    @Test func aTitleFromTheLinksHostHoldsNoControlCharacter() throws {
+        let raw = RawEntry(id: "a", link: "https://elsewh\u{FF}\u{7F}ere.example/")
+        let title = try build(raw).title
+        #expect(!title.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(title.debugDescription)")
+        #expect(try build(RawEntry(id: "b", link: "https://news.example/post")).title == "news.example")
+    }
+
     @Test func nonImagesAndHostileURLsAreSkipped() throws {
         let raw = RawEntry(
             id: "1", title: "t", link: "javascript:alert(1)",

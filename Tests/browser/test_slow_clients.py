@@ -85,7 +85,8 @@ def test_4200_trickling_connections_do_not_starve_normal_requests(default_server
         f"{sorted(set(outcome.failures))[:5]}; {outcome.opened} trickling connections opened, "
         f"{outcome.closed_by_server} ended by the server")
     # The server made the room by ending trickling connections (they did not just give up),
-    # and told the operator so.
+    # and told the operator so: to make room, or at the head timeout when the 4,200 took
+    # longer than 10 s to open (a loaded CI machine), so that never more were open at once.
     assert outcome.closed_by_server > 0
     counts = connections(default_server)
-    assert counts["made_room"] > 0
+    assert counts["made_room"] + counts["slow_heads"] > 0, counts

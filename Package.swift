@@ -103,6 +103,7 @@ let package = Package(
                 "Reckoning",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
 

@@ -112,6 +112,10 @@ m = json.load(sys.stdin).get("memory_use", {})
 print(" ".join(f"{k[:-6]}={(v or 0) / 1048576:.1f}MB" for k, v in m.items()))' 2>/dev/null || echo "-")
   echo "$name: $rps req/s; $mixed"
   echo "$name: RSS every 10 s (MB): $(awk '{printf "%d ", $1/1024}' "$tmp/$name.rss")"
+  # Where the resident memory is: heap and other anonymous pages (what the
+  # caches and the allocator hold) against file-backed pages (the code of the
+  # server and its libraries), from the kernel's own accounting.
+  echo "$name: at the end, resident $(awk '/^(Rss|Anonymous|Shared_Clean|Private_Clean):/ {printf "%s %d MB  ", $1, $2/1024}' /proc/$pid/smaps_rollup 2>/dev/null)"
   echo "$name: RSS max $(sort -n "$tmp/$name.rss" | tail -1 | awk '{printf "%d", $1/1024}') MB; configured caches $((CACHE_MB + PAGE_CACHE_MB)) MB; at the end: $use"
   kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
 }

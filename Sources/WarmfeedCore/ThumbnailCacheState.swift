@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Every decision of the thumbnail cache, as one pure state machine over its tiers.
 ///
 /// A thumbnail is looked for in memory (kept here), then in each lookup tier
@@ -134,6 +136,18 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     private var originalFetches: [Int64: [ThumbnailKey]] = [:]
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
     private var originals: LRUCache<Int64, [UInt8]>
+    /// Originals handed to libvips and not yet made into every variant asked
+    /// of them: their bytes, and how many resizes still hold them.
+    private var resizing: [Int64: (bytes: Int, holders: Int)] = [:]
+    private var resizingBytes = 0
+    /// Fetches on the wire, and what an original has weighed lately (a moving
+    /// average), so the bound counts the originals on their way too.
+    private var fetching = 0
+    private var typicalOriginal = 0
+    /// Fetches held back while `resizingBytes` is at its bound: readers' first.
+    private var deferredFetches: (urgent: Deque<Int64>, prewarm: Deque<Int64>) = ([], [])
+    /// The most bytes of originals waiting for libvips before new fetches wait.
+    public let resizingBudget: Int
     /// Failures remembered: until when, and how many in a row. An entry
     /// outlives its time (so the next failure remembers longer) until it has
     /// been quiet for `negativeTTL` more.
@@ -157,15 +171,24 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     public private(set) var thumbnailLatency = LatencyWindow()
 
     /// An empty cache: `memoryBudget` bytes of thumbnails, `originalsBudget`
-    /// bytes of originals kept for a later variant, `lookupTiers` tiers below
-    /// memory, failures kept `negativeTTL` seconds.
+    /// bytes of originals, `lookupTiers` tiers below memory, failures kept
+    /// `negativeTTL` seconds.
+    ///
+    /// The originals' budget is shared: half for originals kept for a later
+    /// variant, half for originals fetched and waiting for libvips. An origin
+    /// faster than the resize workers would otherwise fill memory with
+    /// originals nobody counts (513 of them, ~50 MB, in `bench/mixed.sh`): once
+    /// the waiting half is full, new fetches wait (a reader's first) until a
+    /// resize ends. One fetch always goes ahead when nothing waits, so a
+    /// budget smaller than one original slows the cache, never stops it.
     public init(
         memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1,
         negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
     ) {
         self.firstNegativeTTL = min(firstNegativeTTL, negativeTTL)
         memory = LRUCache(capacity: memoryBudget)
-        originals = LRUCache(capacity: originalsBudget)
+        originals = LRUCache(capacity: originalsBudget - originalsBudget / 2)
+        resizingBudget = originalsBudget / 2
         self.lookupTiers = max(0, lookupTiers)
         self.negativeTTL = negativeTTL
         self.negativeCapacity = negativeCapacity
@@ -195,6 +218,8 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             if reader {
                 counters.coalesced += 1
                 if let waiter { jobs[key]!.waiters.append(waiter) }
+                // A reader now waits on it: what is still to do goes ahead of pre-warm's.
+                jobs[key]!.urgent = true
                 return (.joined, [])
             }
             // Pre-warm waits only on what it starts: the job is someone else's.
@@ -219,7 +244,11 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
 
     /// The original of item `itemID` arrived (or failed); `seconds` is what the fetch took.
     public mutating func originalArrived(itemID: Int64, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
-        let waiting = originalFetches.removeValue(forKey: itemID) ?? []
+        guard let waiting = originalFetches.removeValue(forKey: itemID) else { return [] }
+        fetching -= 1
+        if case .success(let original) = result {
+            typicalOriginal = typicalOriginal == 0 ? original.count : (typicalOriginal * 7 + original.count) / 8
+        }
         switch result {
         case .failure(.noSource), .failure(.busy): break
         default:
@@ -231,24 +260,24 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         case .success(let original):
             originals.insert(original, for: itemID, cost: original.count)
             for key in waiting where jobs[key] != nil {
-                jobs[key]!.stage = .resizing
-                actions.append(.resize(key, original: original, urgent: jobs[key]!.urgent))
+                actions.append(startResize(key, original: original))
             }
         case .failure(let failure):
             for key in waiting { actions += fail(key, failure, now: now) }
         }
-        return actions
+        return actions + startDeferredFetches()
     }
 
     /// The resize of `key` ended: the thumbnail, or why not; `seconds` is what it took.
     public mutating func resized(_ key: ThumbnailKey, _ result: Result<Made, Failure>, seconds: Double?, now: Double) -> [Action] {
         guard let job = jobs[key], case .resizing = job.stage else { return [] }
+        releaseOriginal(of: key)
         switch result {
         case .success(let made):
             if let seconds { thumbnailLatency.record(seconds) }
-            return keep(key, made, storeInto: Array(0..<lookupTiers))
+            return keep(key, made, storeInto: Array(0..<lookupTiers)) + startDeferredFetches()
         case .failure(let failure):
-            return fail(key, failure, now: now)
+            return fail(key, failure, now: now) + startDeferredFetches()
         }
     }
 
@@ -299,9 +328,16 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         return ThumbnailVariant.scales
     }
 
-    /// Entries and bytes in memory, failures remembered, jobs running, originals kept.
+    /// Entries and bytes in memory, failures remembered, jobs running, and
+    /// the bytes of originals: kept for a later variant plus waiting for
+    /// libvips (an original in both is counted twice, erring high).
     public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
-        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost)
+        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost + resizingBytes)
+    }
+
+    /// Bytes of originals waiting for libvips, and fetches held back until they shrink.
+    public var waitingForResize: (bytes: Int, deferredFetches: Int) {
+        (resizingBytes, deferredFetches.urgent.count + deferredFetches.prewarm.count)
     }
 
     // MARK: Steps
@@ -312,8 +348,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         if tier < lookupTiers { return [.lookUp(key, tier: tier)] }
         if let original = originals.value(for: key.itemID) {
             counters.originalReuses += 1
-            jobs[key]!.stage = .resizing
-            return [.resize(key, original: original, urgent: job.urgent)]
+            return [startResize(key, original: original)]
         }
         jobs[key]!.stage = .awaitingOriginal
         if originalFetches[key.itemID] != nil {
@@ -321,7 +356,72 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             return []
         }
         originalFetches[key.itemID] = [key]
+        if pipelineFull {
+            if job.urgent { deferredFetches.urgent.append(key.itemID) } else { deferredFetches.prewarm.append(key.itemID) }
+            return []
+        }
+        fetching += 1
         return [.fetchOriginal(itemID: key.itemID, item: job.item, urgent: job.urgent)]
+    }
+
+    /// Whether the originals waiting for libvips, with those on their way,
+    /// fill their half of the budget. Never while nothing is on its way.
+    private var pipelineFull: Bool {
+        (resizingBytes > 0 || fetching > 0) && resizingBytes + fetching * typicalOriginal >= resizingBudget
+    }
+
+    /// Hands `original` to libvips for `key`, holding its bytes until the resize ends.
+    private mutating func startResize(_ key: ThumbnailKey, original: [UInt8]) -> Action {
+        jobs[key]!.stage = .resizing
+        if let held = resizing[key.itemID] {
+            resizing[key.itemID]!.holders = held.holders + 1
+        } else {
+            resizing[key.itemID] = (original.count, 1)
+            resizingBytes += original.count
+        }
+        return .resize(key, original: original, urgent: jobs[key]!.urgent)
+    }
+
+    /// A resize of `key` ended: its original is let go once no other resize holds it.
+    private mutating func releaseOriginal(of key: ThumbnailKey) {
+        guard let held = resizing[key.itemID] else { return }
+        if held.holders > 1 {
+            resizing[key.itemID]!.holders = held.holders - 1
+        } else {
+            resizing[key.itemID] = nil
+            resizingBytes -= held.bytes
+        }
+    }
+
+    /// Starts held-back fetches, a reader's first, while the originals waiting
+    /// for libvips are under their bound (or none wait at all).
+    private mutating func startDeferredFetches() -> [Action] {
+        var actions: [Action] = []
+        while !pipelineFull {
+            // A fetch pre-warm deferred may since have been joined by a reader: it goes first too.
+            let itemID: Int64
+            if let first = deferredFetches.urgent.popFirst() {
+                itemID = first
+            } else if let index = deferredFetches.prewarm.firstIndex(where: { isUrgent(itemID: $0) }) {
+                itemID = deferredFetches.prewarm.remove(at: index)
+            } else if let first = deferredFetches.prewarm.popFirst() {
+                itemID = first
+            } else {
+                break
+            }
+            guard let keys = originalFetches[itemID], let key = keys.first(where: { jobs[$0] != nil }), let job = jobs[key] else {
+                originalFetches[itemID] = nil
+                continue
+            }
+            let urgent = keys.contains { jobs[$0]?.urgent == true }
+            fetching += 1
+            actions.append(.fetchOriginal(itemID: itemID, item: job.item, urgent: urgent))
+        }
+        return actions
+    }
+
+    private func isUrgent(itemID: Int64) -> Bool {
+        originalFetches[itemID]?.contains { jobs[$0]?.urgent == true } ?? false
     }
 
     /// Ends `key`'s job with `made`: kept in memory, written into `tiers`, waiters answered.
@@ -341,6 +441,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// is remembered, longer with each one in a row.
     private mutating func fail(_ key: ThumbnailKey, _ failure: Failure, now: Double) -> [Action] {
         guard let job = jobs.removeValue(forKey: key) else { return [] }
+        if case .resizing = job.stage { releaseOriginal(of: key) }
         if failure == .busy {
             counters.busy += 1
         } else {

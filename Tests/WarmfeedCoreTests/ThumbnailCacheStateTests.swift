@@ -314,4 +314,73 @@ import Testing
         _ = failOrigin(&state, a, .origin, now: 17)
         #expect(state.remembered(a, now: 17) == 5)
     }
+
+    // MARK: Originals waiting for libvips are bounded
+
+    func key(_ item: Int64) -> ThumbnailKey { ThumbnailKey(itemID: item, variant: ThumbnailVariant(scale: 1, format: .webp)) }
+
+    /// Starts a job for `item` and reports a disk miss; answers the fetches that started.
+    func miss(_ state: inout State, _ item: Int64, from asker: State.Asker) -> [Int64] {
+        ask(&state, key(item), waiter: asker == .reader ? Int(item) : nil, from: asker)
+        return fetches(state.tierAnswered(key(item), tier: 0, found: nil))
+    }
+
+    @Test func originalsWaitingForLibvipsHoldBackNewFetchesReadersFirst() {
+        // 2,000 bytes of originals: 1,000 kept, 1,000 waiting for libvips.
+        var state = State(memoryBudget: 100_000, originalsBudget: 2000)
+        #expect(state.resizingBudget == 1000)
+        let heavy = [UInt8](repeating: 0xff, count: 400)
+        for item: Int64 in 1...3 { #expect(miss(&state, item, from: .prewarm) == [item]) }
+        for item: Int64 in 1...3 {
+            #expect(resizes(state.originalArrived(itemID: item, .success(heavy), seconds: 0.01, now: 0)) == [key(item)])
+        }
+        #expect(state.waitingForResize.bytes == 1200)
+        // The waiting half is full: new fetches wait, whoever asks.
+        #expect(miss(&state, 4, from: .prewarm) == [])
+        #expect(miss(&state, 5, from: .reader) == [])
+        #expect(miss(&state, 6, from: .prewarm) == [])
+        #expect(state.waitingForResize.deferredFetches == 3)
+        // A reader joins pre-warm's item 6: it now goes ahead of item 4.
+        #expect(ask(&state, key(6), waiter: 60).0 == .joined)
+        // One resize ends: 800 bytes wait, and one 400-byte original on its way would fill the half again.
+        #expect(fetches(state.resized(key(1), .success(made("t1")), seconds: 0.01, now: 0)) == [5])
+        #expect(fetches(state.resized(key(2), .success(made("t2")), seconds: 0.01, now: 0)) == [6])
+        #expect(resizes(state.originalArrived(itemID: 5, .success(heavy), seconds: 0.01, now: 0)) == [key(5)])
+        #expect(resizes(state.originalArrived(itemID: 6, .success(heavy), seconds: 0.01, now: 0)) == [key(6)])
+        #expect(fetches(state.resized(key(3), .success(made("t3")), seconds: 0.01, now: 0)) == [4])
+        #expect(state.waitingForResize.deferredFetches == 0)
+        // The budget was never passed by more than the fetches on their way.
+        #expect(state.waitingForResize.bytes == 800)
+        let answers = answered(state.resized(key(6), .success(made("t6")), seconds: 0.01, now: 0))
+        #expect(answers == [60: "t6"])
+        #expect(state.waitingForResize.bytes == 400)
+        // Kept originals are bounded by the other half.
+        #expect(state.usage.originalBytes - state.waitingForResize.bytes <= 1000)
+    }
+
+    @Test func aBudgetSmallerThanOneOriginalSlowsTheCacheButNeverStopsIt() {
+        var state = State(memoryBudget: 100_000, originalsBudget: 0)
+        #expect(miss(&state, 1, from: .reader) == [1])
+        #expect(miss(&state, 2, from: .reader) == [])
+        #expect(resizes(state.originalArrived(itemID: 1, .success(original), seconds: 0.01, now: 0)) == [key(1)])
+        let first = state.resized(key(1), .success(made("t1")), seconds: 0.01, now: 0)
+        #expect(answered(first) == [1: "t1"] && fetches(first) == [2])
+        #expect(resizes(state.originalArrived(itemID: 2, .success(original), seconds: 0.01, now: 0)) == [key(2)])
+        #expect(answered(state.resized(key(2), .success(made("t2")), seconds: 0.01, now: 0)) == [2: "t2"])
+        #expect(state.waitingForResize.bytes == 0 && state.waitingForResize.deferredFetches == 0)
+    }
+
+    @Test func aFailedResizeOrFetchLetsTheNextFetchGo() {
+        var state = State(memoryBudget: 100_000, originalsBudget: 0)
+        #expect(miss(&state, 1, from: .reader) == [1])
+        #expect(miss(&state, 2, from: .reader) == [])
+        #expect(miss(&state, 3, from: .reader) == [])
+        // The origin fails item 1: item 2's fetch goes.
+        let failed = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 0)
+        #expect(answered(failed) == [1: "placeholder"] && fetches(failed) == [2])
+        // Item 2's original cannot be read: item 3's fetch goes.
+        #expect(resizes(state.originalArrived(itemID: 2, .success(original), seconds: 0.01, now: 0)) == [key(2)])
+        let broken = state.resized(key(2), .failure(.image), seconds: nil, now: 0)
+        #expect(answered(broken) == [2: "placeholder"] && fetches(broken) == [3])
+    }
 }

@@ -50,12 +50,20 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
 
         // Small sums several modules share: civil-calendar days and FNV-1a hashes. Depends on nothing.
         .target(name: "Reckoning"),
 
-        // gzip on zlib, for bodies compressed once and served many times.
-        .target(name: "Gzip", dependencies: ["CZlib"]),
+        // gzip on libdeflate, for bodies compressed once and served many times.
+        .target(name: "Gzip", dependencies: ["CDeflate"]),
+
+        // Mustache templates compiled at load into byte writers. Knows nothing of feeds.
+        .target(name: "HTMLTemplates"),
 
         // The HTTP core: libmicrohttpd behind Request/Response/Router. Knows nothing of feeds.
         .target(
@@ -63,6 +71,7 @@ let package = Package(
             dependencies: [
                 "CMicroHTTPD",
                 "Gzip",
+                "HTMLTemplates",
                 "Reckoning",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,6 +151,7 @@ let package = Package(
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
         .testTarget(name: "ReckoningTests", dependencies: ["Reckoning"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
+        .testTarget(name: "HTMLTemplatesTests", dependencies: ["HTMLTemplates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),
@@ -154,8 +164,9 @@ let package = Package(
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport",
+                "Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -42,6 +42,10 @@ struct FeedRoutes: Sendable {
         let reader = ReaderCookie(request: request, issueIfMissing: kind == .document)
         if let rendering = pages.kept(key) {
             track(reader, rendering, revision: revision)
+            if gzip, !rendering.compressed {
+                // The first client that accepts gzip compresses the page, off the server threads.
+                return .later { response(pages.compressed(rendering, for: key), gzip: true, reader: reader) }
+            }
             if reader.setCookie == nil {
                 return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain)
             }
@@ -49,9 +53,10 @@ struct FeedRoutes: Sendable {
         }
         return .later {
             do {
-                guard let rendering = try pages.render(key) else {
+                guard var rendering = try pages.render(key) else {
                     return failure(404, "no such page: the feed is shorter than that", kind: kind)
                 }
+                if gzip { rendering = pages.compressed(rendering, for: key) }
                 track(reader, rendering, revision: revision)
                 return response(rendering, gzip: gzip, reader: reader)
             } catch {

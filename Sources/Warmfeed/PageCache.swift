@@ -21,12 +21,15 @@ final class PageCache: Sendable {
         var query: PageQuery
     }
 
-    /// One rendering, plain and gzipped (compressed once, when it is kept), both
-    /// prepared as whole responses; with where its page sits, so a reader served
-    /// from here is still tracked.
+    /// One rendering, prepared as a whole response, plain and (once a client
+    /// that accepts gzip has asked for it) gzipped; with where its page sits,
+    /// so a reader served from here is still tracked.
     struct Rendering: Sendable {
         var plain: PreparedResponse
+        /// The gzipped response, once made; nil before, or when gzip did not make it smaller.
         var gzipped: PreparedResponse?
+        /// Whether compressing was tried: a page is compressed at most once.
+        var compressed = false
         var number = 1
         var older: Cursor?
         var newer: Cursor?
@@ -34,21 +37,31 @@ final class PageCache: Sendable {
         /// The HTML, uncompressed.
         var html: ResponseBytes { plain.response.body }
 
-        init(html: String, number: Int, page: Page) {
+        init(html: [UInt8], number: Int, page: Page) {
             self.init(html: html)
             self.number = number
             older = page.older
             newer = page.newer
         }
 
-        init(html: String) {
-            let bytes = Array(html.utf8)
-            let headers = FeedRoutes.pageHeaders
-            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: headers))!
-            let packed = Gzip.compress(bytes, level: 6)
-            gzipped = packed.isEmpty || packed.count >= bytes.count
-                ? nil
-                : PreparedResponse(.html(200, ResponseBytes(packed), headers: headers + [HTTPField("Content-Encoding", "gzip")]))
+        init(html bytes: [UInt8]) {
+            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: FeedRoutes.pageHeaders))!
+        }
+
+        /// The gzip level: chosen by measurement (BENCHMARKS.md, "Compression of a cold page").
+        static let gzipLevel: Int32 = 1
+
+        /// This rendering with its gzipped response made (a cold page pays for
+        /// compression only when a client that accepts gzip asks for it).
+        func compressing() -> Rendering {
+            guard !compressed else { return self }
+            var rendering = self
+            rendering.compressed = true
+            let packed = html.withUnsafeBytes { Gzip.compress($0, level: Self.gzipLevel) }
+            if !packed.isEmpty, packed.count < html.count {
+                rendering.gzipped = PreparedResponse(.html(200, ResponseBytes(packed), headers: FeedRoutes.pageHeaders + [HTTPField("Content-Encoding", "gzip")]))
+            }
+            return rendering
         }
 
         var cost: Int { plain.response.body.count + (gzipped?.response.body.count ?? 0) + 512 }

@@ -1,16 +1,25 @@
+import HTMLTemplates
 import HTTPServer
 import Mustache
 import WarmfeedCore
 
 /// Renders pages, documents and error pages from the Mustache files in `Templates/`.
 ///
-/// Item text is untrusted: Mustache's `{{ }}` escapes it, and links are kept
-/// only when they are plain `http(s)` URLs.
+/// The page templates (`layout`, `page` and the partials it includes) are on
+/// every cold page's path: they are compiled at load into `HTMLTemplate`s that
+/// write bytes straight into one buffer, and an error in one stops the start
+/// with its file and line. The admin and error pages, rendered rarely, go
+/// through swift-mustache.
+///
+/// Item text is untrusted: `{{ }}` escapes it, and links are kept only when
+/// they are plain `http(s)` URLs.
 struct PageRenderer: Sendable {
     /// The templates every page needs; loading fails early when one is missing.
     static let requiredTemplates = ["layout", "page", "row", "sentinel", "end", "error", "admin"]
 
     private let library: MustacheLibrary
+    private let pageTemplate: HTMLTemplate
+    private let layoutTemplate: HTMLTemplate
     /// Where the thin client's files are served (versioned, so cached for ever).
     let scriptURL: String
     let styleURL: String
@@ -33,50 +42,44 @@ struct PageRenderer: Sendable {
     }
 
     init(templatesFolder: String, scriptURL: String, styleURL: String, threshold: Double) async throws {
-        library = try await MustacheLibrary(directory: templatesFolder)
-        for name in Self.requiredTemplates where library.getTemplate(named: name) == nil {
+        let folder = try TemplateFolder(path: templatesFolder)
+        for name in Self.requiredTemplates where !folder.has(name) {
             throw MissingTemplate(name: name, folder: templatesFolder)
         }
+        pageTemplate = try folder.compile("page", schema: PageValues.page)
+        layoutTemplate = try folder.compile("layout", schema: PageValues.layout)
+        library = try await MustacheLibrary(directory: templatesFolder)
         self.scriptURL = scriptURL
         self.styleURL = styleURL
         self.threshold = threshold
     }
 
-    /// The rows of `page` with its sentinel (or the end-of-feed row).
-    func fragment(of page: Page, query: PageQuery, number: Int) -> String {
-        let rows = page.items.enumerated().map { offset, item in
-            row(item, position: page.firstPosition + offset, total: page.total, pageStart: offset == 0 ? (number, query.documentURL) : nil)
-        }
-        let split = Sentinel.rowsBefore(rowCount: rows.count, threshold: threshold)
-        var context: [String: Any] = [:]
-        if let older = page.older {
+    /// The rows of `page` with its sentinel (or the end-of-feed row), as HTML bytes.
+    func fragment(of page: Page, query: PageQuery, number: Int) -> [UInt8] {
+        let next = page.older.map { older in
             let next = PageQuery(request: .after(older), number: number + 1)
-            context["before"] = Array(rows[..<split])
-            context["after"] = Array(rows[split...])
-            context["sentinel"] = ["next": next.documentURL, "fragment": next.fragmentURL, "nextNumber": number + 1] as [String: Any]
-        } else {
-            context["before"] = rows
-            context["end"] = ["empty": page.items.isEmpty]
+            return (document: next.documentURL, fragment: next.fragmentURL)
         }
-        return library.render(context, withTemplate: "page") ?? ""
+        let values = PageFragmentValues(
+            page: page, number: number, url: query.documentURL,
+            split: Sentinel.rowsBefore(rowCount: page.items.count, threshold: threshold), next: next
+        )
+        var html = HTMLBuffer(capacity: 1024 + page.items.count * 768)
+        pageTemplate.render(values, into: &html)
+        return html.bytes
     }
 
-    /// A whole document: the layout around one page's fragment.
-    func document(fragment: String, page: Page, number: Int) -> String {
-        var context: [String: Any] = [
-            "title": number == 1 ? "Warmfeed" : "Warmfeed · page \(number)",
-            "css": styleURL,
-            "js": scriptURL,
-            "fragment": fragment,
-        ]
-        if number > 1 { context["pageNumber"] = String(number) }
-        if let newer = page.newer {
-            context["newer"] = PageQuery(request: .before(newer), number: max(1, number - 1)).documentURL
-        }
-        if let older = page.older {
-            context["next"] = PageQuery(request: .after(older), number: number + 1).documentURL
-        }
-        return library.render(context, withTemplate: "layout") ?? ""
+    /// A whole document: the layout around one page's fragment, as HTML bytes.
+    func document(fragment: [UInt8], page: Page, number: Int) -> [UInt8] {
+        let values = LayoutValues(
+            number: number, css: styleURL, js: scriptURL,
+            newer: page.newer.map { PageQuery(request: .before($0), number: max(1, number - 1)).documentURL },
+            next: page.older.map { PageQuery(request: .after($0), number: number + 1).documentURL },
+            fragment: fragment
+        )
+        var html = HTMLBuffer(capacity: fragment.count + 1024)
+        layoutTemplate.render(values, into: &html)
+        return html.bytes
     }
 
     /// The admin dashboard.
@@ -92,33 +95,18 @@ struct PageRenderer: Sendable {
         ) ?? "\(status) \(message)"
     }
 
-    private func row(_ item: FeedItem, position: Int, total: Int, pageStart: (number: Int, url: String)?) -> [String: Any] {
-        let id = item.id ?? 0
-        var row: [String: Any] = [
-            "id": id,
-            "position": position,
-            "total": total,
-            "title": item.title,
-            "colour": Int((UInt64(bitPattern: id) &* 0x9e37_79b9_7f4a_7c15) >> 61),
-            "iso": Timestamp.iso(item.published),
-            "date": Timestamp.display(item.published),
-        ]
-        if !item.summary.isEmpty { row["summary"] = item.summary }
-        if item.imageURL != nil { row["thumb"] = true }
-        if let link = item.link, Self.isSafeLink(link) { row["link"] = link }
-        if let pageStart {
-            row["pageStart"] = true
-            row["number"] = pageStart.number
-            row["url"] = pageStart.url
-        }
-        return row
-    }
-
     /// Only absolute `http`/`https` links reach the page: no `javascript:`, no `data:`.
     static func isSafeLink(_ link: String) -> Bool {
-        let lower = link.prefix(8).lowercased()
-        return (lower.hasPrefix("https://") || lower.hasPrefix("http://"))
-            && !link.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f })
+        var link = link
+        return link.withUTF8 { bytes in
+            // The scheme, ASCII letters compared without case, on bytes (rows are checked in bulk).
+            func scheme(_ prefix: StaticString) -> Bool {
+                guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+                for index in 0..<prefix.utf8CodeUnitCount where bytes[index] | 0x20 != prefix.utf8Start[index] | 0x20 { return false }
+                return true
+            }
+            return (scheme("https://") || scheme("http://")) && !bytes.contains { $0 < 0x20 || $0 == 0x7f }
+        }
     }
 
     static func reason(_ status: Int) -> String {

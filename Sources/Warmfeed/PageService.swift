@@ -34,10 +34,17 @@ final class PageService: Sendable {
     func render(_ key: PageCache.Key) throws -> PageCache.Rendering? {
         guard let (page, fragment) = try fragment(for: key.query, revision: key.revision) else { return nil }
         guard key.kind == .document else { return fragment }
-        let html = String(decoding: fragment.html.bytes, as: UTF8.self)
+        let html = fragment.html.withUnsafeBytes { Array($0) }
         let document = PageCache.Rendering(html: renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page)
         cache.keep(document, for: key)
         return document
+    }
+
+    /// `rendering` with its gzipped form made, kept again under `key` so the next client finds it.
+    func compressed(_ rendering: PageCache.Rendering, for key: PageCache.Key) -> PageCache.Rendering {
+        let compressed = rendering.compressing()
+        cache.keep(compressed, for: key)
+        return compressed
     }
 
     /// The page for `query` and its rendered fragment (from the cache, or rendered and kept).

@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import HTTPServer
 import WarmfeedCore
 
@@ -12,10 +13,14 @@ public enum RenderTiming {
         public var storeMicros: [Double]
         /// Fragment renders, in microseconds, one per page.
         public var renderMicros: [Double]
+        /// Compressing each fragment with gzip, in microseconds, and the sizes before and after.
+        public var gzipMicros: [Double] = []
+        public var plainBytes: [Int] = []
+        public var gzipBytes: [Int] = []
     }
 
     /// Reads and renders `pages` random pages of the store in `configuration.dataFolder`.
-    public static func measure(configuration: WarmfeedConfiguration, pages: Int) async throws -> Result {
+    public static func measure(configuration: WarmfeedConfiguration, pages: Int, gzipLevel: Int32? = nil) async throws -> Result {
         let store = try SQLiteFeedStore(path: (configuration.dataFolder as NSString).appendingPathComponent("feed.sqlite"))
         let statics = try StaticFiles(folder: configuration.publicFolder)
         let renderer = try await PageRenderer.load(configuration, statics: statics)
@@ -30,9 +35,14 @@ public enum RenderTiming {
             let renderStart = clock.now
             let html = renderer.fragment(of: page, query: query, number: number)
             let end = clock.now
-            precondition(!html.isEmpty)
+            let packed = Gzip.compress(html, level: gzipLevel ?? PageCache.Rendering.gzipLevel)
+            let packedEnd = clock.now
+            precondition(!html.isEmpty && !packed.isEmpty)
             result.storeMicros.append(micros(renderStart - readStart))
             result.renderMicros.append(micros(end - renderStart))
+            result.gzipMicros.append(micros(packedEnd - end))
+            result.plainBytes.append(html.count)
+            result.gzipBytes.append(packed.count)
         }
         return result
     }

@@ -1,3 +1,4 @@
+import HTMLTemplates
 import Reckoning
 
 /// Dates as the page shows them, computed without a formatter: rows are
@@ -15,6 +16,42 @@ enum Timestamp {
     static func display(_ milliseconds: Int64) -> String {
         let (year, month, day, seconds) = civil(milliseconds)
         return "\(day) \(months[month - 1]) \(year), \(two(seconds / 3600)):\(two(seconds / 60 % 60)) UTC"
+    }
+
+    /// `iso(_:)`, written straight into a page being rendered.
+    static func writeISO(_ milliseconds: Int64, into html: inout HTMLBuffer) {
+        let (year, month, day, seconds) = civil(milliseconds)
+        html.append(year)
+        html.append(raw: "-".utf8)
+        html.append(month, width: 2)
+        html.append(raw: "-".utf8)
+        html.append(day, width: 2)
+        html.append(raw: "T".utf8)
+        writeClock(seconds, withSeconds: true, into: &html)
+        html.append(raw: "Z".utf8)
+    }
+
+    /// `display(_:)`, written straight into a page being rendered.
+    static func writeDisplay(_ milliseconds: Int64, into html: inout HTMLBuffer) {
+        let (year, month, day, seconds) = civil(milliseconds)
+        html.append(day)
+        html.append(raw: " ".utf8)
+        html.append(raw: months[month - 1].utf8)
+        html.append(raw: " ".utf8)
+        html.append(year)
+        html.append(raw: ", ".utf8)
+        writeClock(seconds, withSeconds: false, into: &html)
+        html.append(raw: " UTC".utf8)
+    }
+
+    private static func writeClock(_ seconds: Int, withSeconds: Bool, into html: inout HTMLBuffer) {
+        html.append(seconds / 3600, width: 2)
+        html.append(raw: ":".utf8)
+        html.append(seconds / 60 % 60, width: 2)
+        if withSeconds {
+            html.append(raw: ":".utf8)
+            html.append(seconds % 60, width: 2)
+        }
     }
 
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -15,19 +15,25 @@ struct MeasureRender: AsyncParsableCommand {
     @Option(help: "How many random pages to render.")
     var pages = 500
 
+    @Option(help: "The gzip level to measure (1-9; the server's own level by default).")
+    var gzipLevel: Int32?
+
     func run() async throws {
         var configuration = WarmfeedConfiguration()
         feed.apply(to: &configuration)
-        let result = try await RenderTiming.measure(configuration: configuration, pages: pages)
+        if let gzipLevel, !(1...9).contains(gzipLevel) { throw ValidationError("--gzip-level must be from 1 to 9") }
+        let result = try await RenderTiming.measure(configuration: configuration, pages: pages, gzipLevel: gzipLevel)
         func percentile(_ values: [Double], _ p: Double) -> Double {
             let sorted = values.sorted()
             return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
         }
         let line = String(
-            format: #"{"pages": %d, "page_size": %d, "store_median_us": %.1f, "store_p90_us": %.1f, "render_median_us": %.1f, "render_p90_us": %.1f}"#,
+            format: #"{"pages": %d, "page_size": %d, "store_median_us": %.1f, "store_p90_us": %.1f, "render_median_us": %.1f, "render_p90_us": %.1f, "gzip_median_us": %.1f, "gzip_p90_us": %.1f, "plain_median_bytes": %.0f, "gzip_median_bytes": %.0f}"#,
             result.renderMicros.count, feed.pageSize,
             percentile(result.storeMicros, 0.5), percentile(result.storeMicros, 0.9),
-            percentile(result.renderMicros, 0.5), percentile(result.renderMicros, 0.9)
+            percentile(result.renderMicros, 0.5), percentile(result.renderMicros, 0.9),
+            percentile(result.gzipMicros, 0.5), percentile(result.gzipMicros, 0.9),
+            percentile(result.plainBytes.map(Double.init), 0.5), percentile(result.gzipBytes.map(Double.init), 0.5)
         )
         print(line)
     }

@@ -45,10 +45,31 @@ public struct Cursor: Sendable, Hashable {
         bytes.append(contentsOf: withUnsafeBytes(of: published.bigEndian, Array.init))
         bytes.append(contentsOf: withUnsafeBytes(of: id.bigEndian, Array.init))
         bytes.append(contentsOf: withUnsafeBytes(of: Self.checksum(bytes).bigEndian, Array.init))
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Self.base64URL(bytes)
+    }
+
+    private static let base64Digits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// RFC 4648's URL-safe base64 without padding, on bytes: every page
+    /// renders three cursor URLs, and Foundation's encoder with three
+    /// replacements cost a quarter of a cold render.
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { out in
+            var written = 0
+            var index = 0
+            while index < bytes.count {
+                let remaining = bytes.count - index
+                let group = UInt32(bytes[index]) << 16
+                    | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0)
+                    | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
+                for digit in 0..<min(4, remaining + 1) {
+                    out[written] = base64Digits[Int(group >> (18 - 6 * UInt32(digit)) & 0x3f)]
+                    written += 1
+                }
+                index += 3
+            }
+            return written
+        }
     }
 
     /// Reads a token, checking that it belongs to the feed of `epoch`.

@@ -74,7 +74,13 @@ public final class SQLiteFeedStore: FeedStore {
         precondition(size > 0)
         return try pool.read { db -> Page? in
             let total = try Self.total(db)
-            var items: [FeedItem]
+            var items: [FeedItem] = []
+            items.reserveCapacity(size)
+            /// Rows by column number, in `SQL.columns`' order: no per-row dictionary or Codable decoding.
+            func read(_ sql: String, _ arguments: StatementArguments) throws {
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+                while let row = try rows.next() { items.append(Self.item(row)) }
+            }
             switch request {
             case .number(let number):
                 let top = Int64(total) - Int64(number - 1) * Int64(size)
@@ -82,11 +88,11 @@ public final class SQLiteFeedStore: FeedStore {
                     return Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil)
                 }
                 guard number >= 1, top >= 1 else { return nil }
-                items = try FeedItem.fetchAll(db, sql: SQL.pageByNumber, arguments: [top, size])
+                try read(SQL.pageByNumber, [top, size])
             case .after(let cursor):
-                items = try FeedItem.fetchAll(db, sql: SQL.pageAfter, arguments: [cursor.published, cursor.id, size])
+                try read(SQL.pageAfter, [cursor.published, cursor.id, size])
             case .before(let cursor):
-                items = try FeedItem.fetchAll(db, sql: SQL.pageBefore, arguments: [cursor.published, cursor.id, size])
+                try read(SQL.pageBefore, [cursor.published, cursor.id, size])
                 items.reverse()
             }
             guard let first = items.first, let last = items.last else { return nil }
@@ -127,17 +133,27 @@ public final class SQLiteFeedStore: FeedStore {
     }
 
     private static func total(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: SQL.total) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: SQL.total)) ?? 0
+    }
+
+    /// An item from a row of `SQL.columns`.
+    private static func item(_ row: Row) -> FeedItem {
+        FeedItem(
+            id: row[0], guid: row[1], title: row[2], summary: row[3], link: row[4], imageURL: row[5],
+            imageWidth: row[6], imageHeight: row[7], published: row[8], seq: row[9]
+        )
     }
 
     /// The read queries, named so tests can check their query plans.
     enum SQL {
+        /// The columns a page reads, in the order `item(_:)` takes them.
+        static let columns = "id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq"
         /// A deep link: the page whose first item has rank ≤ ?.
-        static let pageByNumber = "SELECT * FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
+        static let pageByNumber = "SELECT \(columns) FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
         /// Following a sentinel: the items just older than (published, id).
-        static let pageAfter = "SELECT * FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
+        static let pageAfter = "SELECT \(columns) FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
         /// A "newer items" link: the items just newer than (published, id), oldest first.
-        static let pageBefore = "SELECT * FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
+        static let pageBefore = "SELECT \(columns) FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
         /// seq is dense from 1, so the highest seq is the count, found by an index seek.
         static let total = "SELECT MAX(seq) FROM item"
     }

@@ -17,4 +17,36 @@ import Testing
         #expect(length == UInt32(input.count))
         if repeats > 100 { #expect(packed.count < input.count / 10) }
     }
+
+    /// What zlib, an independent decoder, makes of a gzip member; nil if it refuses it.
+    static func inflate(_ packed: [UInt8], expectedCount: Int) -> [UInt8]? {
+        var stream = z_stream()
+        guard wf_inflate_init_gzip(&stream) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: expectedCount + 16)
+        var input = packed
+        let result: (Int32, Int) = input.withUnsafeMutableBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                stream.next_in = inBuffer.baseAddress
+                stream.avail_in = uInt(inBuffer.count)
+                stream.next_out = outBuffer.baseAddress
+                stream.avail_out = uInt(outBuffer.count)
+                return (CZlib.inflate(&stream, Z_FINISH), outBuffer.count - Int(stream.avail_out))
+            }
+        }
+        guard result.0 == Z_STREAM_END else { return nil }
+        return Array(output[..<result.1])
+    }
+
+    @Test(arguments: [1, 6, 12])
+    func zlibInflatesWhatItWritesBackToTheInput(level: Int32) {
+        var generator = SystemRandomNumberGenerator()
+        let page = Array(String(repeating: "<article class=\"row\"><h2>Title &amp; more</h2></article>\n", count: 400).utf8)
+        let noise = (0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for input in [[], [0x41], page, noise] as [[UInt8]] {
+            let packed = Gzip.compress(input, level: level)
+            #expect(!packed.isEmpty)
+            #expect(Self.inflate(packed, expectedCount: input.count) == input, "\(input.count) bytes at level \(level)")
+        }
+    }
 }

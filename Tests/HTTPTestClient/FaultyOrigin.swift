@@ -352,6 +352,41 @@ public final class FaultyOrigin: @unchecked Sendable {
 }
 
 extension FaultyOrigin {
+    /// A loopback port bound but never listened on: every connection to it is
+    /// refused at once, and no other server can take the port while it lives
+    /// (a port closed instead may be taken by another test's server meanwhile).
+    public final class RefusingPort: Sendable {
+        /// The port that refuses.
+        public let port: Int
+        private let socket: Int32
+
+        public init() throws {
+            (socket, port) = try loopbackSocket(listening: false)
+        }
+
+        deinit { Glibc.close(socket) }
+    }
+
+    /// A TCP socket bound to a free loopback port, listening with a backlog of zero or not at all.
+    private static func loopbackSocket(listening: Bool) throws -> (socket: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && (!listening || listen(fd, 0) == 0) && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            Glibc.close(fd)
+            throw TestConnection.Failure(description: "bind/listen on loopback failed: errno \(errno)")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     /// A loopback port whose listener never accepts and whose accept queue is
     /// already full, so the kernel drops new connection attempts: a client's
     /// connect hangs until its own connect timeout, as with an unreachable host.
@@ -364,23 +399,13 @@ extension FaultyOrigin {
 
         /// Listens with a backlog of zero and fills the queue with connections of its own.
         public init() throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard listener >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
+            let (listener, port) = try loopbackSocket(listening: true)
+            sockets.append(listener)
+            self.port = port
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(listener, $0, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, $0, &length) == 0
-                }
-            }
-            sockets.append(listener)
-            guard bound else {
-                Glibc.close(listener)
-                throw TestConnection.Failure(description: "bind/listen on loopback failed: errno \(errno)")
-            }
-            port = Int(UInt16(bigEndian: address.sin_port))
+            address.sin_port = UInt16(port).bigEndian
             // Non-blocking connects: the first fills the queue, the others wait in SYN-SENT.
             for _ in 0..<3 {
                 let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)

@@ -79,9 +79,8 @@ import Testing
     }
 
     @Test func aClosedPortIsAConnectionFailure() async throws {
-        let origin = try FaultyOrigin()
-        let url = origin.url("/gone")
-        try await onThread { origin.stop() }
+        let refusing = try FaultyOrigin.RefusingPort()
+        let url = "http://127.0.0.1:\(refusing.port)/gone"
         let fetcher = OriginFetcher()
         defer { fetcher.shutdown() }
         let error = try #require(await fetcher.result(url).failure)

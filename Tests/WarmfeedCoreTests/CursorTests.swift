@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import WarmfeedCore
 
@@ -46,5 +47,16 @@ import Testing
 
     @Test func tellsACursorOfAnotherFeedApart() {
         #expect(throws: Cursor.Problem.otherFeed) { try Cursor.parse(cursor.token, epoch: 0x1234) }
+    }
+
+    @Test func base64URLIsFoundationsBase64MadeURLSafeWithoutPadding() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Cursor.base64URL(bytes) == expected, "\(bytes)")
+        }
+        #expect(Cursor.base64URL([0xfb, 0xff, 0xbf]) == "-_-_")
     }
 }

@@ -105,6 +105,26 @@ import Testing
         }
     }
 
+    @Test func aPageIsCompressedOnlyWhenAClientThatAcceptsGzipAsksAndThenKept() async throws {
+        try await ServedFeed.with(items: 30, pageSize: 10) { feed in
+            let pageTwo = PageCache.Key(revision: feed.app.pages.revision, kind: .document, query: PageQuery(request: .number(2), number: 2))
+            // A plain client first: the page is rendered and kept, not compressed.
+            let plain = try await feed.get("/?page=2")
+            #expect(plain.header("Content-Encoding") == nil)
+            #expect(try #require(feed.app.pages.kept(pageTwo)).compressed == false)
+            // The first gzip client compresses it, and the compressed form is kept.
+            let first = try await feed.get("/?page=2", headers: [("Accept-Encoding", "gzip")])
+            #expect(first.header("Content-Encoding") == "gzip" && Array(first.body.prefix(2)) == [0x1f, 0x8b])
+            #expect(try #require(feed.app.pages.kept(pageTwo)).compressed)
+            let again = try await feed.get("/?page=2", headers: [("Accept-Encoding", "gzip")])
+            #expect(again.body == first.body)
+            // A page a gzip client asks for cold is rendered and compressed in one go.
+            let cold = try await feed.get("/?page=3", headers: [("Accept-Encoding", "gzip")])
+            #expect(cold.header("Content-Encoding") == "gzip")
+            #expect(try await feed.get("/?page=3").header("Content-Encoding") == nil)
+        }
+    }
+
     @Test func staticFilesCarryETagsAndRevalidate() async throws {
         try await ServedFeed.with(items: 5) { feed in
             let script = try await feed.get("/static/feed.js")

@@ -1,0 +1,174 @@
+import HTMLTemplates
+import WarmfeedCore
+
+/// What the page templates are given, as schemas (checked when the templates
+/// load) and as values read by field number while a page renders. The field
+/// order of each schema is the order of its `Field` cases.
+enum PageValues {
+    enum RowField: Int { case id, position, total, title, colour, iso, date, summary, thumb, link, pageStart, number, url }
+    enum SentinelField: Int { case next, fragment, nextNumber }
+    enum EndField: Int { case empty }
+    enum PageField: Int { case before, sentinel, after, end }
+    enum LayoutField: Int { case title, css, js, newer, next, pageNumber, fragment }
+
+    static let row = TemplateSchema([
+        "id": .text, "position": .text, "total": .text, "title": .text, "colour": .text, "iso": .text, "date": .text,
+        "summary": .text, "thumb": .flag, "link": .text, "pageStart": .flag, "number": .text, "url": .text,
+    ])
+    static let sentinel = TemplateSchema(["next": .text, "fragment": .text, "nextNumber": .text])
+    static let end = TemplateSchema(["empty": .flag])
+    static let page = TemplateSchema(["before": .list(row), "sentinel": .object(sentinel), "after": .list(row), "end": .object(end)])
+    static let layout = TemplateSchema([
+        "title": .text, "css": .text, "js": .text, "newer": .text, "next": .text, "pageNumber": .text, "fragment": .text,
+    ])
+}
+
+/// One page's rows, split around its sentinel (or followed by the end row).
+struct PageFragmentValues: TemplateValues {
+    let rows: PageRows
+
+    init(page: Page, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
+        rows = PageRows(page: page, number: number, url: url, split: split, next: next)
+    }
+
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {}
+
+    func count(of field: Int) -> Int {
+        let items = rows.page.items.count
+        return switch PageValues.PageField(rawValue: field)! {
+        case .before: rows.next == nil ? items : rows.split
+        case .after: rows.next == nil ? 0 : items - rows.split
+        case .sentinel: rows.next == nil ? 0 : 1
+        case .end: rows.next == nil ? 1 : 0
+        }
+    }
+
+    func element(of field: Int, at index: Int) -> any TemplateValues {
+        switch PageValues.PageField(rawValue: field)! {
+        case .before: RowValues(rows: rows, offset: index)
+        case .after: RowValues(rows: rows, offset: rows.split + index)
+        case .sentinel: SentinelValues(next: rows.next!, number: rows.number + 1)
+        case .end: EndValues(empty: rows.page.items.isEmpty)
+        }
+    }
+}
+
+/// What every row of a page shares, held once while the page renders.
+final class PageRows {
+    let page: Page
+    let number: Int
+    let url: String
+    /// Rows before the sentinel.
+    let split: Int
+    /// The next page's document and fragment URLs; nil on the last page.
+    let next: (document: String, fragment: String)?
+
+    init(page: Page, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
+        self.page = page
+        self.number = number
+        self.url = url
+        self.split = split
+        self.next = next
+    }
+}
+
+/// One row: an item with its place in the feed. Two words, so it fits an
+/// existential's inline buffer: a row costs no allocation and no retain.
+struct RowValues: TemplateValues {
+    /// Safe unowned: a row lives only inside the render of its page, which holds `rows`.
+    unowned(unsafe) let rows: PageRows
+    let offset: Int
+
+    // Fields are read through the array's subscript one at a time
+    // (`items[offset].title`): binding the whole item copies, and retains, all its strings.
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
+        let items = rows.page.items
+        switch PageValues.RowField(rawValue: field)! {
+        case .id: html.append(Int(items[offset].id ?? 0))
+        case .position: html.append(rows.page.firstPosition + offset)
+        case .total: html.append(rows.page.total)
+        case .title: html.append(items[offset].title, escaped: escaped)
+        case .colour: html.append(Int((UInt64(bitPattern: items[offset].id ?? 0) &* 0x9e37_79b9_7f4a_7c15) >> 61))
+        case .iso: Timestamp.writeISO(items[offset].published, into: &html)
+        case .date: Timestamp.writeDisplay(items[offset].published, into: &html)
+        case .summary: html.append(items[offset].summary, escaped: escaped)
+        case .link: if let link = items[offset].link { html.append(link, escaped: escaped) }
+        case .number: if offset == 0 { html.append(rows.number) }
+        case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
+        case .thumb, .pageStart: break
+        }
+    }
+
+    func isPresent(_ field: Int) -> Bool {
+        let items = rows.page.items
+        return switch PageValues.RowField(rawValue: field)! {
+        case .summary: !items[offset].summary.isEmpty
+        case .thumb: items[offset].imageURL != nil
+        case .link: items[offset].link.map(PageRenderer.isSafeLink) ?? false
+        case .pageStart, .number, .url: offset == 0
+        default: true
+        }
+    }
+}
+
+struct SentinelValues: TemplateValues {
+    var next: (document: String, fragment: String)
+    var number: Int
+
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
+        switch PageValues.SentinelField(rawValue: field)! {
+        case .next: html.append(next.document, escaped: escaped)
+        case .fragment: html.append(next.fragment, escaped: escaped)
+        case .nextNumber: html.append(number)
+        }
+    }
+}
+
+struct EndValues: TemplateValues {
+    var empty: Bool
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {}
+    func isPresent(_ field: Int) -> Bool { empty }
+}
+
+/// The document around a fragment.
+struct LayoutValues: TemplateValues {
+    var number: Int
+    var css: String
+    var js: String
+    var newer: String?
+    var next: String?
+    var fragment: [UInt8]
+
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
+        switch PageValues.LayoutField(rawValue: field)! {
+        case .title:
+            html.append(raw: "Warmfeed")
+            if number != 1 {
+                html.append(raw: " · page ")
+                html.append(number)
+            }
+        case .css: html.append(css, escaped: escaped)
+        case .js: html.append(js, escaped: escaped)
+        case .newer: if let newer { html.append(newer, escaped: escaped) }
+        case .next: if let next { html.append(next, escaped: escaped) }
+        case .pageNumber: html.append(number)
+        case .fragment: html.append(raw: fragment)
+        }
+    }
+
+    func isPresent(_ field: Int) -> Bool {
+        switch PageValues.LayoutField(rawValue: field)! {
+        case .newer: newer != nil
+        case .next: next != nil
+        case .pageNumber: number > 1
+        default: true
+        }
+    }
+}
+
+extension HTMLBuffer {
+    /// Appends `text`, escaped when `escaped`.
+    mutating func append(_ text: String, escaped: Bool) {
+        if escaped { append(escaped: text) } else { append(raw: text) }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HTMLTemplates
+import Mustache
+import Testing
+import WarmfeedCore
+@testable import Warmfeed
+
+/// The compiled page templates against swift-mustache, the renderer they
+/// replace: for a corpus of pages, byte for byte the same HTML.
+///
+/// The reference below is the dictionary-building code the server used
+/// before, kept here as the oracle.
+@Suite struct CompiledTemplateTests {
+    static let templates = ServedFeed.repository.appendingPathComponent("Templates").path
+
+    /// Today's renderer, as the server builds it.
+    func compiled() async throws -> PageRenderer {
+        try await PageRenderer(templatesFolder: Self.templates, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7)
+    }
+
+    /// The swift-mustache rendering the compiled templates replace.
+    struct Reference {
+        let library: MustacheLibrary
+        let threshold = 0.7
+
+        func fragment(of page: Page, query: PageQuery, number: Int) -> String {
+            let rows = page.items.enumerated().map { offset, item in
+                row(item, position: page.firstPosition + offset, total: page.total, pageStart: offset == 0 ? (number, query.documentURL) : nil)
+            }
+            let split = Sentinel.rowsBefore(rowCount: rows.count, threshold: threshold)
+            var context: [String: Any] = [:]
+            if let older = page.older {
+                let next = PageQuery(request: .after(older), number: number + 1)
+                context["before"] = Array(rows[..<split])
+                context["after"] = Array(rows[split...])
+                context["sentinel"] = ["next": next.documentURL, "fragment": next.fragmentURL, "nextNumber": number + 1] as [String: Any]
+            } else {
+                context["before"] = rows
+                context["end"] = ["empty": page.items.isEmpty]
+            }
+            return library.render(context, withTemplate: "page") ?? ""
+        }
+
+        func document(fragment: String, page: Page, number: Int) -> String {
+            var context: [String: Any] = [
+                "title": number == 1 ? "Warmfeed" : "Warmfeed · page \(number)",
+                "css": "/static/feed.css?v=d&e",
+                "js": "/static/feed.js?v=abc",
+                "fragment": fragment,
+            ]
+            if number > 1 { context["pageNumber"] = String(number) }
+            if let newer = page.newer { context["newer"] = PageQuery(request: .before(newer), number: max(1, number - 1)).documentURL }
+            if let older = page.older { context["next"] = PageQuery(request: .after(older), number: number + 1).documentURL }
+            return library.render(context, withTemplate: "layout") ?? ""
+        }
+
+        private func row(_ item: FeedItem, position: Int, total: Int, pageStart: (number: Int, url: String)?) -> [String: Any] {
+            let id = item.id ?? 0
+            var row: [String: Any] = [
+                "id": id, "position": position, "total": total, "title": item.title,
+                "colour": Int((UInt64(bitPattern: id) &* 0x9e37_79b9_7f4a_7c15) >> 61),
+                "iso": Timestamp.iso(item.published), "date": Timestamp.display(item.published),
+            ]
+            if !item.summary.isEmpty { row["summary"] = item.summary }
+            if item.imageURL != nil { row["thumb"] = true }
+            if let link = item.link, PageRenderer.isSafeLink(link) { row["link"] = link }
+            if let pageStart {
+                row["pageStart"] = true
+                row["number"] = pageStart.number
+                row["url"] = pageStart.url
+            }
+            return row
+        }
+    }
+
+    /// Items as the store may hold them: demo rows and hostile imports.
+    static func corpusItems() -> [FeedItem] {
+        var items = DemoFeed.items(count: 40).enumerated().map { index, item in
+            var item = item
+            item.id = Int64(index + 1)
+            return item
+        }
+        let hostile: [(String, String, String?, String?)] = [
+            (#"<script>alert("x")</script> & 'quotes'"#, "<b>bold</b> &amp; entity", "https://example.com/?a=1&b=<2>", "https://img.example/1.jpg"),
+            ("Ünïcödé — 東京 🚀 e\u{301}", "", "javascript:alert(1)", nil),
+            ("", "summary only", nil, "https://img.example/2.jpg"),
+            ("title", "tab\tnew\nline", "HTTP://EXAMPLE.COM/x\"y", nil),
+            ("link with a control", "x", "https://e.com/\u{7}", nil),
+            (String(repeating: "a<&>'\"", count: 1 << 18), String(repeating: "ß", count: 1000), "https://e.com", "https://img.example/3.png"),
+        ]
+        for (offset, (title, summary, link, image)) in hostile.enumerated() {
+            items.append(FeedItem(
+                id: Int64(1000 + offset), guid: "hostile-\(offset)", title: title, summary: summary, link: link, imageURL: image,
+                published: [-62_135_596_800_000, 0, 1_800_000_000_123, 253_402_300_799_000, 1_000, 86_399_999][offset]))
+        }
+        return items
+    }
+
+    static func pages() -> [(Page, PageQuery, Int)] {
+        let items = corpusItems()
+        let cursor = { (id: Int64) in Cursor(epoch: 7, published: 1_700_000_000_000, id: id) }
+        var pages: [(Page, PageQuery, Int)] = []
+        // Pages of 30, 10, 1 and the hostile rows, first, middle and last.
+        for (start, size) in [(0, 30), (30, 10), (40, 6), (5, 1), (0, 46)] {
+            let slice = Array(items[start..<min(items.count, start + size)])
+            for (older, newer, number) in [(cursor(9), nil, 1), (cursor(9), cursor(3), 17), (nil, cursor(3), 123_456)] as [(Cursor?, Cursor?, Int)] {
+                let page = Page(items: slice, total: 1_000_000, firstPosition: 1 + start, older: older, newer: newer)
+                let query = number == 1 ? PageQuery(request: .number(1), number: 1) : PageQuery(request: .after(cursor(42)), number: number)
+                pages.append((page, query, number))
+            }
+        }
+        // The empty feed's only page.
+        pages.append((Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil), PageQuery(request: .number(1), number: 1), 1))
+        return pages
+    }
+
+    /// Where `bytes` and `expected` first differ, with a little of each around it (pages hold 1 MB titles).
+    static func difference(_ bytes: [UInt8], _ expected: String) -> String? {
+        let want = Array(expected.utf8)
+        guard bytes != want else { return nil }
+        let at = (0..<min(bytes.count, want.count)).first { bytes[$0] != want[$0] } ?? min(bytes.count, want.count)
+        let window = { (b: [UInt8]) in String(decoding: b[max(0, at - 60)..<min(b.count, at + 60)], as: UTF8.self) }
+        return "at byte \(at) of \(bytes.count) (expected \(want.count)): \(window(bytes)) | expected: \(window(want))"
+    }
+
+    @Test func fragmentsAndDocumentsAreByteForByteWhatSwiftMustacheRendered() async throws {
+        let renderer = try await compiled()
+        let reference = Reference(library: try await MustacheLibrary(directory: Self.templates))
+        var compared = 0
+        for (page, query, number) in Self.pages() {
+            let fragment = renderer.fragment(of: page, query: query, number: number)
+            let expected = reference.fragment(of: page, query: query, number: number)
+            #expect(Self.difference(fragment, expected) == nil, "fragment of page \(number), \(page.items.count) items")
+            let document = renderer.document(fragment: fragment, page: page, number: number)
+            #expect(
+                Self.difference(document, reference.document(fragment: expected, page: page, number: number)) == nil,
+                "document of page \(number), \(page.items.count) items")
+            compared += 1
+        }
+        #expect(compared == 16)
+    }
+
+    @Test func aTemplateWithAnErrorStopsTheStartWithItsFileAndLine() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("templates-\(UUID().uuidString)")
+        try FileManager.default.copyItem(atPath: Self.templates, toPath: folder.path)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let row = folder.appendingPathComponent("row.mustache")
+        var text = try String(contentsOf: row, encoding: .utf8)
+        text = text.replacingOccurrences(of: "{{/link}}{{^link}}", with: "{{/lnk}}{{^link}}")
+        try text.write(to: row, atomically: true, encoding: .utf8)
+        await #expect {
+            try await PageRenderer(templatesFolder: folder.path, scriptURL: "/a.js", styleURL: "/a.css", threshold: 0.7)
+        } throws: { error in
+            guard let error = error as? TemplateError else { return false }
+            return error.file.hasSuffix("row.mustache") && error.line == 4 && error.message.contains("{{/lnk}} closes {{#link}}")
+        }
+    }
+}

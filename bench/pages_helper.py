@@ -183,6 +183,24 @@ def summary(path):
               f"non-2xx/3xx {total['err_status']}")
 
 
+def crawl(path, pages):
+    runs = {}
+    for row in Path(path).read_text().splitlines():
+        server, cpu_us, payload = row.split(" ", 2)
+        record = json.loads(payload)
+        record["cpu_us_per_page"] = int(cpu_us) / max(1, record["requests"])
+        runs[server] = record
+    wf, ng = runs["warmfeed"], runs["nginx"]
+    print("| server | pages fetched | pages/s | p50 ms | p99 ms | server CPU µs/page | non-2xx |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, r in (("warmfeed", wf), ("nginx", ng)):
+        print(f"| {name} | {r['requests']} of {pages} | {r['rps']:.0f} | {r['p50_us'] / 1e3:.2f} | {r['p99_us'] / 1e3:.2f} | "
+              f"{r['cpu_us_per_page']:.1f} | {r['err_status']} |")
+    print()
+    print(f"warmfeed / nginx: pages/s **{wf['rps'] / max(1e-9, ng['rps']):.3f}x**, "
+          f"CPU per page {wf['cpu_us_per_page'] / max(1e-9, ng['cpu_us_per_page']):.1f}x")
+
+
 def line(payload):
     r = json.loads(payload)
     socket_errors = sum(r[k] for k in ("err_connect", "err_read", "err_write", "err_timeout"))
@@ -192,17 +210,19 @@ def line(payload):
 
 def render(path):
     runs = [json.loads(line) for line in Path(path).read_text().splitlines() if line.startswith("{")]
-    print("| run | pages | store median µs | store p90 µs | render median µs | render p90 µs |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| run | pages | store median µs | store p90 µs | render median µs | render p90 µs | gzip median µs | gzip p90 µs | bytes plain / gzip |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for i, r in enumerate(runs, 1):
         print(f"| {i} | {r['pages']} | {r['store_median_us']:.1f} | {r['store_p90_us']:.1f} | "
-              f"{r['render_median_us']:.1f} | {r['render_p90_us']:.1f} |")
+              f"{r['render_median_us']:.1f} | {r['render_p90_us']:.1f} | {r.get('gzip_median_us', 0):.1f} | "
+              f"{r.get('gzip_p90_us', 0):.1f} | {r.get('plain_median_bytes', 0):.0f} / {r.get('gzip_median_bytes', 0):.0f} |")
     store = statistics.median(r["store_median_us"] for r in runs)
     rend = statistics.median(r["render_median_us"] for r in runs)
-    print(f"| **median** | | **{store:.1f}** | | **{rend:.1f}** | |")
+    gz = statistics.median(r.get("gzip_median_us", 0) for r in runs)
+    print(f"| **median** | | **{store:.1f}** | | **{rend:.1f}** | | **{gz:.1f}** | | |")
     print()
-    print(f"cold render per {runs[0]['page_size']}-row page: median {rend:.1f} µs "
-          f"(store read {store:.1f} µs; read + render {store + rend:.1f} µs)")
+    print(f"cold {runs[0]['page_size']}-row page: store read {store:.1f} µs + render {rend:.1f} µs = "
+          f"**{store + rend:.1f} µs** plain; with gzip {store + rend + gz:.1f} µs")
 
 
 def main():
@@ -219,6 +239,8 @@ def main():
         line(args[0])
     elif cmd == "render":
         render(args[0])
+    elif cmd == "crawl":
+        crawl(args[0], int(args[1]))
     else:
         sys.exit(__doc__)
 

@@ -20,6 +20,9 @@ function init(args)
   for _ = 1, 10 do math.random() end
 end
 
+-- WF_GZIP=1: ask for gzip, as browsers do (bench/pages.sh GZIP=1).
+if os.getenv("WF_GZIP") == "1" then wrk.headers["Accept-Encoding"] = "gzip" end
+
 request = function()
   return wrk.format("GET", "/fragment?page=" .. math.random(1, pages))
 end

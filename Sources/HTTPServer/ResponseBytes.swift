@@ -15,7 +15,13 @@ public final class ResponseBytes: @unchecked Sendable {
         // Never allocate zero bytes: libmicrohttpd wants a real pointer even for an empty body.
         base = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(count, 1), alignment: 16)
         let buffer = UnsafeMutableRawBufferPointer(start: base, count: count)
-        _ = buffer.initializeMemory(as: UInt8.self, from: bytes)
+        // Arrays and other contiguous bytes in one memcpy: the generic copy
+        // goes element by element through protocol witnesses when not
+        // specialized across modules (a third of a cold page's CPU in perf).
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(source))
+        }
+        if copied == nil { _ = buffer.initializeMemory(as: UInt8.self, from: bytes) }
     }
 
     /// The UTF-8 bytes of `text`.

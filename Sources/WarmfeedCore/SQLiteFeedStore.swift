@@ -11,6 +11,8 @@ import Synchronization
 /// OFFSET scan, so page 30,000 costs what page 1 costs.
 public final class SQLiteFeedStore: FeedStore {
     private let pool: DatabasePool
+    /// Pages are read past GRDB, on connections of their own (see `SQLitePageReader`).
+    private let pages: SQLitePageReader
     var poolForWriting: DatabasePool { pool }
     /// The feed's epoch: a random number fixed when the store is created.
     /// Cursors carry it, so a cursor from another store is told apart.
@@ -25,6 +27,7 @@ public final class SQLiteFeedStore: FeedStore {
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
+        pages = SQLitePageReader(path: path)
         epoch = try pool.write { db in
             if let stored = try UInt32.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") {
                 return stored
@@ -72,14 +75,13 @@ public final class SQLiteFeedStore: FeedStore {
     /// (a page number past the end, a cursor with nothing after it).
     public func page(_ request: PageRequest, size: Int) throws -> Page? {
         precondition(size > 0)
-        return try pool.read { db -> Page? in
-            let total = try Self.total(db)
+        return try pages.read { connection -> Page? in
+            var total = 0
+            try connection.query(SQL.total, []) { total = Int($0.columnInteger(0) ?? 0) }
             var items: [FeedItem] = []
             items.reserveCapacity(size)
-            /// Rows by column number, in `SQL.columns`' order: no per-row dictionary or Codable decoding.
-            func read(_ sql: String, _ arguments: StatementArguments) throws {
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-                while let row = try rows.next() { items.append(Self.item(row)) }
+            func read(_ sql: String, _ arguments: [Int64]) throws {
+                try connection.query(sql, arguments) { items.append(Self.item($0)) }
             }
             switch request {
             case .number(let number):
@@ -88,11 +90,11 @@ public final class SQLiteFeedStore: FeedStore {
                     return Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil)
                 }
                 guard number >= 1, top >= 1 else { return nil }
-                try read(SQL.pageByNumber, [top, size])
+                try read(SQL.pageByNumber, [top, Int64(size)])
             case .after(let cursor):
-                try read(SQL.pageAfter, [cursor.published, cursor.id, size])
+                try read(SQL.pageAfter, [cursor.published, cursor.id, Int64(size)])
             case .before(let cursor):
-                try read(SQL.pageBefore, [cursor.published, cursor.id, size])
+                try read(SQL.pageBefore, [cursor.published, cursor.id, Int64(size)])
                 items.reverse()
             }
             guard let first = items.first, let last = items.last else { return nil }
@@ -136,11 +138,13 @@ public final class SQLiteFeedStore: FeedStore {
         try Int.fetchOne(db.cachedStatement(sql: SQL.total)) ?? 0
     }
 
-    /// An item from a row of `SQL.columns`.
-    private static func item(_ row: Row) -> FeedItem {
+    /// An item from the current row of a statement over `SQL.columns`.
+    private static func item(_ row: OpaquePointer) -> FeedItem {
         FeedItem(
-            id: row[0], guid: row[1], title: row[2], summary: row[3], link: row[4], imageURL: row[5],
-            imageWidth: row[6], imageHeight: row[7], published: row[8], seq: row[9]
+            id: row.columnInteger(0), guid: row.columnText(1) ?? "", title: row.columnText(2) ?? "",
+            summary: row.columnText(3) ?? "", link: row.columnText(4), imageURL: row.columnText(5),
+            imageWidth: row.columnInteger(6).map(Int.init), imageHeight: row.columnInteger(7).map(Int.init),
+            published: row.columnInteger(8) ?? 0, seq: row.columnInteger(9)
         )
     }
 

@@ -17,8 +17,8 @@
 #   DEEP=1 GZIP=1 bench/pages.sh         # the same with Accept-Encoding: gzip, nginx gzip on
 #
 # After the rounds, a crawl: one connection follows the next links from page 1
-# to the last page on each server (bench/crawl.lua), for pages/s and server CPU
-# per page.
+# on each server for CRAWL_DURATION (bench/crawl.lua; at the last page it starts
+# again), for pages/s and server CPU per page.
 #
 # The machine is shared: read the ratios (same run, alternating rounds) and the
 # server CPU per request, not the absolute requests/s.
@@ -43,6 +43,7 @@ PAGE_SIZE=${PAGE_SIZE:-30}
 SERVER_THREADS=${SERVER_THREADS:-2}
 PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}
 RENDER_RUNS=${RENDER_RUNS:-3}
+CRAWL_DURATION=${CRAWL_DURATION:-30s}  # the crawl wraps to page 1 at the end; see bench/crawl.lua
 RENDER_PAGES=${RENDER_PAGES:-500}
 PAGES=$(( (ITEMS + PAGE_SIZE - 1) / PAGE_SIZE ))
 
@@ -226,13 +227,13 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- 4b. the crawl: page 1 to the end through the next links, one connection --
-log "crawl: one connection follows the next links from page 1 to page $PAGES, warmfeed then nginx"
+log "crawl: one connection follows the next links from page 1 (to page $PAGES, then again), $CRAWL_DURATION each, warmfeed then nginx"
 : >"$tmp/crawl"
 for server in warmfeed nginx; do
   url=$wf_url; [ "$server" = nginx ] && url=$ng_url
   pids=$wf_pid; [ "$server" = nginx ] && pids="$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')"
   cpu0=$(cpu_ticks $pids)
-  out=$(WF_GZIP=$GZIP wrk -t1 -c1 -d1800s --latency -s bench/crawl.lua "$url/" 2>&1) || true
+  out=$(WF_GZIP=$GZIP wrk -t1 -c1 -d"$CRAWL_DURATION" --latency -s bench/crawl.lua "$url/" 2>&1) || true
   cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
   echo "$out" >>"$tmp/wrk.log"
   json=$(sed -n 's/^WRKJSON //p' <<<"$out")
@@ -291,7 +292,7 @@ $compare_out
 
 $wrk_table
 
-### Crawl: page 1 to page $PAGES through the next links, one connection
+### Crawl: from page 1 through the next links (page $PAGES, then page 1 again), one connection, $CRAWL_DURATION each
 
 $crawl_table
 

@@ -191,10 +191,10 @@ def crawl(path, pages):
         record["cpu_us_per_page"] = int(cpu_us) / max(1, record["requests"])
         runs[server] = record
     wf, ng = runs["warmfeed"], runs["nginx"]
-    print("| server | pages fetched | pages/s | p50 ms | p99 ms | server CPU µs/page | non-2xx |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| server | pages fetched | times past the last page | pages/s | p50 ms | p99 ms | server CPU µs/page | non-2xx |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in (("warmfeed", wf), ("nginx", ng)):
-        print(f"| {name} | {r['requests']} of {pages} | {r['rps']:.0f} | {r['p50_us'] / 1e3:.2f} | {r['p99_us'] / 1e3:.2f} | "
+        print(f"| {name} | {r['requests']} (feed: {pages}) | {r.get('ends', 0)} | {r['rps']:.0f} | {r['p50_us'] / 1e3:.2f} | {r['p99_us'] / 1e3:.2f} | "
               f"{r['cpu_us_per_page']:.1f} | {r['err_status']} |")
     print()
     print(f"warmfeed / nginx: pages/s **{wf['rps'] / max(1e-9, ng['rps']):.3f}x**, "

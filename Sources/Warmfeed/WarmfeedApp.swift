@@ -41,7 +41,9 @@ public final class WarmfeedApp: Sendable {
         let store = try SQLiteFeedStore(path: data.appendingPathComponent("feed.sqlite").path)
         self.store = store
         if configuration.source == nil, configuration.demoItems > 0, try store.count() == 0 {
-            let summary = try store.upsert(DemoFeed.items(count: configuration.demoItems))
+            let (_, summary) = try store.write { writer in
+                try DemoFeed.forEachItem(count: configuration.demoItems) { try writer.upsert($0) }
+            }
             logger.info("seeded the demo feed", metadata: ["items": "\(summary.inserted)"])
         }
         adminToken = try configuration.adminToken.map { AdminToken(value: $0, source: "configuration") }

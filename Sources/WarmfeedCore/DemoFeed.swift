@@ -11,31 +11,58 @@ public enum DemoFeed {
     /// `count` items, oldest first (so ids grow with time, as a real feed's would).
     /// Their images are named `demo:<n>.<ext>` until an origin is wired in.
     public static func items(count: Int) -> [FeedItem] {
+        var items: [FeedItem] = []
+        items.reserveCapacity(count)
+        forEachItem(count: count) { items.append($0) }
+        return items
+    }
+
+    /// The items of `items(count:)`, oldest first, one at a time: a feed of
+    /// any size is seeded in 16 bytes an item (the 1,000,000 items made at
+    /// once held ~500 MB that the allocator kept after the seed).
+    ///
+    /// Items are drawn newest first (each one's time steps back from the
+    /// next), so a first pass notes where each item's random draws start and
+    /// its time; the second makes them again from there, oldest first.
+    public static func forEachItem(count: Int, _ body: (FeedItem) throws -> Void) rethrows {
         var random = SplitMix64(seed: 0x5eed_f00d)
         var time = newest
-        var newestFirst: [FeedItem] = []
-        newestFirst.reserveCapacity(count)
+        var starts: [(state: UInt64, time: Int64)] = []
+        starts.reserveCapacity(count)
         for n in stride(from: count, through: 1, by: -1) {
-            let (width, height) = sizes[Int(random.next() % UInt64(sizes.count))]
-            let format = formats[Int(random.next() % UInt64(formats.count))]
-            let titleWords = 2 + Int(random.next() % 12)
-            let summaryWords = Int(random.next() % 70)
-            newestFirst.append(FeedItem(
-                guid: "demo-\(n)",
-                title: sentence(words: titleWords, using: &random, capitalised: true),
-                summary: summaryWords == 0 ? "" : sentence(words: summaryWords, using: &random, capitalised: true) + ".",
-                link: "https://example.com/demo/\(n)",
-                imageURL: "demo:\(n).\(format)",
-                imageWidth: width,
-                imageHeight: height,
-                published: time
-            ))
-            // 30 seconds to 6 hours between items, weighted towards short gaps.
-            let base: UInt64 = random.next() % 600_000
-            let weight: UInt64 = 1 + random.next() % 36
-            time -= Int64(30_000 + base * weight)
+            starts.append((random.state, time))
+            _ = item(n, at: time, using: &random)
+            time = earlier(than: time, using: &random)
         }
-        return newestFirst.reversed()
+        for (offset, start) in starts.enumerated().reversed() {
+            var random = SplitMix64(seed: start.state)
+            try body(item(count - offset, at: start.time, using: &random))
+        }
+    }
+
+    private static func item(_ n: Int, at time: Int64, using random: inout SplitMix64) -> FeedItem {
+        let (width, height) = sizes[Int(random.next() % UInt64(sizes.count))]
+        let format = formats[Int(random.next() % UInt64(formats.count))]
+        let titleWords = 2 + Int(random.next() % 12)
+        let summaryWords = Int(random.next() % 70)
+        return FeedItem(
+            guid: "demo-\(n)",
+            title: sentence(words: titleWords, using: &random, capitalised: true),
+            summary: summaryWords == 0 ? "" : sentence(words: summaryWords, using: &random, capitalised: true) + ".",
+            link: "https://example.com/demo/\(n)",
+            imageURL: "demo:\(n).\(format)",
+            imageWidth: width,
+            imageHeight: height,
+            published: time
+        )
+    }
+
+    /// The time of the item before one at `time`: 30 seconds to 6 hours
+    /// earlier, weighted towards short gaps.
+    private static func earlier(than time: Int64, using random: inout SplitMix64) -> Int64 {
+        let base: UInt64 = random.next() % 600_000
+        let weight: UInt64 = 1 + random.next() % 36
+        return time - Int64(30_000 + base * weight)
     }
 
     private static let sizes: [(Int, Int)] = [
@@ -67,7 +94,7 @@ public enum DemoFeed {
 
 /// A tiny deterministic random source (SplitMix64), so the demo is the same everywhere.
 struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+    private(set) var state: UInt64
 
     init(seed: UInt64) { state = seed }
 

@@ -181,4 +181,17 @@ func item(_ n: Int, published: Int64) -> FeedItem {
         #expect(titleLengths.max()! > 3 * titleLengths.min()!)
         #expect(a.contains { $0.summary.isEmpty } && a.contains { $0.summary.count > 300 })
     }
+
+    @Test func theDemoFeedIsMadeOldestFirstEndingAtTheNewestTime() {
+        let items = DemoFeed.items(count: 2000)
+        #expect(items.map(\.guid) == (1...2000).map { "demo-\($0)" })
+        #expect(items.last?.published == DemoFeed.newest)
+        let gaps = zip(items, items.dropFirst()).map { $1.published - $0.published }
+        #expect(gaps.allSatisfy { (30_000...(30_000 + 599_999 * 36)).contains($0) })
+        // A longer feed is the shorter one's newest items with older ones below: item n of the
+        // newest-first draw does not depend on the count.
+        let longer = DemoFeed.items(count: 3000)
+        #expect(longer.suffix(2000).map(\.title) == items.map(\.title))
+        #expect(longer.suffix(2000).map(\.published) == items.map(\.published))
+    }
 }

@@ -14,7 +14,7 @@
 #   WARMFEED_BIN=path bench/pages.sh     # measure that binary, build nothing
 #   DEEP=1 bench/pages.sh                # the deep run: 1,000,000 items, the default
 #                                        # 64 MB page cache, so nearly every page is cold
-#   DEEP=1 GZIP=1 bench/pages.sh         # the same with Accept-Encoding: gzip, nginx gzip on
+#   DEEP=1 ACCEPT_GZIP=1 bench/pages.sh  # the same with Accept-Encoding: gzip, nginx gzip on
 #
 # After the rounds, a crawl: one connection follows the next links from page 1
 # on each server for CRAWL_DURATION (bench/crawl.lua; at the last page it starts
@@ -30,7 +30,8 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 DEEP=${DEEP:-0}
-GZIP=${GZIP:-0}
+ACCEPT_GZIP=${ACCEPT_GZIP:-0}
+# (not GZIP: gzip(1) reads its options from an environment variable of that name)
 GZIP_LEVEL=${GZIP_LEVEL:-1}   # warmfeed's own level (PageCache.Rendering.gzipLevel), for nginx
 if [ "$DEEP" = 1 ]; then ITEMS=${ITEMS:-1000000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-64}; fi
 ROUNDS=${ROUNDS:-5}
@@ -147,7 +148,7 @@ http {
     tcp_nodelay on;
     keepalive_timeout 65;
     keepalive_requests 1000000;
-$([ "$GZIP" = 1 ] && echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off;")
+$([ "$ACCEPT_GZIP" = 1 ] && echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off;")
     open_file_cache max=10000 inactive=120s;
     open_file_cache_valid 120s;
     open_file_cache_min_uses 1;
@@ -189,7 +190,7 @@ echo "$compare_out" >&2
 wrk_args=(-t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/random_page.lua)
 run_wrk() {  # run_wrk URL DURATION SEED -> the WRKJSON payload of wrk's `done`
   local out json
-  out=$(WF_GZIP=$GZIP WF_PAGES=$PAGES WF_SEED=$3 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
+  out=$(WF_GZIP=$ACCEPT_GZIP WF_PAGES=$PAGES WF_SEED=$3 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
     -s bench/random_page.lua "$1/" 2>&1) || true
   echo "$out" >>"$tmp/wrk.log"
   json=$(sed -n 's/^WRKJSON //p' <<<"$out")
@@ -233,7 +234,7 @@ for server in warmfeed nginx; do
   url=$wf_url; [ "$server" = nginx ] && url=$ng_url
   pids=$wf_pid; [ "$server" = nginx ] && pids="$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')"
   cpu0=$(cpu_ticks $pids)
-  out=$(WF_GZIP=$GZIP wrk -t1 -c1 -d"$CRAWL_DURATION" --latency -s bench/crawl.lua "$url/" 2>&1) || true
+  out=$(WF_GZIP=$ACCEPT_GZIP wrk -t1 -c1 -d"$CRAWL_DURATION" --latency -s bench/crawl.lua "$url/" 2>&1) || true
   cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
   echo "$out" >>"$tmp/wrk.log"
   json=$(sed -n 's/^WRKJSON //p' <<<"$out")
@@ -244,7 +245,7 @@ done
 crawl_table=$(helper crawl "$tmp/crawl" "$PAGES")
 wf_rss=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
 wf_hwm=$(awk '/^VmHWM/ {print $2, $3}' "/proc/$wf_pid/status")
-wrk_table=$(helper summary "$tmp/results")
+wrk_table=$(DEEP=$DEEP helper summary "$tmp/results")
 
 stop "$wf_pid" warmfeed; wf_pid=""
 stop "$ng_pid" nginx; ng_pid=""
@@ -276,10 +277,10 @@ report=$(cat <<EOF
 - machine: nproc $(nproc), kernel $(uname -r), CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load average before/after the rounds: $load_before / $load_after
 - build: $build_note
 - tools: $(swift --version 2>/dev/null | head -n1); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -n1 | cut -d' ' -f1-2)
-- command: \`bench/pages.sh\` (DEEP=$DEEP GZIP=$GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
+- command: \`bench/pages.sh\` (DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
 - warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
 - nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends
-- load: \`wrk ${wrk_args[*]} URL/\` (uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread), $([ "$GZIP" = 1 ] && echo "Accept-Encoding: gzip (nginx: gzip on, gzip_comp_level $GZIP_LEVEL)" || echo "no Accept-Encoding (plain bodies from both)"); order warmfeed, nginx, warmfeed, nginx, …; wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)
+- load: \`wrk ${wrk_args[*]} URL/\` (uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread), $([ "$ACCEPT_GZIP" = 1 ] && echo "Accept-Encoding: gzip (nginx: gzip on, gzip_comp_level $GZIP_LEVEL)" || echo "no Accept-Encoding (plain bodies from both)"); order warmfeed, nginx, warmfeed, nginx, …; wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)
 - warm-up: every page fetched once from warmfeed before measuring ($dump_line); then $WARMUP of wrk against each server, not recorded
 - warmfeed memory: RSS $wf_rss_after_warmup after the warm-up pass, $wf_rss after the rounds (peak $wf_hwm)
 - server logs during the run: warmfeed stderr lines with error/warning: $wf_errors; nginx error-log lines at error or worse: $ng_errors

@@ -148,7 +148,8 @@ http {
     tcp_nodelay on;
     keepalive_timeout 65;
     keepalive_requests 1000000;
-$([ "$ACCEPT_GZIP" = 1 ] && echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off;")
+$([ "$ACCEPT_GZIP" = 1 ] && echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off; gzip_types *;")
+# (gzip_types *: the default_type carries "; charset=utf-8", which the default list, text/html, does not match)
     open_file_cache max=10000 inactive=120s;
     open_file_cache_valid 120s;
     open_file_cache_min_uses 1;

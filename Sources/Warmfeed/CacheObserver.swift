@@ -74,6 +74,8 @@ final class CacheObserver: Service, Sendable {
             disk: .init(entries: thumbs.disk.entries, bytes: thumbs.disk.bytes, budgetBytes: thumbs.disk.budget),
             diskCorruptFilesReplaced: thumbs.disk.corrupt,
             pages: .init(entries: page.entries, bytes: page.bytes, budgetBytes: pages.capacity),
+            pageHits: pages.lookups.hits,
+            pageMisses: pages.lookups.misses,
             hits: thumbs.counters.hits,
             misses: thumbs.counters.misses,
             hitRatio: thumbs.hitRatio,

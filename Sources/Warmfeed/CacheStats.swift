@@ -56,6 +56,9 @@ struct CacheStats: Codable, Sendable {
     var disk: Tier
     var diskCorruptFilesReplaced: Int
     var pages: Tier
+    /// Readers' page requests answered from the page cache, and not.
+    var pageHits: Int
+    var pageMisses: Int
     var hits: Int
     var misses: Int
     var hitRatio: Double?

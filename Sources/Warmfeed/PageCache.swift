@@ -3,7 +3,9 @@ import HTTPServer
 import Synchronization
 import WarmfeedCore
 
-/// Rendered pages kept in memory, bounded by bytes, least recently used out first.
+/// Rendered pages kept in memory, bounded by bytes, in a segmented LRU: a
+/// crawler walking every page once displaces only other once-seen pages, never
+/// the pages readers come back to.
 ///
 /// Pages are rendered far more often than they change, so a repeated page is
 /// served from here without touching the store or the templates. Keys carry the
@@ -67,19 +69,31 @@ final class PageCache: Sendable {
         var cost: Int { plain.response.body.count + (gzipped?.response.body.count ?? 0) + 512 }
     }
 
-    private let entries: Mutex<LRUCache<Key, Rendering>>
+    private let entries: Mutex<SegmentedLRU<Key, Rendering>>
+    /// Readers' lookups (`lookUp(_:)`): found, and not found.
+    private let counts = Mutex((hits: 0, misses: 0))
 
     /// The budget in bytes.
     let capacity: Int
 
     init(capacityBytes: Int) {
         capacity = capacityBytes
-        entries = Mutex(LRUCache(capacity: capacityBytes))
+        entries = Mutex(SegmentedLRU(capacity: capacityBytes))
     }
 
     func rendering(for key: Key) -> Rendering? {
         entries.withLock { $0.value(for: key) }
     }
+
+    /// A reader's lookup: the rendering if kept, counted as a hit or a miss.
+    func lookUp(_ key: Key) -> Rendering? {
+        let found = rendering(for: key)
+        counts.withLock { if found != nil { $0.hits += 1 } else { $0.misses += 1 } }
+        return found
+    }
+
+    /// Readers' lookups so far: found in the cache, and not.
+    var lookups: (hits: Int, misses: Int) { counts.withLock { $0 } }
 
     func keep(_ rendering: Rendering, for key: Key) {
         // The evicted renderings are let go after the lock: freeing their

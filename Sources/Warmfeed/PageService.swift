@@ -26,7 +26,7 @@ final class PageService: Sendable {
 
     /// A rendering already kept, without touching the store.
     func kept(_ key: PageCache.Key) -> PageCache.Rendering? {
-        cache.rendering(for: key)
+        cache.lookUp(key)
     }
 
     /// Reads and renders the page for `key` (a document or a fragment),

@@ -75,12 +75,24 @@ public struct LRUCache<Key: Hashable, Value> {
     /// Forgets `key`; returns its value if it was kept.
     @discardableResult
     public mutating func removeValue(for key: Key) -> Value? {
+        removeEntry(for: key)?.value
+    }
+
+    /// Forgets `key`; returns its value and cost if it was kept.
+    @discardableResult
+    public mutating func removeEntry(for key: Key) -> (value: Value, cost: Int)? {
         guard let slot = index.removeValue(forKey: key), let entry = slots[slot] else { return nil }
         unlink(slot)
         slots[slot] = nil
         free.append(slot)
         totalCost -= entry.cost
-        return entry.value
+        return (entry.value, entry.cost)
+    }
+
+    /// Forgets the least recently used entry and returns it; nil when empty.
+    public mutating func removeLeastRecent() -> (key: Key, value: Value, cost: Int)? {
+        guard oldest != Self.none, let key = slots[oldest]?.key, let entry = removeEntry(for: key) else { return nil }
+        return (key, entry.value, entry.cost)
     }
 
     /// Forgets everything.

@@ -130,7 +130,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         var urgent: Bool
     }
 
-    private var memory: LRUCache<ThumbnailKey, Value>
+    /// Scan-resistant: thumbnails pre-warm makes for a fling no one stops at
+    /// wait on probation, and cannot flush the ones readers come back to.
+    private var memory: SegmentedLRU<ThumbnailKey, Value>
     private var jobs: [ThumbnailKey: Job] = [:]
     /// Originals being fetched, with the variants waiting for each.
     private var originalFetches: [Int64: [ThumbnailKey]] = [:]
@@ -186,7 +188,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
     ) {
         self.firstNegativeTTL = min(firstNegativeTTL, negativeTTL)
-        memory = LRUCache(capacity: memoryBudget)
+        memory = SegmentedLRU(capacity: memoryBudget)
         originals = LRUCache(capacity: originalsBudget - originalsBudget / 2)
         resizingBudget = originalsBudget / 2
         self.lookupTiers = max(0, lookupTiers)

@@ -33,7 +33,8 @@ final class WarmfeedMetrics: Sendable {
                      "negative_entries", "in_flight", "prewarm_queued", "prewarm_running", "page_cache_bytes", "hit_ratio",
                      "origin_latency_p50_seconds", "origin_latency_p99_seconds", "thumbnail_latency_p50_seconds",
                      "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
-                     "connections_shed_slow_head", "connections_shed_for_room", "connections_refused"] {
+                     "connections_shed_slow_head", "connections_shed_for_room", "connections_refused",
+                     "page_cache_hits", "page_cache_misses"] {
             gauges[name] = CoreMetrics.Gauge(label: "warmfeed_\(name)", factory: factory)
         }
         self.gauges = gauges
@@ -105,6 +106,8 @@ final class WarmfeedMetrics: Sendable {
             "connections_shed_slow_head": Double(stats.connections.slowHeads),
             "connections_shed_for_room": Double(stats.connections.madeRoom),
             "connections_refused": Double(stats.connections.refused),
+            "page_cache_hits": Double(stats.pageHits),
+            "page_cache_misses": Double(stats.pageMisses),
         ]
         for (name, value) in values {
             if let value { gauges[name]?.record(value) }

@@ -19,7 +19,7 @@ import Testing
         try await ServedFeed.with(items: 10) { feed in
             let stats = try await feed.adminJSON()
             for key in ["memory", "disk", "hits", "misses", "hit_ratio", "coalesced", "evictions", "negative_entries",
-                        "prewarm", "origin", "thumbnail_latency", "uptime_seconds"] where key != "hit_ratio" {
+                        "prewarm", "origin", "thumbnail_latency", "uptime_seconds", "page_hits", "page_misses"] where key != "hit_ratio" {
                 #expect(stats[key] != nil, "\(key)")
             }
             let memory = stats["memory"] as? [String: Any]
@@ -37,6 +37,7 @@ import Testing
             #expect(metrics.text.contains("warmfeed_thumbnail_hits_total"))
             #expect(metrics.text.contains("warmfeed_memory_budget_bytes 268435456"))
             #expect(metrics.text.contains("warmfeed_connections_shed_for_room 0"))
+            #expect(metrics.text.contains("warmfeed_page_cache_hits ") && metrics.text.contains("warmfeed_page_cache_misses "))
             let origin = stats["origin"] as? [String: Any]
             for key in ["busy", "cancelled"] { #expect(origin?[key] as? Int == 0, "\(key)") }
             let dashboard = try await feed.get("/admin?token=test-admin-token")

@@ -59,7 +59,7 @@ struct AdminRoutes: Sendable {
         let rows: [[String: String]] = [
             ["name": "Memory", "value": "\(stats.memory.entries) thumbnails, \(mb(stats.memory.bytes)) of \(mb(stats.memory.budgetBytes))"],
             ["name": "Disk", "value": "\(stats.disk.entries) thumbnails, \(mb(stats.disk.bytes)) of \(mb(stats.disk.budgetBytes)); \(stats.diskCorruptFilesReplaced) corrupt files replaced"],
-            ["name": "Rendered pages", "value": "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes))"],
+            ["name": "Rendered pages", "value": "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes)); readers' requests: \(stats.pageHits) from the cache, \(stats.pageMisses) rendered"],
             ["name": "Hit ratio", "value": "\(percent(stats.hitRatio)) (\(stats.hits) hits, \(stats.misses) misses, \(stats.coalesced) coalesced)"],
             ["name": "Evictions", "value": "\(stats.evictions)"],
             ["name": "Disk hits", "value": "\(stats.diskHits)"],

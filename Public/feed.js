@@ -5,7 +5,9 @@
   d.documentElement.classList.add('js')
   if (!feed || !window.IntersectionObserver || !window.fetch) return
   h.scrollRestoration = 'manual'
-  const io = new IntersectionObserver(es => { for (const e of es) if (e.isIntersecting) load(e.target) })
+  // The root reaches far above the viewport: a sentinel the reader has already
+  // passed (a fling, the End key) counts as seen, not only one in view.
+  const io = new IntersectionObserver(es => { for (const e of es) if (e.isIntersecting) load(e.target) }, { rootMargin: '1000000px 0px 0px 0px' })
   const watch = () => feed.querySelectorAll('.sentinel:not([data-s])').forEach(s => io.observe(s))
   let err, timer
 

@@ -158,3 +158,34 @@ def test_a_deep_link_continues_from_its_page(page, server):
     assert [r["pos"] for r in rs] == list(range(21, 51))
     assert len(set(r["id"] for r in rs)) == 30
     assert [len(req.pages(n)) for n in (4, 5)] == [1, 1]
+
+
+
+@pytest.fixture
+def short_page(make_page):
+    return make_page(viewport={"width": 800, "height": 240})
+
+
+def test_a_reader_already_past_the_new_sentinel_is_never_stuck(short_page, server):
+    """A fast reader (the End key held, a fling) is at the bottom again the
+    moment a page arrives, before the browser has looked at its sentinel:
+    the sentinel is first seen above the viewport, never "in view". The feed
+    must keep growing all the same."""
+    page = short_page
+    req = Requests(page)
+    open_feed(page, server.url + "/")
+    # Every appended page sends the reader to the new bottom at once, in the same task.
+    page.evaluate("""() => {
+        const feed = document.querySelector('[role=feed]')
+        new MutationObserver(() => scrollTo(0, document.documentElement.scrollHeight)).observe(feed, {childList: true})
+        scrollTo(0, document.documentElement.scrollHeight)
+    }""")
+    counts = []
+    for _ in range(10):
+        settle(page, quiet=0.4)
+        counts.append(len(rows(page)))
+    assert counts[-1] >= 10 * 10, f"the feed stopped growing at {counts[-1]} rows: {counts}"
+    positions = [r["pos"] for r in rows(page)]
+    assert positions == list(range(1, len(positions) + 1)), "rows are not in order"
+    fragments = Counter(req.fragments())
+    assert all(c == 1 for c in fragments.values()), f"a fragment was requested twice: {fragments}"

@@ -67,16 +67,18 @@ public struct SegmentedLRU<Key: Hashable, Value> {
         }
     }
 
-    /// Keeps `value` for `key` on probation (or, when the key was lately
-    /// pushed off probation, in the protected segment), replacing any old
-    /// value; then makes room from the tail of probation, and from the
-    /// protected tail only when probation is empty. An entry costlier than the
-    /// whole capacity is not kept. Returns what was evicted, least recent first.
+    /// Keeps `value` for `key` on probation (or in the protected segment, when
+    /// it replaces a protected entry, as a page's gzipped form does, or when the
+    /// key was lately pushed off probation), replacing any old value; then
+    /// makes room from the tail of probation, and from the protected tail only
+    /// when probation is empty. An entry costlier than the whole capacity is
+    /// not kept. Returns what was evicted, least recent first.
     @discardableResult
     public mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
-        removeValue(for: key)
+        let wasProtected = protected.removeValue(for: key) != nil
+        probation.removeValue(for: key)
         guard cost <= capacity else { return [] }
-        if ghosts.removeValue(for: key) != nil {
+        if wasProtected || ghosts.removeValue(for: key) != nil {
             protect(value, for: key, cost: cost)
         } else {
             probation.insert(value, for: key, cost: cost)

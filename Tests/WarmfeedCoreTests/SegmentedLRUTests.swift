@@ -64,7 +64,8 @@ import Testing
         cache.insert(1, for: 1, cost: 10)
         _ = cache.value(for: 1)
         cache.insert(2, for: 1, cost: 20)
-        #expect(cache.count == 1 && cache.totalCost == 20 && cache.value(for: 1) == 2)
+        #expect(cache.count == 1 && cache.totalCost == 20 && cache.protectedCost == 20, "a protected entry replaced stays protected")
+        #expect(cache.value(for: 1) == 2)
         #expect(cache.removeValue(for: 1) == 2 && cache.count == 0 && cache.totalCost == 0)
     }
 
@@ -96,10 +97,13 @@ import Testing
         }
 
         mutating func put(_ key: Int, cost: Int) -> [Int] {
+            let wasProtected = protected.contains { $0.key == key }
             probation.removeAll { $0.key == key }
             protected.removeAll { $0.key == key }
             guard cost <= capacity else { return [] }
-            if let ghost = ghosts.firstIndex(of: key) {
+            if wasProtected {
+                protect((key, cost))
+            } else if let ghost = ghosts.firstIndex(of: key) {
                 ghosts.remove(at: ghost)
                 protect((key, cost))
             } else {

@@ -64,7 +64,7 @@ struct AdminRoutes: Sendable {
             ["name": "Evictions", "value": "\(stats.evictions)"],
             ["name": "Disk hits", "value": "\(stats.diskHits)"],
             ["name": "Negative cache", "value": "\(stats.negativeEntries) entries, \(stats.negativeHits) hits, \(stats.failures) failures"],
-            ["name": "Pre-warm", "value": "\(stats.prewarm.queued) queued, \(stats.prewarm.running) running, \(stats.prewarm.done) done, \(stats.prewarm.cancelled) cancelled, \(stats.prewarm.dropped) dropped; \(stats.prewarm.readers) readers"],
+            ["name": "Pre-warm", "value": "\(stats.prewarm.queued) queued, \(stats.prewarm.running) running, \(stats.prewarm.done) done, \(stats.prewarm.cancelled) cancelled, \(stats.prewarm.dropped) dropped; \(stats.prewarm.readers) readers; page 1 \(stats.prewarm.pageOneWarmSeconds.map { "warm after \(String(format: "%.1f", $0)) s" } ?? "not warm yet")"],
             ["name": "Origin", "value": "\(stats.origin.fetches) fetches, \(stats.origin.errors) errors, \(stats.origin.inFlight) in flight; p50 \(ms(stats.origin.latency.p50Ms)), p99 \(ms(stats.origin.latency.p99Ms))"],
             ["name": "Thumbnailing", "value": "p50 \(ms(stats.thumbnailLatency.p50Ms)), p99 \(ms(stats.thumbnailLatency.p99Ms))"],
             ["name": "Memory use", "value": "\(stats.memoryUse.rssBytes.map(mb) ?? "–") resident: thumbnails \(mb(stats.memoryUse.thumbnailsBytes)), originals \(mb(stats.memoryUse.originalsBytes)), pages \(mb(stats.memoryUse.pagesBytes)), demo origin \(mb(stats.memoryUse.demoOriginBytes))"],

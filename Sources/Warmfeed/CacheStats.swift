@@ -23,6 +23,9 @@ struct CacheStats: Codable, Sendable {
         var cancelled: Int
         var dropped: Int
         var readers: Int
+        /// Seconds page 1 took to be warm after the start (or the last import
+        /// that changed the top); nil while it is not yet.
+        var pageOneWarmSeconds: Double?
     }
 
     struct Origin: Codable, Sendable {

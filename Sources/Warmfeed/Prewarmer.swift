@@ -45,6 +45,8 @@ final class Prewarmer: Service, Sendable {
     }
 
     private let state: Mutex<State>
+    /// When the top was last asked to be warm, and how long page 1 then took (seconds of uptime).
+    private let top = Mutex<(askedAt: Double?, warmAfter: Double?)>((nil, nil))
     /// Jobs started by the planner, whose tasks `run` makes inside its task
     /// group, so that they are part of the service and end with it.
     private let starts: AsyncStream<PrewarmTasks.Start>
@@ -80,12 +82,18 @@ final class Prewarmer: Service, Sendable {
         viewed(reader, number: number, older: older, newer: newer, revision: revision)
     }
 
-    /// New items landed at the top of the feed (store revision `revision`): warm
-    /// the first pages as if a reader stood just above page 1, so the first
-    /// readers find them warm.
+    /// New items landed at the top of the feed, or the server has just
+    /// started (store revision `revision`): warm the first pages as if a reader
+    /// stood just above page 1, so the first readers find them warm.
     func warmTop(revision: Int) {
-        viewed("~refresh", number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision)
+        let now = clock.now
+        top.withLock { $0 = (now, nil) }
+        viewed(Self.top, number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision)
     }
+
+    /// How long page 1 took to be warm (rendered, its thumbnails made) after
+    /// the last `warmTop`, in seconds; nil while it is not yet.
+    var topWarmAfter: Double? { top.withLock { $0.warmAfter } }
 
     private func viewed(_ reader: String, number: Int, older: PageQuery?, newer: PageQuery?, revision: Int) {
         let now = clock.now
@@ -94,9 +102,15 @@ final class Prewarmer: Service, Sendable {
         }
     }
 
-    /// Counters and queue depth for the admin view.
+    /// The reader `warmTop` stands in for, just above page 1 (not a reader: not counted as one).
+    private static let top = "~refresh"
+
+    /// Counters and queue depth for the admin view; `readers` counts real readers only.
     var snapshot: (queued: Int, running: Int, counters: Planner.Counters, readers: Int) {
-        state.withLock { ($0.planner.load.queued, $0.planner.load.running, $0.planner.counters, $0.planner.readerCount) }
+        state.withLock {
+            let readers = $0.planner.readerCount - ($0.planner.isFollowing(Self.top) ? 1 : 0)
+            return ($0.planner.load.queued, $0.planner.load.running, $0.planner.counters, readers)
+        }
     }
 
     /// Makes a task for each job the planner starts, inside this service's task
@@ -141,6 +155,7 @@ final class Prewarmer: Service, Sendable {
             await makeThumbnails(of: page)
             let (older, newer) = Self.neighbours(older: page.older, newer: page.newer, number: number)
             outcome = (Task.isCancelled, older, newer)
+            if !outcome.cancelled, number == 1 { topIsWarm() }
         }
         decide { state in
             state.tasks.ended(start)
@@ -169,6 +184,17 @@ final class Prewarmer: Service, Sendable {
                 group.addTask { await self.thumbnails.warm(key, of: item) }
             }
         }
+    }
+
+    /// Page 1 is warm: the first time since the last `warmTop`, say so.
+    private func topIsWarm() {
+        let now = clock.now
+        let after = top.withLock { top -> Double? in
+            guard let asked = top.askedAt, top.warmAfter == nil else { return nil }
+            top.warmAfter = now - asked
+            return top.warmAfter
+        }
+        if let after { logger.info("page 1 is warm", metadata: ["seconds": "\((after * 1000).rounded() / 1000)"]) }
     }
 
     static func neighbours(older: Cursor?, newer: Cursor?, number: Int) -> (older: PageQuery?, newer: PageQuery?) {

@@ -95,6 +95,9 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// Readers tracked now.
     public var readerCount: Int { readers.count }
 
+    /// Whether `reader` is followed now.
+    public func isFollowing(_ reader: String) -> Bool { readers.contains(reader) }
+
     /// Reader `reader` was served `page` of the store at `revision`; `older`
     /// and `newer` name the pages beside it. A revision other than the one
     /// planned for means the feed changed: pages warmed before are stale and

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import WarmfeedCore
+@testable import Warmfeed
+
+/// The first visitor of a fresh server finds page 1 warm: a store with items
+/// but nothing cached and nothing fetched, the server just started, and no
+/// reader yet. The origin is a real loopback server (the demo origin paints
+/// its originals on first request, which issue 11 is to make instant).
+@Suite struct FirstScreenTests {
+    @Test func pageOneIsWarmedFromTheStartAndTheOperatorIsTold() async throws {
+        let jpeg = try await OriginImages.jpeg(seed: 11)
+        try await withOrigin { origin in
+            let paths = (0..<30).map { "/first\($0).jpg" }
+            for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
+            // The store is filled before the server starts, as a seeded or imported data folder is.
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-first-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
+            try store.upsert(paths.enumerated().map { index, path in
+                FeedItem(guid: "first-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
+                         imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
+            })
+            let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data)
+            do {
+                // Nobody has asked for anything: the server warms page 1 by itself.
+                var seconds: Double?
+                for _ in 0..<600 {
+                    let prewarm = try await feed.adminJSON()["prewarm"] as? [String: Any]
+                    seconds = prewarm?["page_one_warm_seconds"] as? Double
+                    if seconds != nil { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(seconds != nil, "page 1 was never reported warm")
+                #expect(try await feed.get("/admin", headers: [("Authorization", "Bearer test-admin-token")]).text.contains("page 1 warm after"))
+                #expect(paths[..<10].allSatisfy { origin.requests(to: $0) == 1 }, "page 1's originals, each fetched once")
+
+                // The first visitor's page and its thumbnails: every one from memory, none made now.
+                let before = try await feed.adminJSON()
+                let page = RenderedPage(try await feed.get("/").text)
+                #expect(page.rows.count == 10)
+                for row in page.rows {
+                    let thumbnail = try await feed.thumbnail(try #require(Int64(row.id)))
+                    #expect(thumbnail.status == 200 && !isPlaceholder(thumbnail))
+                }
+                let after = try await feed.adminJSON()
+                let hits = (after["hits"] as? Int ?? 0) - (before["hits"] as? Int ?? 0)
+                let misses = (after["misses"] as? Int ?? 0) - (before["misses"] as? Int ?? 0)
+                #expect(hits == 10 && misses == 0, "page 1's thumbnails: \(hits) hits, \(misses) misses")
+                await feed.stop()
+            } catch {
+                await feed.stop()
+                throw error
+            }
+        }
+    }
+}

@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates",
+                "Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates", "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

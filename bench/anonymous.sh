@@ -32,7 +32,7 @@ cp "$built" "$tmp/warmfeed"
 start() {  # start NAME PREWARM (in this shell, so cleanup knows the pid)
   local name=$1 prewarm=$2
   mkdir -p "$tmp/$name"
-  WARMFEED_ADMIN_TOKEN=bench "$tmp/warmfeed" serve --port 0 --data "$tmp/$name" --demo-items 10000 --demo-paint-ahead 0 \
+  WARMFEED_ADMIN_TOKEN=bench "$tmp/warmfeed" serve --port 0 --data "$tmp/$name" --demo-items 10000 \
     --prewarm "$prewarm" --threads 2 --public "$repo/Public" --templates "$repo/Templates" \
     >"$tmp/$name.out" 2>"$tmp/$name.err" &
   pids+=($!)

@@ -13,14 +13,14 @@
 # alternate the order (W then T, T then W). Each round also times one
 # `vipsthumbnail` process over the same files (same size, crop, format, quality).
 #
-#   bench/cold.sh                      # ~5 minutes (2 more the first time, painting originals)
+#   bench/cold.sh                      # ~5 minutes
 #   ROUNDS=6 THUMBS=400 bench/cold.sh  # knobs: see the defaults below
 #   WARMFEED_BIN=path bench/cold.sh    # measure that binary, build nothing
 #
-# Originals are painted once by the demo origin and kept in bench/out/
-# (git-ignored) for later runs; REPAINT=1 paints them again. Everything else
-# lives in a mktemp folder under /tmp, removed on exit (KEEP_TMP=1 keeps it); a
-# copy of the report goes to bench/out/.
+# Originals are the demo origin's pool (painted in a few seconds at the seed
+# server's start), one file per item. Everything lives in a mktemp folder under
+# /tmp, removed on exit (KEEP_TMP=1 keeps it); a copy of the report goes to
+# bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -110,23 +110,18 @@ start_warmfeed() {  # start_warmfeed DATA OUT [serve options...]: sets wf_starte
   log "warmfeed did not start in 120 s"; exit 1
 }
 
-# --- 2. the originals: painted by the demo origin, kept for later runs -------
+# --- 2. the originals: the demo origin's pool, one file per item ---------------
+# Items share the pool's 40 pictures (item n gets picture n mod their count);
+# each item still gets a file of its own name, so both servers fetch, decode
+# and resize every item's original once, as they would distinct photos.
 first=$((ITEMS - THUMBS - WARM + 1))
-cache=$repo/bench/out/cold-originals
-mkdir -p "$cache" "$tmp/seed/demo-origin"
-[ "${REPAINT:-0}" = 1 ] && rm -f "$cache"/*
-cp "$cache"/. "$tmp/seed/demo-origin/" -r 2>/dev/null || true
-log "seeding the demo feed; its demo origin paints the originals of items $first..$ITEMS that are not kept yet"
+log "seeding the demo feed; its demo origin paints its pool before it listens"
 paint_start=$SECONDS
-start_warmfeed "$tmp/seed" "$tmp/seed" --demo-paint-ahead $((THUMBS + WARM))
+start_warmfeed "$tmp/seed" "$tmp/seed"
 seed_pid=$wf_started_pid
-until helper originals "$tmp/seed/feed.sqlite" "$tmp/seed/demo-origin" "$first" "$ITEMS" >"$tmp/map.all" 2>"$tmp/map.err"; do
-  [ $((SECONDS - paint_start)) -lt 3600 ] || { log "originals not painted in an hour: $(cat "$tmp/map.err")"; exit 1; }
-  sleep 5
-  [ $(((SECONDS - paint_start) % 60)) -lt 5 ] && log "$(find "$tmp/seed/demo-origin" -name '[0-9]*' | wc -l) originals so far"
-done
 stop "$seed_pid" warmfeed group; seed_pid=""
-cp "$tmp/seed/demo-origin"/[0-9]* "$cache/"
+mkdir -p "$tmp/items"
+helper originals "$tmp/seed/feed.sqlite" "$tmp/seed/demo-origin/pool" "$first" "$ITEMS" "$tmp/items" >"$tmp/map.all"
 log "originals ready after $((SECONDS - paint_start)) s"
 head -n "$WARM" "$tmp/map.all" >"$tmp/map.warm"
 tail -n "$THUMBS" "$tmp/map.all" >"$tmp/map.cold"
@@ -134,7 +129,7 @@ tail -n "$THUMBS" "$tmp/map.all" >"$tmp/map.cold"
 # --- 3. the one origin both servers fetch from: nginx over those files -------
 mkdir -p "$tmp/origin/originals" "$tmp/origin/tmp"
 chmod 755 "$tmp" "$tmp/origin" "$tmp/origin/originals"   # nginx's workers run as nobody
-while read -r _ name; do cp "$tmp/seed/demo-origin/$name" "$tmp/origin/originals/"; done <"$tmp/map.all"
+while read -r _ name; do cp "$tmp/items/$name" "$tmp/origin/originals/"; done <"$tmp/map.all"
 chmod 644 "$tmp/origin/originals/"*
 ng_port=$(freeport)
 origin="127.0.0.1:$ng_port"
@@ -196,7 +191,7 @@ run_side() {  # run_side warmfeed|thumbor ROUND: one fresh server, WARM then THU
   local side=$1 round=$2 url pid port before after ng_before ng_after
   if [ "$side" = warmfeed ]; then
     rm -rf "$tmp/wf-data"; cp -r "$tmp/template" "$tmp/wf-data"
-    start_warmfeed "$tmp/wf-data" "$tmp/wf-$round" --demo-paint-ahead 0
+    start_warmfeed "$tmp/wf-data" "$tmp/wf-$round"
     wf_pid=$wf_started_pid; pid=$wf_pid; url=$wf_started_url
   else
     port=$(freeport)

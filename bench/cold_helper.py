@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Helpers for bench/cold.sh (standard library only).
 
-  originals DB FOLDER FIRST LAST      each demo item's id and original file, checked to exist
+  originals DB POOL FIRST LAST OUT    each demo item's id and original file (its pool picture, linked into OUT)
   point DB BASE MAPFILE               point those items' imageURL at BASE/FILE (the shared origin)
   load BASE URLFILE CONNECTIONS OUT   ask for every target in URLFILE once, CONNECTIONS at a time
   cpu PID                             user+system CPU seconds of PID and its live descendants
@@ -22,8 +22,13 @@ import urllib.parse
 FORMATS = {"jpg": "jpeg", "jpeg": "jpeg", "png": "png", "webp": "webp"}
 
 
-def originals(db, folder, first, last):
-    """Demo item n's image is `demo:<n>.<ext>`; the demo origin keeps it as `<n>-<w>x<h>.<format>`."""
+# Pictures per format in the demo origin's pool (Sources/Warmfeed/DemoPool.swift).
+POOL_VARIANTS = {"jpeg": 2, "png": 1, "webp": 1}
+
+
+def originals(db, pool, first, last, out):
+    """Demo item n's image is `demo:<n>.<ext>`; the demo origin serves it from
+    its pool's `<w>x<h>-<n mod variants>.<format>`, linked here as `<n>-<w>x<h>.<format>`."""
     con = sqlite3.connect(db)
     rows = con.execute(
         "SELECT id, imageURL, imageWidth, imageHeight FROM item WHERE id BETWEEN ? AND ? ORDER BY id",
@@ -32,9 +37,12 @@ def originals(db, folder, first, last):
         sys.exit(f"expected items {first}..{last}, found {len(rows)}")
     for item_id, url, width, height in rows:
         number, ext = url[len("demo:"):].split(".")
-        name = f"{number}-{width}x{height}.{FORMATS[ext]}"
-        if not os.path.isfile(os.path.join(folder, name)):
-            sys.exit(f"item {item_id}: original {name} is missing from {folder}")
+        fmt = FORMATS[ext]
+        name = f"{number}-{width}x{height}.{fmt}"
+        picture = os.path.join(pool, f"{width}x{height}-{int(number) % POOL_VARIANTS[fmt]}.{fmt}")
+        if not os.path.isfile(picture):
+            sys.exit(f"item {item_id}: its picture {picture} is missing")
+        os.link(picture, os.path.join(out, name))
         print(item_id, name)
 
 

@@ -36,7 +36,7 @@ cp "$built" "$tmp/warmfeed"
 python=.venv/bin/python
 
 mkdir -p "$tmp/data"
-"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items 1000 --demo-paint-ahead 0 --prewarm 0 --threads 2 \
+"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items 1000 --prewarm 0 --threads 2 \
   --public "$repo/Public" --templates "$repo/Templates" >"$tmp/warmfeed.out" 2>"$tmp/warmfeed.err" &
 pids+=($!)
 wf=""

@@ -2,8 +2,8 @@
 # Issue 3, benchmark (a): cached thumbnails served by Warmfeed against nginx
 # serving the very same bytes as static files, side by side in one run.
 #
-# Warmfeed (release) starts on a demo feed whose newest THUMBS originals its demo
-# origin paints first; every /thumbs/ID/1x (WebP) is then fetched once, which
+# Warmfeed (release) starts on a demo feed (its demo origin serves originals
+# from its pool); every /thumbs/ID/1x (WebP) of the newest THUMBS is fetched once, which
 # makes it and keeps it in Warmfeed's memory, and its bytes are written for
 # nginx at the same URL. wrk asks both for uniformly random thumbnails,
 # alternating rounds. Usage: bench/thumbs.sh   (ROUNDS, DURATION, THUMBS knobs)
@@ -24,7 +24,7 @@ cp .build/release/warmfeed "$tmp/warmfeed"
 
 mkdir -p "$tmp/data" "$tmp/nginx/root/thumbs" "$tmp/nginx/tmp"
 chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root" "$tmp/nginx/root/thumbs"
-"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items 1000 --demo-paint-ahead "$THUMBS" \
+"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items 1000 \
   --prewarm 0 --origin-latency 0 --threads 2 --public Public --templates Templates \
   >"$tmp/wf.out" 2>"$tmp/wf.err" &
 pids+=($!)

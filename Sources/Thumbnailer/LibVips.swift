@@ -31,8 +31,10 @@ enum LibVips {
     enum Encoding {
         case jpeg(quality: Int)
         case jpegKeepingMetadata(quality: Int)
-        case webp(quality: Int)
-        case png
+        /// Effort from 0 (fastest) to 6 (smallest).
+        case webp(quality: Int, effort: Int = 4)
+        /// zlib compression from 0 to 9.
+        case png(compression: Int = 6)
     }
 
     /// The libvips loader that recognises these bytes (for example
@@ -216,10 +218,10 @@ struct VipsImageView {
             status = warmfeed_vips_save_jpeg(pointer, &buffer, &length, Int32(quality))
         case .jpegKeepingMetadata(let quality):
             status = warmfeed_vips_save_jpeg_keeping_metadata(pointer, &buffer, &length, Int32(quality))
-        case .webp(let quality):
-            status = warmfeed_vips_save_webp(pointer, &buffer, &length, Int32(quality))
-        case .png:
-            status = warmfeed_vips_save_png(pointer, &buffer, &length)
+        case .webp(let quality, let effort):
+            status = warmfeed_vips_save_webp(pointer, &buffer, &length, Int32(quality), Int32(effort))
+        case .png(let compression):
+            status = warmfeed_vips_save_png(pointer, &buffer, &length, Int32(compression))
         }
         return LibVips.takeBuffer(buffer, length: length, ok: status == 0)
     }

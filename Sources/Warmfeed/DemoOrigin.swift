@@ -7,17 +7,16 @@ import Thumbnailer
 import WarmfeedCore
 
 /// The out-of-the-box origin: a real HTTP server on loopback that serves large
-/// originals (JPEG, PNG, WebP of at least a megapixel, painted by libvips from
-/// the item's number, so the same item always gets the same image) after a set
-/// latency with jitter, like a distant image host. Every demo thumbnail goes
-/// through the real fetch path against it.
+/// originals (JPEG, PNG, WebP of at least a megapixel) after a set latency
+/// with jitter, like a distant image host. Every demo thumbnail goes through
+/// the real fetch path against it.
 ///
-/// Like a real image host it serves files it already has: painted originals are
-/// kept in its own folder, and the newest items' originals can be painted ahead
-/// in the background at low priority, so the latency readers see is the
-/// configured one and not the painting (0.1–0.5 s of CPU per original).
+/// Like a real image host it serves files it already has: every original a
+/// demo item can ask for is in its ``DemoPool``, painted once before it
+/// listens, so it answers within its latency from its first request. Other
+/// sizes (tests ask for some) are painted on demand and kept.
 final class DemoOrigin: Service, Sendable {
-    /// One original to paint.
+    /// One original to paint on demand, for a size no demo item has.
     struct Original: Sendable, Hashable {
         var number: UInt64
         var format: OriginalFormat
@@ -25,27 +24,33 @@ final class DemoOrigin: Service, Sendable {
         var height: Int
 
         var fileName: String { "\(number)-\(width)x\(height).\(format.rawValue)" }
+
+        /// Its picture in the pool, when it is a demo item's.
+        var pooled: DemoPool.Entry? { DemoPool.entry(number: number, format: format, width: width, height: height) }
     }
 
     let server: HTTPServer
     private let painter: Thumbnailer
     private let folder: URL
+    private let pool: DemoPool
     private let latency: Duration
-    /// Originals served lately, kept in memory up to the budget given.
-    private let recent: Mutex<LRUCache<Original, ResponseBytes>>
-    /// Originals painted ahead in the background once the origin runs.
-    private let ahead: [Original]
+    private let logger: Logger
+    /// Originals served lately, by file name, kept in memory up to the budget given.
+    private let recent: Mutex<LRUCache<String, ResponseBytes>>
+    private let painted = Atomic<Int>(0)
 
     /// An origin answering after `latency` (± 20% jitter) from originals kept in
-    /// `folder`; it listens once `start()` is called. It paints on its own libvips
-    /// worker, apart from the server's thumbnail workers, as a real origin would be
-    /// a machine of its own.
-    init(folder: URL, latency: Duration, keeping budget: Int = 32 << 20, paintingAhead ahead: [Original] = [], logger: Logger) throws {
-        self.ahead = ahead
+    /// `folder` (its pool in `poolFolder`, by default a folder inside); it
+    /// listens once `start()` is called. It paints on libvips workers of its
+    /// own, apart from the server's thumbnail workers, as a real origin would
+    /// be a machine of its own.
+    init(folder: URL, poolFolder: URL? = nil, latency: Duration, keeping budget: Int = 32 << 20, logger: Logger) throws {
         recent = Mutex(LRUCache(capacity: budget))
-        painter = Thumbnailer(workers: 1)
+        painter = Thumbnailer(workers: max(1, ProcessInfo.processInfo.activeProcessorCount))
         self.folder = folder
+        pool = DemoPool(folder: poolFolder ?? folder.appendingPathComponent("pool"))
         self.latency = latency
+        self.logger = logger
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
@@ -58,28 +63,28 @@ final class DemoOrigin: Service, Sendable {
         box.origin = self
     }
 
+    /// Paints the pool's missing pictures (all of them in a fresh folder:
+    /// about 3 s of CPU); returns how many were painted.
+    @discardableResult
+    func preparePool() async throws -> Int {
+        try await pool.prepare(painter: painter, logger: logger)
+    }
+
     /// Starts listening on a free loopback port (before the feed server starts,
     /// so demo items' URLs can be made).
     func start() throws {
         try server.start()
     }
 
-    /// Runs as a service: paints the originals ahead at low priority, then
-    /// waits for shutdown and stops listening.
+    /// Runs as a service: waits for shutdown and stops listening.
     func run() async throws {
         if server.port == 0 { try start() }
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask(priority: .low) {
-                    for original in self.ahead where !Task.isCancelled {
-                        _ = await self.bytes(of: original)
-                    }
-                }
-            }
-        }
         try? await gracefulShutdown()
         await shutdown()
     }
+
+    /// Originals painted because a request asked for one it did not have.
+    var paintedOnRequest: Int { painted.load(ordering: .relaxed) }
 
     /// Bytes of originals kept in memory now.
     var keptBytes: Int { recent.withLock { $0.totalCost } }
@@ -115,19 +120,25 @@ final class DemoOrigin: Service, Sendable {
         }
     }
 
-    /// The original's bytes: from memory, from its file, or painted now and kept.
+    /// The original's bytes: from memory, from its file, or, for a size no
+    /// demo item has, painted now and kept.
     private func bytes(of original: Original) async -> ResponseBytes? {
-        if let kept = recent.withLock({ $0.value(for: original) }) { return kept }
-        let file = folder.appendingPathComponent(original.fileName)
+        let pooled = original.pooled
+        let name = pooled?.fileName ?? original.fileName
+        if let kept = recent.withLock({ $0.value(for: name) }) { return kept }
+        let file = pooled.map(pool.file) ?? folder.appendingPathComponent(original.fileName)
         var bytes = (try? Data(contentsOf: file)).map { [UInt8]($0) }
         if bytes == nil {
-            guard let painted = try? await painter.original(width: original.width, height: original.height, seed: original.number, format: original.format) else { return nil }
-            let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
+            if pooled != nil { logger.warning("a picture of the demo pool is missing: painting it", metadata: ["file": "\(file.path)"]) }
+            let seed = pooled?.seed ?? original.number
+            guard let painted = try? await painter.original(width: original.width, height: original.height, seed: seed, format: original.format) else { return nil }
+            self.painted.add(1, ordering: .relaxed)
+            let temporary = file.deletingLastPathComponent().appendingPathComponent(".tmp-\(UUID().uuidString)")
             if (try? Data(painted).write(to: temporary)) != nil { rename(temporary.path, file.path) }
             bytes = painted
         }
         let body = ResponseBytes(bytes!)
-        recent.withLock { _ = $0.insert(body, for: original, cost: body.count) }
+        recent.withLock { _ = $0.insert(body, for: name, cost: body.count) }
         return body
     }
 

@@ -59,11 +59,14 @@ public final class WarmfeedApp: Sendable {
             maxQueueWait: configuration.originQueueWait, logger: logger
         )
         self.fetcher = fetcher
-        demo = try DemoOrigin(
-            folder: data.appendingPathComponent("demo-origin"), latency: configuration.originLatency,
-            keeping: configuration.originalsCacheBytes,
-            paintingAhead: Self.originalsToPaint(store, count: configuration.demoPaintAhead), logger: logger
+        let demo = try DemoOrigin(
+            folder: data.appendingPathComponent("demo-origin"),
+            poolFolder: configuration.demoPoolFolder.map { URL(fileURLWithPath: $0) },
+            latency: configuration.originLatency, keeping: configuration.originalsCacheBytes, logger: logger
         )
+        // Before anything listens: the demo origin answers from its first request.
+        if try Self.servesDemoItems(store) { try await demo.preparePool() }
+        self.demo = demo
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
         // Cut an origin that drips: under 512 bytes a second for 5 seconds (including
@@ -112,12 +115,9 @@ public final class WarmfeedApp: Sendable {
         observer.watch(server)
     }
 
-    /// The originals of the newest demo items, for the demo origin to paint ahead.
-    private static func originalsToPaint(_ store: any FeedStore, count: Int) -> [DemoOrigin.Original] {
-        guard count > 0, let page = try? store.page(.number(1), size: count) else { return [] }
-        return page.items.compactMap { item in
-            item.imageURL.flatMap { DemoOrigin.original(imageURL: $0, width: item.imageWidth, height: item.imageHeight) }
-        }
+    /// Whether the store's newest items have demo images (so the demo origin's pool is needed).
+    private static func servesDemoItems(_ store: any FeedStore) throws -> Bool {
+        try store.page(.number(1), size: 30)?.items.contains { $0.imageURL?.hasPrefix("demo:") == true } ?? false
     }
 
     /// Binds the demo origin and the server, so `port` is known before the

@@ -40,9 +40,9 @@ public struct WarmfeedConfiguration: Sendable {
     public var originConnections = 16
     /// The longest an origin fetch waits for a connection.
     public var originQueueWait: Duration = .seconds(30)
-    /// How many of the newest demo items' originals the demo origin paints ahead
-    /// in the background, so it serves files it has, as a real image host does.
-    public var demoPaintAhead = 0
+    /// Where the demo origin keeps its pool of originals, painted once; nil is
+    /// `demo-origin/pool` in the data folder. Servers (and tests) may share one.
+    public var demoPoolFolder: String?
     /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data folder.
     public var adminToken: String?
     /// A source imported at start (a feed URL or file, or a folder of images);

@@ -47,8 +47,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("origin-latency"), help: "The demo origin's latency in milliseconds (jittered ±20%).")
     var originLatency = 250
 
-    @Option(name: .customLong("demo-paint-ahead"), help: "Originals of the newest demo items the demo origin paints ahead in the background (kept in the data folder).")
-    var demoPaintAhead = 300
+    @Option(name: .customLong("demo-pool"), help: "The folder of the demo origin's originals, painted once before it listens (default: demo-origin/pool in the data folder; data folders may share one).")
+    var demoPool: String?
 
     @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take on the wire, once it has a connection, before the placeholder is served.")
     var originTimeout = 10
@@ -100,7 +100,7 @@ struct Serve: AsyncParsableCommand {
         configuration.originLatency = .milliseconds(originLatency)
         configuration.originTimeout = .seconds(originTimeout)
         configuration.originConnections = originConnections
-        configuration.demoPaintAhead = demoPaintAhead
+        configuration.demoPoolFolder = demoPool
         configuration.source = source
         configuration.refreshInterval = refresh?.duration
         do {

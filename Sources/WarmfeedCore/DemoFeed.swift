@@ -41,7 +41,7 @@ public enum DemoFeed {
     }
 
     private static func item(_ n: Int, at time: Int64, using random: inout SplitMix64) -> FeedItem {
-        let (width, height) = sizes[Int(random.next() % UInt64(sizes.count))]
+        let (width, height) = imageSizes[Int(random.next() % UInt64(imageSizes.count))]
         let format = formats[Int(random.next() % UInt64(formats.count))]
         let titleWords = 2 + Int(random.next() % 12)
         let summaryWords = Int(random.next() % 70)
@@ -65,7 +65,9 @@ public enum DemoFeed {
         return time - Int64(30_000 + base * weight)
     }
 
-    private static let sizes: [(Int, Int)] = [
+    /// Every size a demo item's image has: panoramas, squares, portraits, all
+    /// over a megapixel.
+    public static let imageSizes: [(width: Int, height: Int)] = [
         (1600, 1200), (1200, 1600), (1920, 1080), (1080, 1920), (1500, 1500),
         (2400, 1000), (1000, 1400), (1800, 1200), (1280, 1024), (3000, 1000),
     ]

@@ -46,7 +46,7 @@ struct FileFactsTests {
 
     @Test("PNG, WebP and GIF are read too")
     func otherFormats() throws {
-        let png = try ScratchImage.encoded(.png)
+        let png = try ScratchImage.encoded(.png())
         #expect(Thumbnailer.facts(ofFile: png.path) == ImageFileFacts(width: 64, height: 32, format: "png"))
         let webp = try ScratchImage.encoded(.webp(quality: 80))
         #expect(Thumbnailer.facts(ofFile: webp.path) == ImageFileFacts(width: 64, height: 32, format: "webp"))

@@ -8,6 +8,10 @@ import Testing
 
 /// The real Warmfeed app on port 0, with a fresh data folder and the
 /// repository's own Templates/ and Public/.
+/// One pool of demo originals for all tests: painting is deterministic, so
+/// sharing it changes no result, only the CPU spent.
+let sharedDemoPool = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-test-demo-pool-v1").path
+
 struct ServedFeed {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -33,6 +37,9 @@ struct ServedFeed {
         configuration.demoItems = items
         configuration.pageSize = pageSize
         configuration.threshold = threshold
+        // The demo origin's pictures are painted once for every test (a test
+        // of the painting itself gives a folder of its own).
+        configuration.demoPoolFolder = sharedDemoPool
         configure(&configuration)
         let app = try await WarmfeedApp(configuration: configuration)
         try app.start()

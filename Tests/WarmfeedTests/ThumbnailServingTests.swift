@@ -236,7 +236,7 @@ extension ThumbnailServingTests {
     static let returningReader = ("Cookie", "wf=00000000c0ffee00")
 
     @Test func aReturningReaderOrABrowserNavigatingIsTrackedNeverOtherAnonymousRequests() async throws {
-        try await ServedFeed.with(items: 100, pageSize: 5, configure: { $0.prewarmPages = 2; $0.demoPaintAhead = 0 }) { feed in
+        try await ServedFeed.with(items: 100, pageSize: 5, configure: { $0.prewarmPages = 2 }) { feed in
             func readers() async throws -> Int {
                 (try await feed.adminJSON()["prewarm"] as? [String: Any])?["readers"] as? Int ?? -1
             }

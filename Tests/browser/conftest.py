@@ -31,6 +31,9 @@ CHROMIUM = os.environ.get("WARMFEED_CHROMIUM", "/usr/bin/chromium")
 # The thin client's folder; the tests can be pointed at another copy of it.
 PUBLIC = os.environ.get("WARMFEED_PUBLIC", str(ROOT / "Public"))
 DEMO_ITEMS = 400
+# The demo origin's pictures, painted once for all tests (painting is
+# deterministic); a newcomer's test passes pool=None to paint its own.
+SHARED_POOL = os.environ.get("WARMFEED_DEMO_POOL", str(ROOT / ".build" / "browser-demo-pool"))
 
 
 # --------------------------------------------------------------------------
@@ -41,14 +44,13 @@ class Server:
     """One `warmfeed serve --port 0` process in its own temporary data folder."""
 
     def __init__(self, page_size: int, demo_items: int = DEMO_ITEMS, threshold: float = 0.7,
-                 prewarm: int = 0, paint_ahead: int = 0, extra_args: tuple[str, ...] = (),
-                 env: dict[str, str] | None = None, originals: str | None = None):
-        """prewarm and paint_ahead are off by default: most tests are about
-        pages, not thumbnails, and stay light. extra_args go on the command
-        line; env is added to the server's environment. originals, a folder
-        of demo originals painted by an earlier run, is copied into the demo
-        origin's folder first (the same item always gets the same image), so
-        the origin need not paint them again."""
+                 prewarm: int = 0, extra_args: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None, pool: str | None = SHARED_POOL):
+        """prewarm is off by default: most tests are about pages, not
+        thumbnails, and stay light. extra_args go on the command line; env is
+        added to the server's environment. pool is the demo origin's pictures'
+        folder, shared between tests; None leaves it in the fresh data folder,
+        painted before the server listens, as on a newcomer's machine."""
         self.page_size = page_size
         self.demo_items = demo_items
         if not os.access(WARMFEED_BIN, os.X_OK):
@@ -57,16 +59,13 @@ class Server:
         self.data = tempfile.mkdtemp(prefix="warmfeed-browser-")
         self.log_path = os.path.join(self.data, "server.log")
         self.origin_folder = os.path.join(self.data, "demo-origin")
-        if originals and os.path.isdir(originals):
-            shutil.copytree(originals, self.origin_folder,
-                            ignore=shutil.ignore_patterns(".tmp-*"), dirs_exist_ok=True)
         self._log = open(self.log_path, "wb")
         try:
             self.proc = subprocess.Popen(
                 [WARMFEED_BIN, "serve", "--port", "0", "--data", self.data,
                  "--demo-items", str(demo_items), "--page-size", str(page_size),
                  "--threshold", str(threshold),
-                 "--demo-paint-ahead", str(paint_ahead), "--prewarm", str(prewarm),
+                 *(("--demo-pool", pool) if pool else ()), "--prewarm", str(prewarm),
                  "--public", PUBLIC, "--templates", str(ROOT / "Templates"), *extra_args],
                 stdout=subprocess.PIPE, stderr=self._log, cwd=self.data,
                 env={**os.environ, **(env or {})})
@@ -74,7 +73,7 @@ class Server:
             self._log.close()
             shutil.rmtree(self.data, ignore_errors=True)
             pytest.fail(f"could not start {WARMFEED_BIN}: {e}")
-        self.url = self._read_address(timeout=60)
+        self.url = self._read_address(timeout=180)
         # Keep draining stdout so the server never blocks on a full pipe.
         threading.Thread(target=self._drain, daemon=True).start()
 

@@ -41,4 +41,15 @@ public enum Reply: Sendable {
     /// the connection is suspended, the work runs on Swift's pool, and the
     /// connection resumes when it is done. No server thread waits meanwhile.
     case later(@Sendable () async -> Response)
+
+    /// The response, however it is given (waiting for the work of `later`).
+    public var response: Response {
+        get async {
+            switch self {
+            case .now(let response): response
+            case .prepared(let prepared): prepared.response
+            case .later(let work): await work()
+            }
+        }
+    }
 }

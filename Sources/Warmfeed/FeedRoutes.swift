@@ -36,6 +36,18 @@ struct FeedRoutes: Sendable {
         } catch {
             return .now(failure(error.status, error.message, kind: kind))
         }
+        // Just after start, page 1 is answered once it is warm (a few hundred
+        // milliseconds), so the first screen anyone sees is whole.
+        if let gate = prewarmer?.startGate, query.number == 1, !gate.isOpen {
+            return .later {
+                await gate.pass()
+                return await reply(to: request, query: query, kind: kind).response
+            }
+        }
+        return reply(to: request, query: query, kind: kind)
+    }
+
+    private func reply(to request: Request, query: PageQuery, kind: PageCache.Kind) -> Reply {
         let revision = pages.revision
         let key = PageCache.Key(revision: revision, kind: kind, query: query)
         let gzip = request.acceptsGzip

@@ -63,7 +63,7 @@ final class Prewarmer: Service, Sendable {
     /// reading pages from `pages` and reading the time from `clock`.
     init(
         lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: WarmfeedMetrics,
-        concurrency: Int = 2, thumbnailsAtOnce: Int = 4, logger: Logger
+        concurrency: Int = 2, thumbnailsAtOnce: Int = 8, logger: Logger
     ) {
         self.metrics = metrics
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
@@ -90,6 +90,9 @@ final class Prewarmer: Service, Sendable {
         top.withLock { $0 = (now, nil) }
         viewed(Self.top, number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision)
     }
+
+    /// Page 1's requests wait here while the start's warm-up runs (see `StartGate`).
+    let startGate = StartGate(limit: .seconds(5))
 
     /// How long page 1 took to be warm (rendered, its thumbnails made) after
     /// the last `warmTop`, in seconds; nil while it is not yet.
@@ -118,6 +121,7 @@ final class Prewarmer: Service, Sendable {
     func run() async throws {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
+                if !startGate.isOpen { group.addTask { await self.startGate.openAfterLimit() } }
                 for await start in starts {
                     // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
                     let task = Task(priority: .low) { await self.warm(start) }
@@ -127,6 +131,7 @@ final class Prewarmer: Service, Sendable {
             }
         } onGracefulShutdown: {
             self.startsInput.finish()
+            self.startGate.open()
             for task in self.state.withLock({ $0.tasks.cancelAll() }) { task.cancel() }
         }
     }
@@ -195,6 +200,7 @@ final class Prewarmer: Service, Sendable {
             return top.warmAfter
         }
         if let after { logger.info("page 1 is warm", metadata: ["seconds": "\((after * 1000).rounded() / 1000)"]) }
+        startGate.open()
     }
 
     static func neighbours(older: Cursor?, newer: Cursor?, number: Int) -> (older: PageQuery?, newer: PageQuery?) {

@@ -5,8 +5,7 @@ import WarmfeedCore
 
 /// The first visitor of a fresh server finds page 1 warm: a store with items
 /// but nothing cached and nothing fetched, the server just started, and no
-/// reader yet. The origin is a real loopback server (the demo origin paints
-/// its originals on first request, which issue 11 is to make instant).
+/// reader yet. The origin is a real loopback server.
 @Suite struct FirstScreenTests {
     @Test func pageOneIsWarmedFromTheStartAndTheOperatorIsTold() async throws {
         let jpeg = try await OriginImages.jpeg(seed: 11)
@@ -48,6 +47,43 @@ import WarmfeedCore
                 let hits = (after["hits"] as? Int ?? 0) - (before["hits"] as? Int ?? 0)
                 let misses = (after["misses"] as? Int ?? 0) - (before["misses"] as? Int ?? 0)
                 #expect(hits == 10 && misses == 0, "page 1's thumbnails: \(hits) hits, \(misses) misses")
+                await feed.stop()
+            } catch {
+                await feed.stop()
+                throw error
+            }
+        }
+    }
+
+    /// A visitor who asks the moment the server listens: page 1 is answered
+    /// once it is warm, so every thumbnail of it is a hit, though the origin
+    /// takes 300 ms an original.
+    @Test func theFirstVisitorAtTheFirstInstantGetsAWarmPageOne() async throws {
+        let jpeg = try await OriginImages.jpeg(seed: 12)
+        try await withOrigin { origin in
+            let paths = (0..<10).map { "/instant\($0).jpg" }
+            for path in paths { origin.script(path, .delay(.milliseconds(300), then: .respond(contentType: "image/jpeg", body: jpeg))) }
+            let data = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-instant-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: data) }
+            let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
+            try store.upsert(paths.enumerated().map { index, path in
+                FeedItem(guid: "instant-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
+                         imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
+            })
+            let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data)
+            do {
+                let page = RenderedPage(try await feed.get("/").text)
+                #expect(page.rows.count == 10)
+                let before = try await feed.adminJSON()
+                for row in page.rows {
+                    let thumbnail = try await feed.thumbnail(try #require(Int64(row.id)))
+                    #expect(thumbnail.status == 200 && !isPlaceholder(thumbnail))
+                }
+                let after = try await feed.adminJSON()
+                let hits = (after["hits"] as? Int ?? 0) - (before["hits"] as? Int ?? 0)
+                #expect(hits == 10, "page 1's thumbnails, asked for at once after its page: \(hits) of 10 hits")
+                #expect(paths.allSatisfy { origin.requests(to: $0) == 1 })
                 await feed.stop()
             } catch {
                 await feed.stop()

@@ -1,18 +1,15 @@
-"""Issue 3, Tests → Browser: with a 250 ms origin and pre-warm 2, a reader who
-scrolls steadily through 10 pages sees a thumbnail in every box: ≥ 99% of
-the thumbnails that enter the viewport have painted within 100 ms of
-entering, and the server's cache then reports a hit ratio ≥ 95%.
+"""Issue 11: a newcomer's feed is warm from the first second. A fresh data
+folder (the demo origin paints its pool before the server answers, nothing is
+cached), the browser opened the moment the server answers, a steady scroll
+through 10 pages of 30: at 1,500 px/s at most 1% of the thumbnails that enter
+the viewport are blank for over 100 ms, the first screen included; at
+3,000 px/s at most 2%. A deep link to page 300 of a fresh server: its first
+screen is cold by nature (recorded, not asserted); over the 5 pages after it,
+at most 1% late.
 
-The measurement itself is in warm_scroll.py (bench/scroll.py runs it too, with
-pre-warm on and off). The scroll pace is generous (300 px every 350 ms) so that
-the outcome does not hinge on a busy machine; no time is asserted, only the
-count of thumbnails that were visible but not painted for over 100 ms.
-
-The first screen is not counted: on a fresh server nothing told it about this
-reader before the first document, so those thumbnails are cold whatever
-pre-warm does. For the same reason the hit ratio asserted is the one over the
-scroll (from /admin/cache's counters before and after it); the cumulative
-hit_ratio /admin/cache reports is printed beside it.
+The measurement is in warm_scroll.py (bench/scroll.py runs it too, with
+pre-warm on and off). No time is asserted: only the count of thumbnails that
+were in view but not painted for over 100 ms.
 """
 
 from __future__ import annotations
@@ -29,25 +26,36 @@ def report(result: dict) -> str:
     return json.dumps(result, indent=1, default=str)
 
 
-def test_prewarmed_scroll_paints_every_thumbnail_in_time(browser):
-    result = warm_scroll.measure(browser, prewarm=2)
+@pytest.mark.parametrize("pace,allowed", [(1500, 0.01), (3000, 0.02)])
+def test_a_newcomer_scrolling_sees_thumbnails_from_the_first_screen(browser, pace, allowed):
+    result = warm_scroll.measure(browser, prewarm=2, pace=pace)
     print(report(result))
     assert result["page_errors"] == [], report(result)
-    # 10 pages of 10 rows, less the first screen, entered the viewport during the scroll.
-    assert result["entered"] >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE - 15, report(result)
-    assert result["painted_in_time"] >= 0.99, \
-        f"{result['late']} of {result['entered']} thumbnails were blank for over " \
-        f"{warm_scroll.LATE_MS} ms after entering the viewport:\n{report(result)}"
-    assert result["scroll_hit_ratio"] is not None and result["scroll_hit_ratio"] >= 0.95, \
-        f"hit ratio over the scroll {result['scroll_hit_ratio']} (cumulative " \
-        f"{result['hit_ratio']}):\n{report(result)}"
+    # 10 pages of 30 rows entered the viewport, the first screen among them.
+    assert result["entered"] >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE - 5, report(result)
+    assert result["first_screen"] >= 4, report(result)
+    assert result["late_share"] <= allowed, \
+        f"{result['late']} of {result['entered']} thumbnails (first screen: {result['first_screen_late']} of " \
+        f"{result['first_screen']}) were blank for over {warm_scroll.LATE_MS} ms at {pace} px/s:\n{report(result)}"
+
+
+def test_a_deep_link_is_warm_after_its_first_screen(browser):
+    result = warm_scroll.measure(browser, prewarm=2, path="/?page=300", pages=6,
+                                 first_row=299 * warm_scroll.PAGE_SIZE + 1, demo_items=10_000)
+    print(report(result))
+    print(f"page 300's first screen: {result['first_screen_late']} of {result['first_screen']} late, "
+          f"{result['first_screen_blank_ms']:.0f} ms blank in all (cold by nature, not asserted)")
+    assert result["page_errors"] == [], report(result)
+    assert result["scrolled"] >= 5 * warm_scroll.PAGE_SIZE, report(result)
+    assert result["scrolled_late"] <= 0.01 * result["scrolled"], \
+        f"{result['scrolled_late']} of {result['scrolled']} thumbnails after page 300's first screen were late:\n" \
+        f"{report(result)}"
 
 
 @pytest.mark.skipif(os.environ.get("WARMFEED_MEASURE") != "1",
                     reason="the pre-warm-off contrast only records; set WARMFEED_MEASURE=1 (or run bench/scroll.py)")
 def test_cold_scroll_for_contrast(browser):
-    """Pre-warm off: the same scroll, recorded and not asserted (the contrast
-    for issue 3's benchmark (c))."""
+    """Pre-warm off: the same scroll, recorded and not asserted."""
     result = warm_scroll.measure(browser, prewarm=0)
     print(report(result))
     assert result["entered"] > 0

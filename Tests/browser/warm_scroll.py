@@ -1,42 +1,34 @@
-"""The warm-scroll measurement shared by test_warm_scroll.py and bench/scroll.py
-(issue 3, "Tests → Browser" and "Numbers (c)").
+"""The newcomer's scroll, shared by test_warm_scroll.py and bench/scroll.py
+(issue 11, "Tests" and "Numbers").
 
-A real `warmfeed serve` with the demo origin at 250 ms, 10 rows a page, and
-pre-warm L pages ahead; Chromium at 1000×800 (DPR 1) opens `/`, waits for the
-first screen, then scrolls steadily with the mouse wheel through 10 pages. In
-the page, an init script records for every thumbnail <img> when it first
+A real `warmfeed serve` on a fresh data folder (nothing painted, nothing
+cached: the demo origin paints its pool before the server answers), the demo
+origin at 250 ms, 30 rows a page, pre-warm on or off. Chromium at 1000×800
+(DPR 1) opens `/` the moment the server answers and scrolls at a steady pace
+(px/s, driven by requestAnimationFrame in the page) until row 300 is in view.
+In the page, an init script records for every thumbnail <img> when it first
 entered the viewport (IntersectionObserver) and when it loaded (its `load`
 event); a thumbnail's blank time is how long it was in the viewport before it
-loaded. The first screen is recorded apart: on a fresh server nothing has told
-it about the reader before the first document, so those thumbnails are cold
-whatever pre-warm does.
+loaded. The first screen counts like every other: page 1 is warmed at start.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 import urllib.request
 from urllib.parse import urlsplit
 
-from conftest import ROOT, Server
+from conftest import Server
 
 TOKEN = "test-token"
-PAGE_SIZE = 10
+PAGE_SIZE = 30
 PAGES = 10
-DEMO_ITEMS = 400
-# Originals the demo origin paints ahead: every item the scroll reaches, and
-# the pages pre-warm looks ahead to from there.
-PAINT_AHEAD = 130
+DEMO_ITEMS = 1000
 ORIGIN_LATENCY_MS = 250
-# Painted originals are kept between runs (the same item always gets the same
-# image), so only the first run waits for the painting.
-ORIGINALS = os.environ.get("WARMFEED_ORIGINALS", str(ROOT / ".build" / "browser-demo-originals"))
 VIEWPORT = {"width": 1000, "height": 800}
-WHEEL_PX = 300
-WHEEL_PAUSE_MS = 350
+PACE = 1500  # px/s
 LATE_MS = 100
 
 # Runs in the page before its own scripts (Playwright injects it, so the
@@ -54,6 +46,7 @@ INIT_SCRIPT = """
   const track = img => {
     if (seen.has(img)) return seen.get(img)
     const r = { src: img.getAttribute('src'), enter: null, load: null, error: null }
+    img.addEventListener('load', () => { r.src = img.getAttribute('src') })
     seen.set(img, r)
     rec.push(r)
     if (img.complete && img.naturalWidth > 0) r.load = performance.now()
@@ -78,38 +71,14 @@ INIT_SCRIPT = """
 """
 
 
-def start_server(prewarm: int) -> Server:
-    return Server(page_size=PAGE_SIZE, demo_items=DEMO_ITEMS, prewarm=prewarm,
-                  paint_ahead=PAINT_AHEAD,
-                  extra_args=("--origin-latency", str(ORIGIN_LATENCY_MS)),
-                  env={"WARMFEED_ADMIN_TOKEN": TOKEN}, originals=ORIGINALS)
-
-
-def originals_in(folder: str) -> list[str]:
-    try:
-        return [n for n in os.listdir(folder) if not n.startswith(".")]
-    except OSError:
-        return []
-
-
-def wait_painted(server: Server, count: int = PAINT_AHEAD, timeout: float = 300) -> None:
-    """Wait until the demo origin has painted `count` originals (files in its
-    folder), then keep them for the next run."""
-    deadline = time.monotonic() + timeout
-    while len(originals_in(server.origin_folder)) < count:
-        if server.proc.poll() is not None:
-            raise AssertionError(f"warmfeed died while painting; log:\n{server.log()}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the demo origin painted only {len(originals_in(server.origin_folder))} "
-                                 f"of {count} originals in {timeout:.0f} s")
-        time.sleep(1)
-    os.makedirs(ORIGINALS, exist_ok=True)
-    kept = set(originals_in(ORIGINALS))
-    for name in originals_in(server.origin_folder):
-        if name not in kept:
-            tmp = os.path.join(ORIGINALS, f".tmp-{name}")
-            shutil.copyfile(os.path.join(server.origin_folder, name), tmp)
-            os.replace(tmp, os.path.join(ORIGINALS, name))
+def start_server(prewarm: int, fresh: bool = True, extra_args: tuple[str, ...] = (),
+                 demo_items: int = DEMO_ITEMS) -> Server:
+    """A server as a newcomer starts it (fresh=True: its own data folder and
+    demo pool), or one sharing the tests' demo pool."""
+    kwargs = {"pool": None} if fresh else {}
+    return Server(page_size=PAGE_SIZE, demo_items=demo_items, prewarm=prewarm,
+                  extra_args=("--origin-latency", str(ORIGIN_LATENCY_MS), *extra_args),
+                  env={"WARMFEED_ADMIN_TOKEN": TOKEN}, **kwargs)
 
 
 def admin_cache(server: Server) -> dict:
@@ -127,15 +96,35 @@ def ratio(before: dict, after: dict) -> float | None:
     return d["hits"] / total if total else None
 
 
-def scroll_run(browser, server: Server, wheel_px: int = WHEEL_PX, pause_ms: int = WHEEL_PAUSE_MS) -> dict:
-    """Open the feed, scroll through PAGES pages (wheel_px every pause_ms), and
-    return the measurements."""
-    from conftest import new_page, wait_js
+# Scrolls at `pace` px/s until row `last` is in view (or `limit_ms` passes);
+# a document that has not grown yet holds the scroll where it is.
+SCROLL = """async ({ pace, last, limitMs }) => {
+  const t0 = performance.now()
+  let prev = t0
+  return await new Promise(done => {
+    const step = now => {
+      const a = document.querySelector(`[role=feed] article[aria-posinset="${last}"]`)
+      if (a && a.getBoundingClientRect().bottom <= innerHeight) return done({ reached: true, ms: now - t0 })
+      if (now - t0 > limitMs) return done({ reached: false, ms: now - t0 })
+      scrollBy(0, pace * (now - prev) / 1000)
+      prev = now
+      requestAnimationFrame(step)
+    }
+    requestAnimationFrame(step)
+  })
+}"""
+
+
+def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages: int = PAGES,
+               first_row: int = 1) -> dict:
+    """Open `path` at once and scroll at `pace` px/s through `pages` pages
+    (to row first_row + pages × PAGE_SIZE - 1); return the measurements."""
+    from conftest import new_page
 
     ctx = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     errors: list[str] = []
     try:
-        ctx.set_default_timeout(30_000)
+        ctx.set_default_timeout(60_000)
         ctx.add_init_script(INIT_SCRIPT)
         page = new_page(ctx, errors)
         # A failed thumbnail is answered with a placeholder image (200, SVG,
@@ -143,30 +132,13 @@ def scroll_run(browser, server: Server, wheel_px: int = WHEEL_PX, pause_ms: int 
         placeholders: set[str] = set()
         page.on("response", lambda r: r.headers.get("x-warmfeed-placeholder")
                 and placeholders.add(urlsplit(r.url).path))
-        page.goto(server.url + "/", wait_until="domcontentloaded")
-        wait_js(page)
-        # The first screen: cold on a fresh server, recorded apart.
-        page.wait_for_function("""() => [...document.querySelectorAll('.thumb img')]
-            .filter(i => i.getBoundingClientRect().top < innerHeight)
-            .every(i => i.complete)""", timeout=30_000)
-        page.wait_for_timeout(300)
         before = admin_cache(server)
+        page.goto(server.url + path, wait_until="domcontentloaded")
+        page.wait_for_function("() => document.documentElement.classList.contains('js')")
         start = page.evaluate("() => performance.now()")
-        page.mouse.move(VIEWPORT["width"] / 2, VIEWPORT["height"] / 2)
-        last = PAGES * PAGE_SIZE
-        steps = 0
-        while steps < 600:
-            done = page.evaluate("""n => {
-                const a = document.querySelector(`[role=feed] article[aria-posinset="${n}"]`)
-                return !!a && a.getBoundingClientRect().bottom <= innerHeight
-            }""", last)
-            if done:
-                break
-            page.mouse.wheel(0, wheel_px)
-            page.wait_for_timeout(pause_ms)
-            steps += 1
-        else:
-            raise AssertionError(f"row {last} never came into view after {steps} wheel steps")
+        last = first_row + pages * PAGE_SIZE - 1
+        run = page.evaluate(SCROLL, {"pace": pace, "last": last, "limitMs": 600_000})
+        assert run["reached"], f"row {last} never came into view in {run['ms'] / 1000:.0f} s"
         # Let the last screen's thumbnails finish (or not) before reading the clock.
         page.wait_for_timeout(1500)
         end = page.evaluate("() => performance.now()")
@@ -183,23 +155,27 @@ def scroll_run(browser, server: Server, wheel_px: int = WHEEL_PX, pause_ms: int 
         blank = max(0.0, painted - r["enter"])
         row = {"src": r["src"], "blank_ms": blank, "loaded": r["load"] is not None,
                "error": r["error"] is not None, "placeholder": r["src"] in placeholders}
-        (first if r["enter"] < start else scrolled).append(row)
-    late = [r for r in scrolled
+        (first if r["enter"] < start + 50 else scrolled).append(row)
+    every = first + scrolled
+    late = [r for r in every
             if r["blank_ms"] > LATE_MS or not r["loaded"] or r["error"] or r["placeholder"]]
     return {
         "prewarm": None,  # filled by the caller
-        "wheel_px": wheel_px,
-        "pause_ms": pause_ms,
-        "wheel_steps": steps,
-        "scroll_seconds": (end - start) / 1000,
+        "pace": pace,
+        "path": path,
+        "scroll_seconds": run["ms"] / 1000,
         "first_screen": len(first),
+        "first_screen_late": sum(r in late for r in first),
         "first_screen_blank_ms": sum(r["blank_ms"] for r in first),
-        "entered": len(scrolled),
+        "entered": len(every),
         "late": len(late),
+        "late_share": len(late) / len(every) if every else None,
         "late_examples": sorted(late, key=lambda r: -r["blank_ms"])[:5],
-        "placeholders": sum(r["placeholder"] for r in scrolled),
-        "blank_ms": sum(r["blank_ms"] for r in scrolled),
-        "painted_in_time": (1 - len(late) / len(scrolled)) if scrolled else None,
+        "placeholders": sum(r["placeholder"] for r in every),
+        "blank_ms": sum(r["blank_ms"] for r in every),
+        "painted_in_time": (1 - len(late) / len(every)) if every else None,
+        "scrolled": len(scrolled),
+        "scrolled_late": sum(r in late for r in scrolled),
         "hit_ratio": after.get("hit_ratio"),
         "scroll_hit_ratio": ratio(before, after),
         "counters_before": {k: before.get(k) for k in ("hits", "misses", "coalesced", "negative_hits")},
@@ -210,15 +186,17 @@ def scroll_run(browser, server: Server, wheel_px: int = WHEEL_PX, pause_ms: int 
     }
 
 
-def measure(browser, prewarm: int, wheel_px: int = WHEEL_PX, pause_ms: int = WHEEL_PAUSE_MS) -> dict:
-    server = start_server(prewarm)
+def measure(browser, prewarm: int, pace: int = PACE, path: str = "/", pages: int = PAGES,
+            first_row: int = 1, demo_items: int = DEMO_ITEMS) -> dict:
+    """A newcomer's server, started now, and one scroll through it."""
+    server = start_server(prewarm, demo_items=demo_items)
     try:
-        wait_painted(server)
-        result = scroll_run(browser, server, wheel_px, pause_ms)
+        result = scroll_run(browser, server, pace, path, pages, first_row)
         result["prewarm"] = prewarm
         # The server's complaints during the run (origin errors and the like), as evidence.
         result["log_warnings"] = [line for line in server.log().splitlines()
                                   if " warning " in line or " error " in line][-8:]
+        result["page_one_warm"] = [line for line in server.log().splitlines() if "page 1 is warm" in line][:1]
     finally:
         problem = server.stop()
     assert problem is None, problem

@@ -1,0 +1,62 @@
+import Synchronization
+
+/// Holds the first visitors' requests for page 1 while the server warms it at
+/// start, so the very first screen anyone sees has its thumbnails: answering
+/// a few hundred milliseconds later beats painting boxes blank for as long.
+///
+/// It opens once page 1 is warm, or after `limit` whatever happens (a dead
+/// origin delays the first page by that much at most, once); it never closes
+/// again. Other pages and thumbnails are never held.
+final class StartGate: Sendable {
+    private struct State {
+        var open = false
+        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextTicket = 0
+    }
+
+    private let state = Mutex(State())
+    let limit: Duration
+
+    init(limit: Duration) { self.limit = limit }
+
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    /// Lets everyone through, now and from now on.
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Returns once the gate is open, or when the task is cancelled.
+    func pass() async {
+        let ticket = state.withLock { state -> Int? in
+            guard !state.open else { return nil }
+            state.nextTicket += 1
+            return state.nextTicket
+        }
+        guard let ticket else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.open || Task.isCancelled { return true }
+                    state.waiting[ticket] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { $0.waiting.removeValue(forKey: ticket) }
+            continuation?.resume()
+        }
+    }
+
+    /// Opens the gate after `limit`, unless it opened before (run once, at start).
+    func openAfterLimit() async {
+        try? await Task.sleep(for: limit)
+        open()
+    }
+}

@@ -62,6 +62,7 @@ final class CacheObserver: Service, Sendable {
     func stats() -> CacheStats {
         let thumbs = thumbnails.snapshot
         let warm = prewarmer.snapshot
+        let leads = prewarmer.leads
         let page = pages.usage
         let fetched = fetcher.stats
         func latency(_ window: LatencyWindow) -> CacheStats.Latency {
@@ -87,7 +88,9 @@ final class CacheObserver: Service, Sendable {
             failures: thumbs.counters.failures,
             inFlight: thumbs.inFlight,
             prewarm: .init(queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped, readers: warm.readers,
-                           pageOneWarmSeconds: prewarmer.topWarmAfter),
+                           pageOneWarmSeconds: prewarmer.topWarmAfter,
+                           leads: Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) }),
+                           pageWarmSeconds: leads.warmSeconds),
             origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetched.inFlight,
                           busy: fetched.busy, cancelled: fetched.cancelled, latency: latency(thumbs.originLatency)),
             thumbnailLatency: latency(thumbs.thumbnailLatency),

@@ -26,6 +26,10 @@ struct CacheStats: Codable, Sendable {
         /// Seconds page 1 took to be warm after the start (or the last import
         /// that changed the top); nil while it is not yet.
         var pageOneWarmSeconds: Double?
+        /// How many readers have each lead (pages warmed ahead), by lead.
+        var leads: [String: Int]
+        /// Seconds a page takes to warm (render and thumbnails), smoothed; nil before the first.
+        var pageWarmSeconds: Double?
     }
 
     struct Origin: Codable, Sendable {

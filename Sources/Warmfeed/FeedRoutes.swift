@@ -40,7 +40,7 @@ struct FeedRoutes: Sendable {
         // milliseconds), so the first screen anyone sees is whole.
         if let gate = prewarmer?.startGate, query.number == 1, !gate.isOpen {
             return .later {
-                await gate.pass()
+                await gate.passWithinLimit()
                 return await reply(to: request, query: query, kind: kind).response
             }
         }
@@ -53,7 +53,7 @@ struct FeedRoutes: Sendable {
         let gzip = request.acceptsGzip
         let reader = ReaderCookie(request: request, issueIfMissing: kind == .document)
         if let rendering = pages.kept(key) {
-            track(reader, rendering, revision: revision)
+            track(reader, rendering, query: key.query, revision: revision)
             if gzip, !rendering.compressed {
                 // The first client that accepts gzip compresses the page, off the server threads.
                 return .later { response(pages.compressed(rendering, for: key), gzip: true, reader: reader) }
@@ -69,7 +69,7 @@ struct FeedRoutes: Sendable {
                     return failure(404, "no such page: the feed is shorter than that", kind: kind)
                 }
                 if gzip { rendering = pages.compressed(rendering, for: key) }
-                track(reader, rendering, revision: revision)
+                track(reader, rendering, query: key.query, revision: revision)
                 return response(rendering, gzip: gzip, reader: reader)
             } catch {
                 logger.error("page failed", metadata: ["error": "\(error)"])
@@ -83,9 +83,9 @@ struct FeedRoutes: Sendable {
     /// `Sec-Fetch-Mode: navigate`, and is about to scroll). Other requests
     /// without the cookie (crawlers, health checks, scripts) are not tracked,
     /// so they cost what a page from the cache costs.
-    private func track(_ reader: ReaderCookie, _ rendering: PageCache.Rendering, revision: Int) {
+    private func track(_ reader: ReaderCookie, _ rendering: PageCache.Rendering, query: PageQuery, revision: Int) {
         guard let prewarmer, let id = reader.tracked else { return }
-        prewarmer.readerViewed(id, number: rendering.number, older: rendering.older, newer: rendering.newer, revision: revision)
+        prewarmer.readerViewed(id, number: rendering.number, query: query, older: rendering.older, newer: rendering.newer, revision: revision)
     }
 
     private func response(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Response {

@@ -75,33 +75,37 @@ final class Prewarmer: Service, Sendable {
         self.logger = logger
     }
 
-    /// A reader was served page `number`, whose neighbours are `older` and
-    /// `newer`, at store revision `revision`.
-    func readerViewed(_ reader: String, number: Int, older olderCursor: Cursor?, newer newerCursor: Cursor?, revision: Int) {
+    /// A reader was served page `number` (asked for with `query`), whose
+    /// neighbours are `older` and `newer`, at store revision `revision`.
+    func readerViewed(
+        _ reader: String, number: Int, query: PageQuery? = nil, older olderCursor: Cursor?, newer newerCursor: Cursor?, revision: Int
+    ) {
         let (older, newer) = Self.neighbours(older: olderCursor, newer: newerCursor, number: number)
-        viewed(reader, number: number, older: older, newer: newer, revision: revision)
+        viewed(reader, number: number, target: query.map { PageQuery(request: $0.request, number: number) }, older: older, newer: newer, revision: revision)
     }
 
     /// New items landed at the top of the feed, or the server has just
     /// started (store revision `revision`): warm the first pages as if a reader
-    /// stood just above page 1, so the first readers find them warm.
-    func warmTop(revision: Int) {
+    /// stood just above page 1, so the first readers find them warm; with
+    /// `holdingPageOne` (at start), page 1 is answered once it is warm.
+    func warmTop(revision: Int, holdingPageOne: Bool = false) {
+        if holdingPageOne { startGate.close() }
         let now = clock.now
         top.withLock { $0 = (now, nil) }
         viewed(Self.top, number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision)
     }
 
     /// Page 1's requests wait here while the start's warm-up runs (see `StartGate`).
-    let startGate = StartGate(limit: .seconds(5))
+    let startGate = StartGate(limit: .seconds(3))
 
     /// How long page 1 took to be warm (rendered, its thumbnails made) after
     /// the last `warmTop`, in seconds; nil while it is not yet.
     var topWarmAfter: Double? { top.withLock { $0.warmAfter } }
 
-    private func viewed(_ reader: String, number: Int, older: PageQuery?, newer: PageQuery?, revision: Int) {
+    private func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int) {
         let now = clock.now
         decide { state in
-            state.planner.readerViewed(reader, page: number, older: older, newer: newer, revision: revision, now: now)
+            state.planner.readerViewed(reader, page: number, target: target, older: older, newer: newer, revision: revision, now: now)
         }
     }
 
@@ -113,6 +117,19 @@ final class Prewarmer: Service, Sendable {
         state.withLock {
             let readers = $0.planner.readerCount - ($0.planner.isFollowing(Self.top) ? 1 : 0)
             return ($0.planner.load.queued, $0.planner.load.running, $0.planner.counters, readers)
+        }
+    }
+
+    /// The leads readers have now (lead → readers, the stand-in above page 1
+    /// left out) and the seconds a page takes to warm, smoothed.
+    var leads: (leads: [Int: Int], warmSeconds: Double?) {
+        state.withLock { state in
+            var leads = state.planner.leads
+            if let top = state.planner.lead(of: Self.top)?.lead {
+                leads[top, default: 0] -= 1
+                if leads[top] == 0 { leads[top] = nil }
+            }
+            return (leads, state.planner.warmSeconds)
         }
     }
 
@@ -165,8 +182,8 @@ final class Prewarmer: Service, Sendable {
         decide { state in
             state.tasks.ended(start)
             return outcome.cancelled
-                ? state.planner.cancelled(job)
-                : state.planner.finished(job, older: outcome.older, newer: outcome.newer)
+                ? state.planner.cancelled(job, now: clock.now)
+                : state.planner.finished(job, older: outcome.older, newer: outcome.newer, now: clock.now)
         }
     }
 

@@ -4,12 +4,13 @@ import Synchronization
 /// start, so the very first screen anyone sees has its thumbnails: answering
 /// a few hundred milliseconds later beats painting boxes blank for as long.
 ///
-/// It opens once page 1 is warm, or after `limit` whatever happens (a dead
-/// origin delays the first page by that much at most, once); it never closes
-/// again. Other pages and thumbnails are never held.
+/// It is open unless the server warms page 1 at start (`close()`, before it
+/// listens); it opens once page 1 is warm, or after `limit` whatever happens
+/// (a dead origin delays the first page by that much at most, once), and
+/// never closes again. Other pages and thumbnails are never held.
 final class StartGate: Sendable {
     private struct State {
-        var open = false
+        var open = true
         var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextTicket = 0
     }
@@ -20,6 +21,9 @@ final class StartGate: Sendable {
     init(limit: Duration) { self.limit = limit }
 
     var isOpen: Bool { state.withLock { $0.open } }
+
+    /// Holds page 1 from now until `open()` (called once, at start).
+    func close() { state.withLock { $0.open = false } }
 
     /// Lets everyone through, now and from now on.
     func open() {
@@ -54,9 +58,26 @@ final class StartGate: Sendable {
         }
     }
 
-    /// Opens the gate after `limit`, unless it opened before (run once, at start).
+    /// Returns once the gate is open or `limit` has passed, whichever comes
+    /// first (each request keeps its own clock, whatever else is running).
+    func passWithinLimit() async {
+        guard !isOpen else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: self.limit) }
+            group.addTask { await self.pass() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Opens the gate after `limit`; returns as soon as it is open (run once, at start).
     func openAfterLimit() async {
-        try? await Task.sleep(for: limit)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: self.limit) }
+            group.addTask { await self.pass() }
+            await group.next()
+            group.cancelAll()
+        }
         open()
     }
 }

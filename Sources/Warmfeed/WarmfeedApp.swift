@@ -92,7 +92,7 @@ public final class WarmfeedApp: Sendable {
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil
         // The first visitor finds page 1 warm: it is warmed from the start, as after an import
         // (an empty feed has nothing to warm; its first import will call for it).
-        if let tracked, (try? store.count()) ?? 0 > 0 { tracked.warmTop(revision: store.revision) }
+        if let tracked, (try? store.count()) ?? 0 > 0 { tracked.warmTop(revision: store.revision, holdingPageOne: true) }
         refresher = try configuration.source.map { text throws(ImportError) in
             SourceRefresher(
                 source: try ImportSource(text), interval: configuration.refreshInterval,

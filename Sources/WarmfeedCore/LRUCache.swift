@@ -44,6 +44,12 @@ public struct LRUCache<Key: Hashable, Value> {
     /// Whether `key` is kept, without touching its recency.
     public func contains(_ key: Key) -> Bool { index[key] != nil }
 
+    /// The value for `key`, without touching its recency.
+    public func peek(_ key: Key) -> Value? { index[key].flatMap { slots[$0]?.value } }
+
+    /// Every value, in no particular order, without touching recency.
+    public var values: some Sequence<Value> { slots.lazy.compactMap { $0?.value } }
+
     /// Keeps `value` for `key` (replacing any old value), then evicts the least
     /// recently used entries until the total fits. An entry costlier than the
     /// whole capacity is not kept. Returns what was evicted, oldest first.

@@ -1,7 +1,15 @@
 /// Decides which pages to warm ahead of each reader, as a pure state machine.
 ///
 /// When a reader is served page N, the pages they are about to reach, N+1 …
-/// N+`lead` in the direction they are moving, are wanted; a job warms one page
+/// N+lead in the direction they are moving, are wanted, and one page behind
+/// them (the trailing side, warmed last; the leading and trailing sides swap
+/// when the reader turns back, as in Texture's range controller). Each
+/// reader's lead follows their pace: the planner times the pages a reader is
+/// served and the jobs it runs, and gives a reader the pages they will cross
+/// in three times the time a page takes to warm, from 1 up to `maxLead`; a
+/// reader whose pace is not known yet gets `lead`. A reader who lands on a page
+/// by a jump (a deep link, a fling) gets that page itself warmed first, then
+/// the pages after it. A job warms one page
 /// (renders it, makes its thumbnails) and, when it ends, reveals the page after
 /// it, which is queued in turn while still within reach. Jobs nearest a reader
 /// run first. When a reader jumps (a fling, a deep link) or turns back, jobs no
@@ -43,10 +51,18 @@ public struct PrewarmPlanner<Target: Hashable> {
         var page: Int
         var direction: Int
         var seen: Double
+        /// When the reader last changed page.
+        var movedAt: Double
+        /// Pages a second, once two steps have been timed.
+        var pace: Double?
+        /// Pages warmed ahead of them, as their demand was counted.
+        var lead: Int
     }
 
-    /// Pages warmed ahead of a reader.
+    /// Pages warmed ahead of a reader whose pace is not known yet.
     public let lead: Int
+    /// The most pages warmed ahead of any reader.
+    public let maxLead: Int
     /// The most jobs queued at once.
     public let maxQueued: Int
     /// Seconds after which a silent reader is forgotten.
@@ -78,10 +94,18 @@ public struct PrewarmPlanner<Target: Hashable> {
     private let maxKnown = 4096
     /// The counters so far.
     public private(set) var counters = Counters()
+    /// Seconds a job takes from start to finish, smoothed; nil before the first.
+    public private(set) var warmSeconds: Double?
+    /// When each running job started.
+    private var startedAt: [Int: Double] = [:]
+    /// The latest time an event gave.
+    private var now: Double = 0
 
-    /// A planner warming `lead` pages ahead of each reader, `concurrency` at a time.
-    public init(lead: Int = 2, maxQueued: Int = 64, readerTTL: Double = 600, maxReaders: Int = 10_000, concurrency: Int = 2) {
+    /// A planner warming `lead` pages ahead of each reader until their pace is
+    /// known, then 1 to `maxLead` (at least `lead`), `concurrency` at a time.
+    public init(lead: Int = 2, maxLead: Int = 8, maxQueued: Int = 64, readerTTL: Double = 600, maxReaders: Int = 10_000, concurrency: Int = 2) {
         self.lead = max(0, lead)
+        self.maxLead = max(self.lead, maxLead)
         self.maxQueued = max(1, maxQueued)
         self.readerTTL = readerTTL
         self.maxReaders = max(1, maxReaders)
@@ -98,31 +122,73 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// Whether `reader` is followed now.
     public func isFollowing(_ reader: String) -> Bool { readers.contains(reader) }
 
-    /// Reader `reader` was served `page` of the store at `revision`; `older`
-    /// and `newer` name the pages beside it. A revision other than the one
-    /// planned for means the feed changed: pages warmed before are stale and
-    /// are warmed again when wanted. Returns the running jobs no reader wants
-    /// any more to cancel, and the jobs to start.
-    public mutating func readerViewed(_ reader: String, page: Int, older: Target?, newer: Target?, revision: Int, now: Double) -> [Action] {
+    /// The lead each reader has now, counted: lead → readers (for the admin view).
+    public var leads: [Int: Int] {
+        var counts: [Int: Int] = [:]
+        for reader in readers.values { counts[reader.lead, default: 0] += 1 }
+        return counts
+    }
+
+    /// `reader`'s lead and pace (pages a second), when followed.
+    public func lead(of reader: String) -> (lead: Int, pace: Double?)? {
+        readers.peek(reader).map { ($0.lead, $0.pace) }
+    }
+
+    /// The lead for a reader moving at `pace` pages a second: the pages they
+    /// cross in three times a page's warm-up, at least one, at most `maxLead`.
+    func lead(forPace pace: Double?) -> Int {
+        guard lead > 0 else { return 0 }
+        guard let pace, let warmSeconds else { return lead }
+        return min(maxLead, max(1, Int((pace * warmSeconds * 3).rounded(.up))))
+    }
+
+    /// Reader `reader` was served `page` of the store at `revision` (asked for
+    /// with `target`, when given); `older` and `newer` name the pages beside
+    /// it. A revision other than the one planned for means the feed changed:
+    /// pages warmed before are stale and are warmed again when wanted. Returns
+    /// the running jobs no reader wants any more to cancel, and the jobs to start.
+    public mutating func readerViewed(
+        _ reader: String, page: Int, target: Target? = nil, older: Target?, newer: Target?, revision: Int, now: Double
+    ) -> [Action] {
+        self.now = now
         if revision != self.revision {
             forgetWarmed()
             self.revision = revision
         }
         forgetSilentReaders(now: now)
         let previous = readers.removeValue(for: reader)
-        var direction = previous?.direction ?? 1
-        if let previous, page != previous.page { direction = page > previous.page ? 1 : -1 }
-        if let previous { removeDemand(of: previous) }
-        let moved = Reader(page: page, direction: direction, seen: now)
+        var moved = previous ?? Reader(page: page, direction: 1, seen: now, movedAt: now, pace: nil, lead: 0)
+        if let previous {
+            removeDemand(of: previous)
+            if page != previous.page {
+                moved.direction = page > previous.page ? 1 : -1
+                if abs(page - previous.page) == 1 {
+                    // One step: time it (a reader who stays on a page for ages slows their pace).
+                    let step = 1 / max(0.1, now - previous.movedAt)
+                    moved.pace = previous.pace.map { 0.5 * $0 + 0.5 * step } ?? step
+                }
+                moved.movedAt = now
+            }
+        }
+        moved.page = page
+        moved.seen = now
+        moved.lead = lead(forPace: moved.pace)
         // Past `maxReaders`, the reader silent longest makes room.
         for evicted in readers.insert(moved, for: reader, cost: 1) { removeDemand(of: evicted.value) }
         addDemand(of: moved)
-        warmed.insert(page)  // the reader has it: rendering it was the warming
+        let jumped = previous.map { abs(page - $0.page) > 1 } ?? true
+        if jumped, let target {
+            // Landed here: the rows below the first screen come next, before any page ahead.
+            enqueue(Job(page: page, target: target))
+        } else {
+            warmed.insert(page)  // stepped here: it was warmed ahead, or its reader is asking for it now
+        }
         learn(page: page, older: older, newer: newer)
-        for step in 1...max(1, lead) {
-            let ahead = page + step * direction
+        for step in 1...max(1, moved.lead) {
+            let ahead = page + step * moved.direction
             if let target = known[ahead] { enqueue(Job(page: ahead, target: target)) }
         }
+        if moved.lead > 0, let target = known[page - moved.direction] { enqueue(Job(page: page - moved.direction, target: target)) }
         return nextActions()
     }
 
@@ -130,9 +196,15 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// queued if a reader is still heading their way. Returns the jobs to
     /// start in the place it leaves. A job not running (reported twice, or
     /// already reported cancelled) changes nothing.
-    public mutating func finished(_ job: Job, older: Target?, newer: Target?) -> [Action] {
+    public mutating func finished(_ job: Job, older: Target?, newer: Target?, now: Double? = nil) -> [Action] {
+        if let now { self.now = now }
+        let started = startedAt[job.page]
         guard end(job) else { return [] }
         counters.done += 1
+        if let now, let started {
+            let seconds = max(0, now - started)
+            warmSeconds = warmSeconds.map { 0.8 * $0 + 0.2 * seconds } ?? seconds
+        }
         warmed.insert(job.page)
         learn(page: job.page, older: older, newer: newer)
         if let older { enqueue(Job(page: job.page + 1, target: older)) }
@@ -143,7 +215,8 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// A running job stopped before it was done (after a `.cancel`, or at
     /// shutdown). Returns the jobs to start in the place it leaves. A job not
     /// running (already finished) changes nothing.
-    public mutating func cancelled(_ job: Job) -> [Action] {
+    public mutating func cancelled(_ job: Job, now: Double? = nil) -> [Action] {
+        if let now { self.now = now }
         guard end(job) else { return [] }
         counters.cancelled += 1
         return nextActions()
@@ -167,6 +240,7 @@ public struct PrewarmPlanner<Target: Hashable> {
               let best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) }) {
             queued[best.page] = nil
             running[best.page] = best
+            startedAt[best.page] = now
             actions.append(.start(best))
         }
         return actions
@@ -176,6 +250,7 @@ public struct PrewarmPlanner<Target: Hashable> {
     private mutating func end(_ job: Job) -> Bool {
         guard running[job.page] == job else { return false }
         running[job.page] = nil
+        startedAt[job.page] = nil
         cancelling.remove(job.page)
         return true
     }
@@ -192,7 +267,8 @@ public struct PrewarmPlanner<Target: Hashable> {
         known.removeAll()
     }
 
-    /// Whether some reader is on `page` or heading for it within `lead` pages.
+    /// Whether some reader is on `page`, heading for it within their lead, or
+    /// just past it (the trailing side).
     /// The page a reader has just reached stays wanted: its thumbnails are being
     /// asked for right now, and a job still warming it must not be cancelled.
     public func isWanted(_ page: Int) -> Bool {
@@ -204,17 +280,25 @@ public struct PrewarmPlanner<Target: Hashable> {
         demand[page]?.firstIndex { $0 > 0 } ?? Int.max
     }
 
+    /// The pages a reader wants, each with its distance: the page they are on
+    /// (0), the lead ahead (1 … lead), then the page behind (lead + 1, after
+    /// every page ahead of anyone).
+    private func wantedPages(of reader: Reader) -> [(page: Int, distance: Int)] {
+        var pages = (0...reader.lead).map { (reader.page + $0 * reader.direction, $0) }
+        if reader.lead > 0 { pages.append((reader.page - reader.direction, maxLead + 1)) }
+        return pages
+    }
+
     private mutating func addDemand(of reader: Reader) {
-        for ahead in 0...lead {
-            demand[reader.page + ahead * reader.direction, default: Array(repeating: 0, count: lead + 1)][ahead] += 1
+        for (page, distance) in wantedPages(of: reader) {
+            demand[page, default: Array(repeating: 0, count: maxLead + 2)][distance] += 1
         }
     }
 
     private mutating func removeDemand(of reader: Reader) {
-        for ahead in 0...lead {
-            let page = reader.page + ahead * reader.direction
+        for (page, distance) in wantedPages(of: reader) {
             guard var counts = demand[page] else { continue }
-            counts[ahead] -= 1
+            counts[distance] -= 1
             demand[page] = counts.allSatisfy { $0 == 0 } ? nil : counts
         }
     }

@@ -61,7 +61,8 @@ import Testing
         // Finishing a cancelled job does not count or reveal anything.
         #expect(planner.finished(running, older: "after-2", newer: nil).isEmpty)
         #expect(planner.counters.done == 0)
-        #expect(drain(&planner, jump + freed) == [41, 42])
+        // 39 is the page behind the reader, warmed in the second place while 42 is not known yet.
+        #expect(drain(&planner, jump + freed) == [41, 39, 42])
     }
 
     @Test func arrivingOnAPageStillBeingWarmedKeepsItsJob() throws {
@@ -88,12 +89,13 @@ import Testing
     @Test func scrollingBackUpWarmsUpwards() {
         var planner = Planner(lead: 2)
         let down = planner.readerViewed("r", page: 10, older: "after-10", newer: "before-10", revision: 0, now: 0)
-        #expect(drain(&planner, down) == [11, 12])
+        // 9, the page behind, takes the second place while 12 is not known yet.
+        #expect(drain(&planner, down) == [11, 9, 12])
         let up = planner.readerViewed("r", page: 9, older: "after-9", newer: "before-9", revision: 0, now: 1)
         #expect(drain(&planner, up) == [8, 7])
-        // At the top there is nothing above page 1.
+        // At the top there is nothing above page 1: only the page behind, below it.
         let top = planner.readerViewed("r", page: 1, older: "after-1", newer: nil, revision: 0, now: 2)
-        #expect(started(top).isEmpty && planner.load.queued == 0)
+        #expect(started(top).map(\.page) == [2] && planner.load.queued == 0)
     }
 
     @Test func aPageAlreadyWarmedIsNotWarmedAgainUntilTheFeedChanges() {
@@ -127,6 +129,62 @@ import Testing
     }
 }
 
+/// Each reader's lead follows their pace, with a trailing side one page long.
+extension PrewarmPlannerTests {
+    /// A planner that has timed one job at `seconds`.
+    func planner(warmingAPageIn seconds: Double) throws -> Planner {
+        var planner = Planner(lead: 2, maxLead: 8, concurrency: 1)
+        let job = try #require(started(planner.readerViewed("timer", page: 1000, older: "after-1000", newer: nil, revision: 0, now: 0)).first)
+        _ = planner.finished(job, older: nil, newer: nil, now: seconds)
+        #expect(planner.warmSeconds == seconds)
+        return planner
+    }
+
+    @Test func aSlowReaderGetsOnePageAheadAndAFastOneMoreUpToTheCap() throws {
+        var planner = try planner(warmingAPageIn: 1)
+        // Until two steps are timed, the configured lead.
+        _ = planner.readerViewed("slow", page: 1, older: "after-1", newer: nil, revision: 0, now: 10)
+        _ = planner.readerViewed("fast", page: 1, older: "after-1", newer: nil, revision: 0, now: 10)
+        #expect(planner.lead(of: "slow")?.lead == 2)
+        // One page every 30 s: 1/30 page a second, three warm-ups cover a tenth of a page.
+        for page in 2...4 { _ = planner.readerViewed("slow", page: page, older: "after-\(page)", newer: nil, revision: 0, now: 10 + Double(page - 1) * 30) }
+        #expect(planner.lead(of: "slow")?.lead == 1)
+        // One page every 0.5 s: 2 pages a second, three warm-ups cover 6 pages.
+        for page in 2...6 { _ = planner.readerViewed("fast", page: page, older: "after-\(page)", newer: nil, revision: 0, now: 100 + Double(page) * 0.5) }
+        #expect(planner.lead(of: "fast")?.lead == 6)
+        #expect(planner.isWanted(6 + 6) && !planner.isWanted(6 + 7))
+        // Faster still: capped at maxLead.
+        for page in 7...12 { _ = planner.readerViewed("fast", page: page, older: "after-\(page)", newer: nil, revision: 0, now: 110 + Double(page) * 0.1) }
+        #expect(planner.lead(of: "fast")?.lead == 8)
+        #expect(planner.leads == [1: 1, 8: 1, 2: 1])
+    }
+
+    @Test func theTrailingSideIsOnePageAndSwapsWhenTheReaderTurnsBack() {
+        var planner = Planner(lead: 2)
+        _ = planner.readerViewed("r", page: 10, older: "after-10", newer: "before-10", revision: 0, now: 0)
+        #expect([9, 10, 11, 12].allSatisfy(planner.isWanted) && !planner.isWanted(8) && !planner.isWanted(13))
+        // Back up one page: the leading side is now above.
+        _ = planner.readerViewed("r", page: 9, older: "after-9", newer: "before-9", revision: 0, now: 5)
+        #expect([7, 8, 9, 10].allSatisfy(planner.isWanted) && !planner.isWanted(6) && !planner.isWanted(11))
+    }
+
+    @Test func theTrailingPageIsWarmedAfterEveryPageAhead() {
+        var planner = Planner(lead: 2, concurrency: 1)
+        let actions = planner.readerViewed("r", page: 10, older: "after-10", newer: "before-10", revision: 0, now: 0)
+        #expect(drain(&planner, actions) == [11, 12, 9])
+    }
+
+    @Test func aReaderWhoLandsByAJumpGetsTheLandingPageWarmedFirst() {
+        var planner = Planner(lead: 2, concurrency: 1)
+        let landing = planner.readerViewed("r", page: 300, target: "page-300", older: "after-300", newer: "before-300", revision: 0, now: 0)
+        #expect(started(landing).map(\.page) == [300])
+        #expect(drain(&planner, landing) == [300, 301, 302, 299])
+        // A step onto a page is not a landing: that page is the reader's own business now.
+        let step = planner.readerViewed("r", page: 301, target: "page-301", older: "after-301", newer: "before-301", revision: 0, now: 5)
+        #expect(!started(step).map(\.page).contains(301))
+    }
+}
+
 extension PrewarmPlannerTests {
     /// The planner keeps, per page, counts of readers at each distance instead of
     /// scanning every reader; this checks those counts against a plain model of
@@ -152,7 +210,7 @@ extension PrewarmPlannerTests {
             for probe in 0...45 {
                 let expected = model.values.contains { reader in
                     let ahead = (probe - reader.page) * reader.direction
-                    return ahead >= 0 && ahead <= lead
+                    return ahead >= -1 && ahead <= lead  // the lead ahead, and one page behind
                 }
                 #expect(planner.isWanted(probe) == expected, "step \(step), page \(probe)")
             }

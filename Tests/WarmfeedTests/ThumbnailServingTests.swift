@@ -171,20 +171,20 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             try await ServedFeed.with(items: 0, pageSize: 5, configure: { $0.prewarmPages = 2 }) { feed in
                 let ids = try feed.addItems(imagesAt: paths, on: origin)
                 #expect(try await feed.get("/", headers: [Self.returningReader]).status == 200)
-                // Pages 2 and 3 (items 5…14) get warmed without any request for them.
-                // Wait (patiently: the machine may be busy) until both page jobs are done.
+                // The page the reader landed on (its rows below the first screen),
+                // then pages 2 and 3 (items 5…14), get warmed without any request for them.
+                // Wait (patiently: the machine may be busy) until the three page jobs are done.
                 var done = 0
-                for _ in 0..<600 where done < 2 {
+                for _ in 0..<600 where done < 3 {
                     done = (try await feed.adminJSON()["prewarm"] as? [String: Any])?["done"] as? Int ?? 0
-                    if done < 2 { try await Task.sleep(for: .milliseconds(100)) }
+                    if done < 3 { try await Task.sleep(for: .milliseconds(100)) }
                 }
-                #expect(done == 2)
-                #expect(paths[5...].allSatisfy { origin.requests(to: $0) == 1 }, "each warmed item's original fetched once")
-                #expect(paths[..<5].allSatisfy { origin.requests(to: $0) == 0 }, "page 1 is the reader's own: its thumbnails come when the browser asks")
+                #expect(done == 3)
+                #expect(paths.allSatisfy { origin.requests(to: $0) == 1 }, "each warmed item's original fetched once")
                 let before = try await feed.adminJSON()["hits"] as? Int ?? 0
-                for id in ids[5...] { #expect(try await feed.thumbnail(id).status == 200) }
+                for id in ids { #expect(try await feed.thumbnail(id).status == 200) }
                 let after = try await feed.adminJSON()
-                #expect((after["hits"] as? Int ?? 0) - before == 10, "every thumbnail of pages 2 and 3 was already warm")
+                #expect((after["hits"] as? Int ?? 0) - before == 15, "every thumbnail of pages 1 to 3 was already warm")
             }
         }
     }
@@ -209,15 +209,15 @@ extension ThumbnailServingTests {
                 func entries() async throws -> Int {
                     (try await feed.adminJSON()["memory"] as? [String: Any])?["entries"] as? Int ?? -1
                 }
-                // Page 1 served, page 2 warmed: no dense screen seen yet, so 1x only.
+                // Page 1 served (the landing page) and page 2 warmed: no dense screen seen yet, so 1x only.
                 #expect(try await feed.get("/", headers: [Self.returningReader]).status == 200)
-                try await warmedPages(1)
-                #expect(try await entries() == 5)
+                try await warmedPages(2)
+                #expect(try await entries() == 10)
                 // A browser on a dense screen asks for a 2x; from now on pre-warm makes both.
                 #expect(try await feed.thumbnail(ids[0], "2x").status == 200)
                 #expect(try await feed.get("/?page=2", headers: [Self.returningReader]).status == 200)
-                try await warmedPages(2)
-                #expect(try await entries() == 5 + 1 + 10, "page 2's 1x, the 2x asked for, page 3's 1x and 2x")
+                try await warmedPages(3)
+                #expect(try await entries() == 10 + 1 + 10, "pages 1 and 2's 1x, the 2x asked for, page 3's 1x and 2x")
             }
         }
     }

@@ -8,9 +8,12 @@ public struct Thumbnail: Sendable, Equatable {
     public var height: Int
     /// Its encoding.
     public var format: ThumbnailFormat
+    /// Its two colours, when it was made here (not read back from a cache).
+    public var preview: ThumbnailPreview?
 
     /// A thumbnail made of already encoded bytes (for example read back from a disk cache).
-    public init(bytes: [UInt8], width: Int, height: Int, format: ThumbnailFormat) {
+    public init(bytes: [UInt8], width: Int, height: Int, format: ThumbnailFormat, preview: ThumbnailPreview? = nil) {
+        self.preview = preview
         self.bytes = bytes
         self.width = width
         self.height = height

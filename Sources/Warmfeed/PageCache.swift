@@ -35,6 +35,9 @@ final class PageCache: Sendable {
         var number = 1
         var older: Cursor?
         var newer: Cursor?
+        /// When some row with a picture had no preview yet: the previews'
+        /// generation then (a later one means it may have one now).
+        var awaitingPreviews: Int?
 
         /// The HTML, uncompressed.
         var html: ResponseBytes { plain.response.body }

@@ -10,8 +10,11 @@ final class PageService: Sendable {
     let renderer: PageRenderer
     let cache: PageCache
     let pageSize: Int
+    /// How many batches of previews have been kept so far (see `PreviewKeeper`).
+    let previewGeneration: @Sendable () -> Int
 
-    init(store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int) {
+    init(store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int, previewGeneration: @escaping @Sendable () -> Int = { 0 }) {
+        self.previewGeneration = previewGeneration
         self.store = store
         self.renderer = renderer
         self.cache = cache
@@ -24,18 +27,32 @@ final class PageService: Sendable {
     /// The store's revision now: renderings are kept under it.
     var revision: Int { store.revision }
 
-    /// A rendering already kept, without touching the store.
+    /// A rendering already kept, without touching the store; not one that
+    /// lacked previews kept since (it is rendered again with them).
     func kept(_ key: PageCache.Key) -> PageCache.Rendering? {
-        cache.lookUp(key)
+        cache.lookUp(key).flatMap(current)
+    }
+
+    private func current(_ rendering: PageCache.Rendering) -> PageCache.Rendering? {
+        guard let generation = rendering.awaitingPreviews else { return rendering }
+        return generation < previewGeneration() ? nil : rendering
+    }
+
+    /// A rendering of `page`, noting whether a row still awaits its preview.
+    private func rendering(_ html: [UInt8], number: Int, page: Page, generation: Int) -> PageCache.Rendering {
+        var rendering = PageCache.Rendering(html: html, number: number, page: page)
+        if page.items.contains(where: { $0.imageURL != nil && $0.preview == nil }) { rendering.awaitingPreviews = generation }
+        return rendering
     }
 
     /// Reads and renders the page for `key` (a document or a fragment),
     /// keeping what it rendered; nil when there is no such page.
     func render(_ key: PageCache.Key) throws -> PageCache.Rendering? {
+        let generation = previewGeneration()
         guard let (page, fragment) = try fragment(for: key.query, revision: key.revision) else { return nil }
         guard key.kind == .document else { return fragment }
         let html = fragment.html.withUnsafeBytes { Array($0) }
-        let document = PageCache.Rendering(html: renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page)
+        let document = rendering(renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page, generation: generation)
         cache.keep(document, for: key)
         return document
     }
@@ -49,11 +66,12 @@ final class PageService: Sendable {
 
     /// The page for `query` and its rendered fragment (from the cache, or rendered and kept).
     func fragment(for query: PageQuery, revision: Int) throws -> (Page, PageCache.Rendering)? {
+        let generation = previewGeneration()
         guard let page = try store.page(query.request, size: pageSize) else { return nil }
         let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
-        if let kept = cache.rendering(for: key) { return (page, kept) }
+        if let kept = cache.rendering(for: key).flatMap(current) { return (page, kept) }
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
-        let fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: query, number: number), number: number, page: page)
+        let fragment = rendering(renderer.fragment(of: page, query: query, number: number), number: number, page: page, generation: generation)
         cache.keep(fragment, for: key)
         return (page, fragment)
     }

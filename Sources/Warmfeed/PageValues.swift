@@ -88,7 +88,7 @@ struct RowValues: TemplateValues {
         case .position: html.append(rows.page.firstPosition + offset)
         case .total: html.append(rows.page.total)
         case .title: html.append(items[offset].title, escaped: escaped)
-        case .colour: html.append(Int((UInt64(bitPattern: items[offset].id ?? 0) &* 0x9e37_79b9_7f4a_7c15) >> 61))
+        case .colour: PreviewPalette.write(preview: items[offset].preview, id: items[offset].id ?? 0, into: &html)
         case .iso: Timestamp.writeISO(items[offset].published, into: &html)
         case .date: Timestamp.writeDisplay(items[offset].published, into: &html)
         case .summary: html.append(items[offset].summary, escaped: escaped)

@@ -63,8 +63,9 @@ final class Prewarmer: Service, Sendable {
     /// reading pages from `pages` and reading the time from `clock`.
     init(
         lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: WarmfeedMetrics,
-        concurrency: Int = 2, thumbnailsAtOnce: Int = 8, logger: Logger
+        concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = .seconds(3), logger: Logger
     ) {
+        startGate = StartGate(limit: pageOneHold)
         self.metrics = metrics
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
         (starts, startsInput) = AsyncStream.makeStream(of: PrewarmTasks.Start.self)
@@ -96,7 +97,7 @@ final class Prewarmer: Service, Sendable {
     }
 
     /// Page 1's requests wait here while the start's warm-up runs (see `StartGate`).
-    let startGate = StartGate(limit: .seconds(3))
+    let startGate: StartGate
 
     /// How long page 1 took to be warm (rendered, its thumbnails made) after
     /// the last `warmTop`, in seconds; nil while it is not yet.

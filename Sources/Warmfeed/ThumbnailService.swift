@@ -36,11 +36,15 @@ final class ThumbnailService: Sendable {
     let limits: FetchLimits
     let clock: Uptime
     let metrics: WarmfeedMetrics
+    /// Where each picture's preview is kept, when anywhere.
+    let previews: PreviewKeeper?
 
     init(
         memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
-        thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics
+        thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics,
+        previews: PreviewKeeper? = nil
     ) {
+        self.previews = previews
         state = Mutex(State(
             memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count, negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
         ))
@@ -190,6 +194,7 @@ final class ThumbnailService: Sendable {
         ), let made = made(key, from: thumbnail.bytes) {
             seconds = clock.now - start
             metrics.resized(seconds: seconds!)
+            if let preview = thumbnail.preview { previews?.note(key.itemID, preview) }
             result = .success(made)
         } else {
             result = .failure(.image)

@@ -26,6 +26,7 @@ public final class WarmfeedApp: Sendable {
     let observer: CacheObserver
     let fetcher: OriginFetcher
     let demo: DemoOrigin?
+    let previews: PreviewKeeper
     /// Imports the configured source, when there is one.
     let refresher: SourceRefresher?
     let logger: Logger
@@ -52,7 +53,12 @@ public final class WarmfeedApp: Sendable {
         let statics = try StaticFiles(folder: configuration.publicFolder)
         let renderer = try await PageRenderer.load(configuration, statics: statics)
         let pageCache = PageCache(capacityBytes: configuration.pageCacheBytes)
-        pages = PageService(store: store, renderer: renderer, cache: pageCache, pageSize: configuration.pageSize)
+        let previews = PreviewKeeper(store: store)
+        self.previews = previews
+        pages = PageService(
+            store: store, renderer: renderer, cache: pageCache, pageSize: configuration.pageSize,
+            previewGeneration: { previews.generation }
+        )
 
         let fetcher = OriginFetcher(
             maxConnectionsPerHost: configuration.originConnections, maxConnections: max(64, configuration.originConnections * 4),
@@ -84,10 +90,12 @@ public final class WarmfeedApp: Sendable {
             origin: ImageSource(demo: demo),
             limits: limits,
             clock: clock,
-            metrics: metrics
+            metrics: metrics,
+            previews: previews
         )
         prewarmer = Prewarmer(
-            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics, logger: logger
+            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics,
+            pageOneHold: configuration.pageOneHold, logger: logger
         )
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil
         // The first visitor finds page 1 warm: it is warmed from the start, as after an import
@@ -135,7 +143,7 @@ public final class WarmfeedApp: Sendable {
     public var services: [any Service] {
         var services: [any Service] = []
         if let demo { services.append(demo) }
-        services += [RevisionWatcher(store: store), observer, OriginFetcherService(fetcher: fetcher), prewarmer] as [any Service]
+        services += [RevisionWatcher(store: store), previews, observer, OriginFetcherService(fetcher: fetcher), prewarmer] as [any Service]
         if let refresher { services.append(refresher) }
         services.append(server)
         return services

@@ -43,6 +43,8 @@ public struct WarmfeedConfiguration: Sendable {
     /// Where the demo origin keeps its pool of originals, painted once; nil is
     /// `demo-origin/pool` in the data folder. Servers (and tests) may share one.
     public var demoPoolFolder: String?
+    /// The longest page 1 is held at start while it is warmed (see `StartGate`).
+    public var pageOneHold: Duration = .seconds(3)
     /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data folder.
     public var adminToken: String?
     /// A source imported at start (a feed URL or file, or a folder of images);

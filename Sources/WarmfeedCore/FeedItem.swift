@@ -22,6 +22,9 @@ public struct FeedItem: Sendable, Hashable, Codable, FetchableRecord, Persistabl
     public var published: Int64
     /// The item's rank from the oldest (1) to the newest (the item count); kept by the store.
     public var seq: Int64?
+    /// Its picture's preview (see ``ThumbnailPreview``), kept by the store once
+    /// a thumbnail of it has been made; an import leaves it, unless the image changes.
+    public var preview: Int64?
 
     /// The table name.
     public static let databaseTableName = "item"
@@ -29,8 +32,10 @@ public struct FeedItem: Sendable, Hashable, Codable, FetchableRecord, Persistabl
     /// Makes an item (the store assigns `id` and `seq`).
     public init(
         id: Int64? = nil, guid: String, title: String, summary: String, link: String? = nil,
-        imageURL: String? = nil, imageWidth: Int? = nil, imageHeight: Int? = nil, published: Int64, seq: Int64? = nil
+        imageURL: String? = nil, imageWidth: Int? = nil, imageHeight: Int? = nil, published: Int64, seq: Int64? = nil,
+        preview: Int64? = nil
     ) {
+        self.preview = preview
         self.id = id
         self.guid = guid
         self.title = title

@@ -36,6 +36,10 @@ public protocol FeedStore: Sendable {
     /// Keeps `value` under `key` beside the items (nil removes it).
     func setNote(_ key: String, _ value: String?) throws
 
+    /// Keeps each item's picture preview (id → preview); not a change of the
+    /// feed (the revision stays).
+    func setPreviews(_ previews: [Int64: Int64]) throws
+
     /// Looks whether another process wrote to the store since the last look,
     /// and moves `revision` if so. Cheap; the server calls it every second.
     func noticeOtherWriters()

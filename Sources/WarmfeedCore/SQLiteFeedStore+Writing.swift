@@ -26,6 +26,8 @@ final class SQLiteItemSink: FeedItemSink {
         if let existing = try FeedItem.fetchOne(find, arguments: [item.guid]) {
             item.id = existing.id
             item.seq = existing.seq
+            // The preview is the store's, made from the picture: kept while the picture is the same.
+            item.preview = item.imageURL == existing.imageURL ? existing.preview : nil
             if keepStoredDate { item.published = existing.published }
             if (existing.id ?? 0) > idsBefore { summary.repeated += 1 }
             if item == existing {

@@ -63,6 +63,10 @@ public final class SQLiteFeedStore: FeedStore {
                 CREATE INDEX item_seq ON item(seq);
                 """)
         }
+        migrator.registerMigration("v2: previews") { db in
+            // Two colours of each picture, kept once a thumbnail has been made (issue 11).
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN preview INTEGER")
+        }
         return migrator
     }
 
@@ -144,14 +148,14 @@ public final class SQLiteFeedStore: FeedStore {
             id: row.columnInteger(0), guid: row.columnText(1) ?? "", title: row.columnText(2) ?? "",
             summary: row.columnText(3) ?? "", link: row.columnText(4), imageURL: row.columnText(5),
             imageWidth: row.columnInteger(6).map(Int.init), imageHeight: row.columnInteger(7).map(Int.init),
-            published: row.columnInteger(8) ?? 0, seq: row.columnInteger(9)
+            published: row.columnInteger(8) ?? 0, seq: row.columnInteger(9), preview: row.columnInteger(10)
         )
     }
 
     /// The read queries, named so tests can check their query plans.
     enum SQL {
         /// The columns a page reads, in the order `item(_:)` takes them.
-        static let columns = "id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq"
+        static let columns = "id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview"
         /// A deep link: the page whose first item has rank ≤ ?.
         static let pageByNumber = "SELECT \(columns) FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
         /// Following a sentinel: the items just older than (published, id).
@@ -167,6 +171,18 @@ extension SQLiteFeedStore {
     /// The item with `id`, or nil.
     public func item(id: Int64) throws -> FeedItem? {
         try poolForWriting.read { db in try FeedItem.fetchOne(db, key: id) }
+    }
+}
+
+extension SQLiteFeedStore {
+    /// Keeps each item's picture preview (id → preview), in one transaction.
+    /// Not a change of the feed: the revision stays, cached pages stay.
+    public func setPreviews(_ previews: [Int64: Int64]) throws {
+        guard !previews.isEmpty else { return }
+        try poolForWriting.write { db in
+            let update = try db.cachedStatement(sql: "UPDATE item SET preview = ? WHERE id = ? AND preview IS NOT ?")
+            for (id, preview) in previews { try update.execute(arguments: [preview, id, preview]) }
+        }
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTMLTemplates
 import Mustache
 import Testing
+import Thumbnailer
 import WarmfeedCore
 @testable import Warmfeed
 
@@ -58,7 +59,10 @@ import WarmfeedCore
             let id = item.id ?? 0
             var row: [String: Any] = [
                 "id": id, "position": position, "total": total, "title": item.title,
-                "colour": Int((UInt64(bitPattern: id) &* 0x9e37_79b9_7f4a_7c15) >> 61),
+                "colour": item.preview.map { packed -> String in
+                    let preview = ThumbnailPreview(packed: packed)
+                    return "pv pa\(PreviewPalette.index(preview.top)) pb\(PreviewPalette.index(preview.bottom))"
+                } ?? "c\(Int((UInt64(bitPattern: id) &* 0x9e37_79b9_7f4a_7c15) >> 61))",
                 "iso": Timestamp.iso(item.published), "date": Timestamp.display(item.published),
             ]
             if !item.summary.isEmpty { row["summary"] = item.summary }
@@ -78,6 +82,8 @@ import WarmfeedCore
         var items = DemoFeed.items(count: 40).enumerated().map { index, item in
             var item = item
             item.id = Int64(index + 1)
+            // Every third with a picture's preview kept, from black to white.
+            if index % 3 == 0 { item.preview = Int64(index) * 0x0610_1806_1018 & 0xFFFF_FFFF_FFFF }
             return item
         }
         let hostile: [(String, String, String?, String?)] = [

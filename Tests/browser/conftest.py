@@ -45,18 +45,21 @@ class Server:
 
     def __init__(self, page_size: int, demo_items: int = DEMO_ITEMS, threshold: float = 0.7,
                  prewarm: int = 0, extra_args: tuple[str, ...] = (),
-                 env: dict[str, str] | None = None, pool: str | None = SHARED_POOL):
+                 env: dict[str, str] | None = None, pool: str | None = SHARED_POOL,
+                 data: str | None = None):
         """prewarm is off by default: most tests are about pages, not
         thumbnails, and stay light. extra_args go on the command line; env is
         added to the server's environment. pool is the demo origin's pictures'
         folder, shared between tests; None leaves it in the fresh data folder,
-        painted before the server listens, as on a newcomer's machine."""
+        painted before the server listens, as on a newcomer's machine. data,
+        a data folder of an earlier server, is used and left in place."""
         self.page_size = page_size
         self.demo_items = demo_items
         if not os.access(WARMFEED_BIN, os.X_OK):
             pytest.fail(f"no warmfeed binary at {WARMFEED_BIN}: run `swift build --product warmfeed` "
                         "or set WARMFEED_BIN")
-        self.data = tempfile.mkdtemp(prefix="warmfeed-browser-")
+        self._own_data = data is None
+        self.data = data or tempfile.mkdtemp(prefix="warmfeed-browser-")
         self.log_path = os.path.join(self.data, "server.log")
         self.origin_folder = os.path.join(self.data, "demo-origin")
         self._log = open(self.log_path, "wb")
@@ -133,7 +136,8 @@ class Server:
         if problem:
             problem += f"; log:\n{self.log()}"
         self._log.close()
-        shutil.rmtree(self.data, ignore_errors=True)
+        if self._own_data:
+            shutil.rmtree(self.data, ignore_errors=True)
         return problem
 
 

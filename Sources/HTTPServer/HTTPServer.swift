@@ -101,8 +101,13 @@ public final class HTTPServer: Service, Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if core.answerWaitingConnections() > 0 {
-            // Give the daemon's threads a moment to take the resumed connections back.
-            try? await Task.sleep(for: .milliseconds(200))
+            // The daemon's threads must take every resumed connection back before it may stop
+            // (libmicrohttpd aborts the process otherwise): wait until their requests have ended,
+            // not a set time (200 ms was too short under a loaded machine), for at most 5 s.
+            let limit = ContinuousClock.now + .seconds(5)
+            repeat {
+                try? await Task.sleep(for: .milliseconds(10))
+            } while core.requestsInFlight.withLock({ $0 }) > 0 && ContinuousClock.now < limit
         }
         MHD_stop_daemon(daemon.pointer)
         if listenSocket >= 0 { close(listenSocket) }

@@ -57,6 +57,8 @@ public struct PrewarmPlanner<Target: Hashable> {
         var pace: Double?
         /// Pages warmed ahead of them, as their demand was counted.
         var lead: Int
+        /// Pages ahead they reach within one warm-up, as their demand was counted.
+        var reach = 0
     }
 
     /// Pages warmed ahead of a reader whose pace is not known yet.
@@ -173,6 +175,7 @@ public struct PrewarmPlanner<Target: Hashable> {
         moved.page = page
         moved.seen = now
         moved.lead = lead(forPace: moved.pace)
+        moved.reach = moved.pace.flatMap { pace in warmSeconds.map { Int(pace * $0) } } ?? 0
         // Past `maxReaders`, the reader silent longest makes room.
         for evicted in readers.insert(moved, for: reader, cost: 1) { removeDemand(of: evicted.value) }
         addDemand(of: moved)
@@ -275,23 +278,29 @@ public struct PrewarmPlanner<Target: Hashable> {
         distance(page) != Int.max
     }
 
-    /// How many pages the nearest reader heading for `page` is from it; Int.max when none is.
-    private func distance(_ page: Int) -> Int {
+    /// The rank of `page` for the reader who wants it most (lower runs
+    /// first; see `wantedPages`); Int.max when no reader wants it.
+    func distance(_ page: Int) -> Int {
         demand[page]?.firstIndex { $0 > 0 } ?? Int.max
     }
 
-    /// The pages a reader wants, each with its distance: the page they are on
-    /// (0), the lead ahead (1 … lead), then the page behind (lead + 1, after
-    /// every page ahead of anyone).
+    /// The pages a reader wants, each with its rank (lower runs first): the
+    /// page they are on (0), the lead ahead (1 … lead), then the page behind
+    /// (after every page ahead of anyone). Pages a reader will reach before a
+    /// job could warm them (at their pace, within one warm-up) rank after the
+    /// farther ones: their reader asks for them before pre-warm could help,
+    /// and warming them first only delays the pages it can still make ready.
     private func wantedPages(of reader: Reader) -> [(page: Int, distance: Int)] {
-        var pages = (0...reader.lead).map { (reader.page + $0 * reader.direction, $0) }
-        if reader.lead > 0 { pages.append((reader.page - reader.direction, maxLead + 1)) }
+        var pages = (0...reader.lead).map { ahead in
+            (reader.page + ahead * reader.direction, ahead >= 1 && ahead <= reader.reach ? maxLead + ahead : ahead)
+        }
+        if reader.lead > 0 { pages.append((reader.page - reader.direction, 2 * maxLead + 1)) }
         return pages
     }
 
     private mutating func addDemand(of reader: Reader) {
         for (page, distance) in wantedPages(of: reader) {
-            demand[page, default: Array(repeating: 0, count: maxLead + 2)][distance] += 1
+            demand[page, default: Array(repeating: 0, count: 2 * maxLead + 2)][distance] += 1
         }
     }
 

@@ -159,6 +159,18 @@ extension PrewarmPlannerTests {
         #expect(planner.leads == [1: 1, 8: 1, 2: 1])
     }
 
+    @Test func aReaderFasterThanAWarmUpGetsThePagesItCanStillReachInTimeFirst() throws {
+        var planner = try planner(warmingAPageIn: 1)
+        // Two pages a second, a page warms in 1 s: pages 6 and 7 are reached before a job could warm them.
+        for page in 1...5 { _ = planner.readerViewed("fast", page: page, older: "after-\(page)", newer: nil, revision: 0, now: 10 + Double(page) * 0.5) }
+        #expect(planner.lead(of: "fast")?.lead == 6)
+        // Queued jobs run by rank, lowest first: the reader's page, then 8 … 11, then 6 and 7, then the page behind.
+        #expect([5, 8, 9, 10, 11, 6, 7, 4].map(planner.distance) == [0, 3, 4, 5, 6, 9, 10, 17])
+        // A slow reader's next page comes first.
+        for page in 1...3 { _ = planner.readerViewed("slow", page: 100 + page, older: nil, newer: nil, revision: 0, now: 20 + Double(page) * 10) }
+        #expect(planner.distance(104) == 1)
+    }
+
     @Test func theTrailingSideIsOnePageAndSwapsWhenTheReaderTurnsBack() {
         var planner = Planner(lead: 2)
         _ = planner.readerViewed("r", page: 10, older: "after-10", newer: "before-10", revision: 0, now: 0)

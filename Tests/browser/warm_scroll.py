@@ -53,7 +53,7 @@ INIT_SCRIPT = """
   })
   const track = img => {
     if (seen.has(img)) return seen.get(img)
-    const r = { src: img.getAttribute('src'), enter: null, load: null, error: null }
+    const r = { src: img.getAttribute('src') || img.dataset.src, enter: null, load: null, error: null }
     seen.set(img, r)
     rec.push(r)
     if (img.complete && img.naturalWidth > 0) r.load = performance.now()

@@ -3,76 +3,134 @@
 (() => {
   const d = document, h = history, feed = d.querySelector('[role=feed]')
   d.documentElement.classList.add('js')
-  if (!feed || !window.IntersectionObserver || !window.fetch) return
+  if (!feed) return
   h.scrollRestoration = 'manual'
-  // The root reaches far above the viewport: a sentinel the reader has already
-  // passed (a fling, the End key) counts as seen, not only one in view.
-  const io = new IntersectionObserver(es => { for (const e of es) if (e.isIntersecting) load(e.target) }, { rootMargin: '1000000px 0px 0px 0px' })
-  const watch = () => feed.querySelectorAll('.sentinel:not([data-s])').forEach(s => io.observe(s))
-  let err, timer
+  const $ = (s, r = feed) => [...r.querySelectorAll(s)], top = n => n.getBoundingClientRect().top
+  const above = l => l.filter(n => top(n) < innerHeight / 3).length - 1
+  const see = (f, m) => new IntersectionObserver(es => es.forEach(f), { rootMargin: m })
+  // A sentinel already passed (a fling, the End key) counts as seen.
+  const io = see(e => e.isIntersecting && load(e.target), '1e6px 0px 0px')
+  const watch = () => $('.sentinel:not([data-s])').forEach(s => io.observe(s))
+  let err, timer, next
+
+  // Four thumbnails load at a time, nearest first: page fetches keep a connection.
+  const near = new Set(), fly = new Set()
+  const lo = see(e => { near[e.isIntersecting ? 'add' : 'delete'](e.target); pump() }, '100% 0px')
+  const own = i => { fly.add(i); i.onload = i.onerror = () => { fly.delete(i); pump() } }
+  function pump () {
+    while (fly.size < 4 && near.size) {
+      let i, k = 1e9
+      for (const m of near) { const x = (top(m) - innerHeight / 2) ** 2; if (x < k) k = x, i = m }
+      near.delete(i)
+      lo.unobserve(i)
+      own(i), i.srcset = i.dataset.srcset, i.src = i.dataset.src
+    }
+  }
+  const take = i => {
+    for (const a of ['src', 'srcset']) i.dataset[a] ||= i.getAttribute(a), i.removeAttribute(a)
+    i.removeAttribute('loading')
+    return i
+  }
+  for (const i of $('img')) if (!i.complete) top(i) < innerHeight ? own(i) : lo.observe(take(i))
+  // Pages are parsed inert (a template's images do not load).
+  function put (html, at) {
+    const t = d.createElement('template')
+    t.innerHTML = html
+    const is = $('img', t.content).map(take)
+    at(t.content)
+    is.forEach(i => lo.observe(i))
+  }
 
   async function load (s, tries = 0) {
     if (s.dataset.s) return
     s.dataset.s = 'l'
-    feed.setAttribute('aria-busy', 'true')
+    feed.ariaBusy = true
     clearTimeout(timer)
     if (err) err.remove()
     try {
-      const r = await fetch(s.dataset.fragment, { headers: { Accept: 'text/html' } })
+      const r = await fetch(s.dataset.fragment)
       if (!r.ok) throw r.status
       const html = await r.text()
       s.dataset.s = 'd'
       io.unobserve(s)
-      feed.insertAdjacentHTML('beforeend', html)
+      put(html, f => feed.append(f))
       restore()
       watch()
+      fit()
+      if (next) go(next, 1)
     } catch (e) {
       delete s.dataset.s
-      err = d.createElement('div')
-      err.className = 'feed-error'
-      err.setAttribute('role', 'alert')
-      err.innerHTML = 'The next page did not load. <button type="button">Retry</button>'
-      err.querySelector('button').onclick = () => load(s)
-      feed.append(err)
-      // Server errors and lost connections heal: retry with backoff (1 s, 2 s, 4 s … 30 s).
+      feed.insertAdjacentHTML('beforeend', '<div class="feed-error" role="alert">The next page did not load. <button>Retry</button></div>')
+      err = feed.lastChild
+      err.lastChild.onclick = () => load(s)
+      // Server errors and lost connections heal: retry with backoff.
       if (!(e >= 400 && e < 500)) timer = setTimeout(() => load(s, tries + 1), Math.min(3e4, 1e3 * 2 ** tries))
     }
-    feed.setAttribute('aria-busy', 'false')
+    feed.ariaBusy = false
   }
 
-  // Keep the URL on the page in view, with the offset into it, so reload and
-  // back/forward land where the reader was.
+  // Pages far away give way to a spacer of their height that keeps their HTML.
+  const back = n => put(n.h, f => n.replaceWith(f))
+  function fit () {
+    const H = innerHeight, u = $('[data-page], .gap'), f = d.activeElement.closest('article'), r = new Range()
+    const c = above(u)
+    u.forEach((n, k) => {
+      const m = u[k + 1], a = top(n), b = m && top(m)
+      if (!m || b > -2 * H && a < 3 * H) return n.h && back(n)
+      r.setStartBefore(n)
+      r.setEndBefore(m)
+      if (n.h || Math.abs(k - c) < 6 || f && r.intersectsNode(f)) return
+      const sp = d.createElement('div')
+      sp.append(r.extractContents())
+      sp.h = sp.innerHTML
+      sp.innerHTML = ''
+      sp.className = 'gap'
+      sp.style.height = b - a + 'px'
+      r.insertNode(sp)
+    })
+  }
+
+  // The feed pattern's keys: Page Down / Up, Ctrl+End / Home.
+  function go (a, down) {
+    let n = a
+    next = 0
+    while ((n = down ? n.nextElementSibling : n.previousElementSibling) && n.tagName != 'ARTICLE') if (n.h) back(n), n = a
+    if (n) n.focus()
+    else if (down && (n = $('.sentinel').pop())) next = a, load(n)
+  }
+  feed.addEventListener('keydown', e => {
+    const k = e.key, a = e.target.closest('article'), end = k == 'End'
+    if (a && /^Page/.test(k)) go(a, k == 'PageDown')
+    else if (e.ctrlKey && (end || k == 'Home')) d.querySelector(end ? '.foot a' : '.brand')?.focus()
+    else return
+    e.preventDefault()
+  })
+
+  // Keep the URL on the page in view, with the offset into it.
   let tick, last = 0, idle
   function track () {
-    tick = 0
-    let cur
-    for (const a of feed.querySelectorAll('article[data-url]')) {
-      if (a.getBoundingClientRect().top > innerHeight / 3) break
-      cur = a
-    }
+    const l = $('article[data-url]'), cur = l[above(l)]
     if (!cur) return
     const url = cur.dataset.url, now = Date.now()
-    // Browsers throttle replaceState: write at once when the page changes, else at
-    // most once a second, and once more when scrolling stops.
+    // Browsers throttle replaceState: at once for a new page, else once a second and at the stop.
     clearTimeout(idle)
     if (url === location.pathname + location.search && now - last < 1e3) { idle = setTimeout(() => { last = 0; track() }, 250); return }
     last = now
-    h.replaceState({ dy: Math.round(-cur.getBoundingClientRect().top) }, '', url)
+    h.replaceState({ dy: Math.round(-top(cur)) }, '', url)
   }
-  addEventListener('scroll', () => { tick = tick || requestAnimationFrame(track) }, { passive: true })
+  addEventListener('scroll', () => { tick = tick || requestAnimationFrame(() => { tick = 0; track(); fit() }) })
   for (const e of ['pagehide', 'beforeunload']) addEventListener(e, () => { last = 0; track() })
 
-  // Restore the saved offset; a spot past the end of this page's document is
-  // reached once the next page has been appended.
+  // Restore the saved offset, past this document's end once pages are appended.
   const first = feed.querySelector('article[data-url]')
-  let want = first && h.state && h.state.dy > 0 ? first.getBoundingClientRect().top + scrollY + h.state.dy : null
+  let want = first && h.state && h.state.dy > 0 ? top(first) + scrollY + h.state.dy : null
   function restore () {
     if (want == null) return
     scrollTo(0, want)
     if (Math.abs(scrollY - want) < 2) want = null
   }
   // Once the reader scrolls on their own, stop steering.
-  for (const e of ['wheel', 'touchstart', 'keydown']) addEventListener(e, () => { want = null }, { passive: true, once: true })
+  for (const e of ['wheel', 'touchstart', 'keydown']) addEventListener(e, () => { want = null }, { once: true })
   restore()
   watch()
 })()

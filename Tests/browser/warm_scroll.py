@@ -45,7 +45,7 @@ INIT_SCRIPT = """
   })
   const track = img => {
     if (seen.has(img)) return seen.get(img)
-    const r = { src: img.getAttribute('src'), enter: null, load: null, error: null }
+    const r = { src: img.getAttribute('src') || img.dataset.src, enter: null, load: null, error: null }
     img.addEventListener('load', () => { r.src = img.getAttribute('src') })
     seen.set(img, r)
     rec.push(r)

@@ -30,12 +30,12 @@ import Testing
                 #expect(!lower.contains(forbidden), "\(forbidden) reached the page")
             }
             // Every real tag (text can hold no "<": it is escaped) has no event handler, and
-            // every URL in it is the server's own or http(s).
+            // every URL in it is the server's own (a path, or a place in this document) or http(s).
             for tag in Self.tags(in: html) {
                 #expect(tag.firstMatch(of: /[\s"'\/]on[a-zA-Z]+\s*=/) == nil, "an event handler: \(tag)")
                 for match in tag.matches(of: /(?:href|src|srcset|action)="([^"]*)"/) {
                     let url = String(match.1)
-                    #expect(url.hasPrefix("/") || url.hasPrefix("https://") || url.hasPrefix("http://"), "\(url) in \(tag)")
+                    #expect(url.hasPrefix("/") || url.hasPrefix("#") || url.hasPrefix("https://") || url.hasPrefix("http://"), "\(url) in \(tag)")
                 }
             }
             // The text is still there, as text.

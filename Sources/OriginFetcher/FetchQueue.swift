@@ -225,6 +225,23 @@ struct FetchQueue<Work> {
         (waitingCount, running.count, cancelRequests.count, cancelledEarly.count)
     }
 
+    /// Moves the waiting fetches whose work `matches` ahead of their host's
+    /// other non-urgent ones, after its urgent ones (someone waits on them now);
+    /// returns how many moved. Fetches already running are not touched.
+    mutating func promote(where matches: (Work) -> Bool) -> Int {
+        var moved = 0
+        for name in Array(hosts.keys) {
+            var host = hosts[name]!
+            let (promoted, rest) = (host.later.filter { matches($0.work) }, host.later.filter { !matches($0.work) })
+            guard !promoted.isEmpty else { continue }
+            host.urgent += promoted
+            host.later = rest
+            hosts[name] = host
+            moved += promoted.count
+        }
+        return moved
+    }
+
     private mutating func removeWaiting(_ id: ID, of name: String) -> Waiting? {
         guard var host = hosts[name] else { return nil }
         var found: Waiting?

@@ -96,6 +96,14 @@ public final class OriginFetcher: Sendable {
     /// Stops the transfer thread: fetches in flight end with
     /// `FetchError.cancelled`, and so does every later fetch. Returns at once;
     /// calling it again does nothing.
+    /// Someone now waits on the fetches of `url` that were submitted as not
+    /// urgent: those still waiting for a connection start before the host's
+    /// other non-urgent ones. Returns how many were waiting.
+    @discardableResult
+    public func promote(_ url: String) -> Int {
+        loop.queue.withLock { $0.promote { $0.url == url } }
+    }
+
     public func shutdown() {
         loop.shutDown()
     }

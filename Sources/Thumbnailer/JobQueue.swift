@@ -30,6 +30,7 @@ struct JobQueue<Job> {
     private var buckets: [Bucket] = []
     private var reserved: Set<UInt64> = []
     private var cancelledBeforeSubmit: Set<UInt64> = []
+    private var raisedBeforeSubmit: [UInt64: UInt8] = [:]
     private var nextTicket: UInt64 = 1
 
     /// Jobs waiting for a worker.
@@ -50,6 +51,7 @@ struct JobQueue<Job> {
     /// Queues a job under its reserved ticket.
     mutating func submit(_ job: Job, ticket: UInt64, priority: UInt8) -> Submission {
         reserved.remove(ticket)
+        let priority = max(priority, raisedBeforeSubmit.removeValue(forKey: ticket) ?? 0)
         if cancelledBeforeSubmit.remove(ticket) != nil { return .refused(job) }
         if let index = buckets.firstIndex(where: { $0.priority == priority }) {
             buckets[index].entries.append((ticket, job))
@@ -59,6 +61,25 @@ struct JobQueue<Job> {
         }
         queued += 1
         return .queued
+    }
+
+    /// Moves a waiting job to `priority` when that is higher than its own (a
+    /// job not submitted yet is queued there when it is); a running or
+    /// finished job is left alone.
+    mutating func raise(_ ticket: UInt64, to priority: UInt8) {
+        if reserved.contains(ticket) {
+            raisedBeforeSubmit[ticket] = max(priority, raisedBeforeSubmit[ticket] ?? 0)
+            return
+        }
+        for index in buckets.indices where buckets[index].priority < priority {
+            let bucket = buckets[index]
+            guard let position = bucket.entries[bucket.head...].firstIndex(where: { $0.ticket == ticket }) else { continue }
+            let job = buckets[index].entries.remove(at: position).job
+            if buckets[index].isEmpty { buckets.remove(at: index) }
+            queued -= 1
+            _ = submit(job, ticket: ticket, priority: priority)
+            return
+        }
     }
 
     /// Cancels a ticket: returns its job if it was waiting (now removed), and

@@ -40,21 +40,29 @@ final class WorkerPool: @unchecked Sendable {
     /// is cancelled while the work is still queued, the work is dropped and
     /// `cancelled` is returned at once; work already running is finished.
     ///
-    /// Queued work runs in the order of the callers' task priorities.
+    /// Queued work runs in the order of the callers' task priorities; a
+    /// caller whose priority is escalated while its work waits (a task of
+    /// higher priority awaits it) moves its work up.
     func perform<T: Sendable>(cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
         let ticket = condition.withLock { queue.reserve() }
         let priority = Task.currentPriority.rawValue
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-                submit(
-                    Job(
-                        run: { [self] in
-                            let result = work()
-                            condition.withLock { queue.finish() }
-                            continuation.resume(returning: result)
-                        },
-                        cancel: { continuation.resume(returning: cancelled) }),
-                    ticket: ticket, priority: priority)
+            await withTaskPriorityEscalationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+                    submit(
+                        Job(
+                            run: { [self] in
+                                let result = work()
+                                condition.withLock { queue.finish() }
+                                continuation.resume(returning: result)
+                            },
+                            cancel: { continuation.resume(returning: cancelled) }),
+                        ticket: ticket, priority: priority)
+                }
+            } onPriorityEscalated: { _, raised in
+                // Someone of higher priority now waits on this work (a reader on pre-warm's
+                // thumbnail): if it still waits for a worker, it moves up the queue.
+                condition.withLock { queue.raise(ticket, to: raised.rawValue) }
             }
         } onCancel: {
             let removed = condition.withLock { queue.cancel(ticket) }

@@ -27,6 +27,10 @@ final class ThumbnailService: Sendable {
     static let box = (width: 160, height: 120)
 
     private let state: Mutex<State>
+    /// Pre-warm's resizes under way, so a reader who joins one can raise its priority.
+    private let resizesForPrewarm = Mutex<[ThumbnailKey: Task<Void, Never>]>([:])
+    /// Pre-warm's fetches under way, likewise, by item.
+    private let fetchesForPrewarm = Mutex<[Int64: Task<Void, Never>]>([:])
     private let waiterIDs = Atomic<UInt64>(0)
     /// The lookup tiers, in the order the state machine numbers them.
     let tiers: [any ThumbnailTier]
@@ -139,9 +143,28 @@ final class ThumbnailService: Sendable {
                 Task { await lookUp(key, tier: tier) }
             case .fetchOriginal(let itemID, let item, let urgent):
                 // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips queues.
-                Task(priority: urgent ? .high : .low) { await fetchOriginal(itemID, of: item, urgent: urgent) }
+                if urgent {
+                    Task(priority: .high) { await fetchOriginal(itemID, of: item, urgent: true) }
+                } else {
+                    // Made under the lock its end takes to remove it, so it is never kept after it ended.
+                    fetchesForPrewarm.withLock { $0[itemID] = Task(priority: .low) { await fetchOriginal(itemID, of: item, urgent: false) } }
+                }
+            case .promoteFetch(let itemID, let item):
+                // A low-priority task on a busy machine may not even have asked for its fetch yet:
+                // awaiting it from a high one raises it; a fetch already waiting for a connection moves up.
+                if let task = fetchesForPrewarm.withLock({ $0[itemID] }) { Task(priority: .high) { await task.value } }
+                if let url = origin.url(for: item) { fetcher.promote(url) }
             case .resize(let key, let original, let urgent):
-                Task(priority: urgent ? .high : .low) { await resize(key, original: original) }
+                if urgent {
+                    Task(priority: .high) { await resize(key, original: original) }
+                } else {
+                    // Made under the lock its end takes to remove it, so it is never kept after it ended.
+                    resizesForPrewarm.withLock { $0[key] = Task(priority: .low) { await resize(key, original: original) } }
+                }
+            case .promoteResize(let key):
+                // Awaiting it from a high-priority task escalates its priority, and the
+                // thumbnailer moves escalated work up its queue.
+                if let task = resizesForPrewarm.withLock({ $0[key] }) { Task(priority: .high) { await task.value } }
             case .store(let key, let bytes, let indices):
                 Task(priority: .low) { for index in indices { await tiers[index].write(key, bytes) } }
             case .release(let values):
@@ -166,7 +189,9 @@ final class ThumbnailService: Sendable {
             limits.allowFileScheme = url.hasPrefix("file://")
             let start = clock.now
             do throws(FetchError) {
-                result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgent).bytes)
+                // A reader may have joined since the fetch was decided (before this task ran).
+                let urgentNow = urgent || state.withLock { $0.fetchIsUrgent(itemID: itemID) }
+                result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgentNow).bytes)
                 seconds = clock.now - start
                 metrics.originFetched(seconds: seconds!)
             } catch .busy, .cancelled {
@@ -181,6 +206,7 @@ final class ThumbnailService: Sendable {
             result = .failure(.noSource)
         }
         let now = clock.now
+        fetchesForPrewarm.withLock { _ = $0.removeValue(forKey: itemID) }
         apply { $0.originalArrived(itemID: itemID, result, seconds: seconds, now: now) }
     }
 
@@ -200,6 +226,7 @@ final class ThumbnailService: Sendable {
             result = .failure(.image)
         }
         let now = clock.now
+        resizesForPrewarm.withLock { _ = $0.removeValue(forKey: key) }
         apply { $0.resized(key, result, seconds: seconds, now: now) }
     }
 

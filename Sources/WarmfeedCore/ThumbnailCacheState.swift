@@ -80,8 +80,14 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         case lookUp(ThumbnailKey, tier: Int)
         /// Fetch the original of `item` (id `itemID`), then report `originalArrived`.
         case fetchOriginal(itemID: Int64, item: Item, urgent: Bool)
+        /// A reader now waits on the fetch of `item`'s original, started for
+        /// pre-warm: if it still waits for a connection, it goes first.
+        case promoteFetch(itemID: Int64, item: Item)
         /// Resize `original` into `key`'s variant, then report `resized`.
         case resize(ThumbnailKey, original: [UInt8], urgent: Bool)
+        /// A reader now waits on `key`'s resize, started for pre-warm: if it
+        /// still waits for a worker, it goes ahead of pre-warm's.
+        case promoteResize(ThumbnailKey)
         /// Write `bytes` for `key` into each of these lookup tiers.
         case store(ThumbnailKey, bytes: [UInt8], tiers: [Int])
         /// Values dropped from memory: let them go outside the lock.
@@ -220,8 +226,17 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             if reader {
                 counters.coalesced += 1
                 if let waiter { jobs[key]!.waiters.append(waiter) }
-                // A reader now waits on it: what is still to do goes ahead of pre-warm's.
+                // A reader now waits on it: what is still to do goes ahead of pre-warm's,
+                // and so does its original's fetch if it waits for a connection.
+                let wasUrgent = jobs[key]!.urgent
                 jobs[key]!.urgent = true
+                if !wasUrgent {
+                    switch jobs[key]!.stage {
+                    case .awaitingOriginal: return (.joined, [.promoteFetch(itemID: key.itemID, item: jobs[key]!.item)])
+                    case .resizing: return (.joined, [.promoteResize(key)])
+                    case .lookingUp: break
+                    }
+                }
                 return (.joined, [])
             }
             // Pre-warm waits only on what it starts: the job is someone else's.
@@ -421,6 +436,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         }
         return actions
     }
+
+    /// Whether a reader waits on the original of item `itemID` now.
+    public func fetchIsUrgent(itemID: Int64) -> Bool { isUrgent(itemID: itemID) }
 
     private func isUrgent(itemID: Int64) -> Bool {
         originalFetches[itemID]?.contains { jobs[$0]?.urgent == true } ?? false

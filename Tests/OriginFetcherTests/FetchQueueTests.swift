@@ -145,6 +145,27 @@ import Testing
         #expect(queue.takeInbox().start.map(\.work) == ["reader"])
     }
 
+    @Test func aPromotedFetchStartsBeforeTheOtherNonUrgentOnesAfterTheUrgentOnes() {
+        var queue = Queue(maxPerHost: 1)
+        let busy = queue.makeID()
+        _ = queue.submit(busy, "running", host: "h")
+        _ = queue.takeInbox()
+        for (name, urgent) in [("later1", false), ("joined", false), ("reader", true)] {
+            _ = queue.submit(queue.makeID(), name, host: "h", urgent: urgent)
+        }
+        #expect(queue.promote { $0 == "joined" } == 1)
+        #expect(queue.promote { $0 == "running" } == 0, "a running fetch is not waiting")
+        var order: [String] = []
+        var last = busy
+        for _ in 0..<3 {
+            queue.ended(last, .finished)
+            let started = queue.takeInbox().start
+            order += started.map(\.work)
+            last = started.first?.id ?? last
+        }
+        #expect(order == ["reader", "joined", "later1"])
+    }
+
     @Test func aFetchThatWaitsTooLongEndsBusyAndNeverStarts() {
         let start = ContinuousClock.now
         var queue = Queue(maxPerHost: 1, maxWait: .seconds(30))

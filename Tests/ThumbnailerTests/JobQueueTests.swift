@@ -21,6 +21,25 @@ struct JobQueueTests {
         #expect(queue.running == 5 && queue.peakRunning == 5 && queue.queued == 0)
     }
 
+    @Test("A raised job moves up to its new priority, after the jobs already there; lowering is ignored")
+    func raise() {
+        var queue = JobQueue<String>()
+        var tickets: [String: UInt64] = [:]
+        for (name, priority) in [("prewarm-1", 9), ("prewarm-2", 9), ("reader-1", 25)] {
+            tickets[name] = queue.reserve()
+            _ = queue.submit(name, ticket: tickets[name]!, priority: UInt8(priority))
+        }
+        let late = queue.reserve()
+        queue.raise(late, to: 25)  // raised before it was even submitted
+        _ = queue.submit("prewarm-late", ticket: late, priority: 9)
+        queue.raise(tickets["prewarm-2"]!, to: 25)
+        queue.raise(tickets["reader-1"]!, to: 9)
+        #expect(queue.queued == 4)
+        var started: [String] = []
+        while let job = queue.start() { started.append(job) }
+        #expect(started == ["reader-1", "prewarm-late", "prewarm-2", "prewarm-1"])
+    }
+
     @Test("Cancelling a queued job removes it; a running or finished one is left alone")
     func cancelQueued() {
         var queue = JobQueue<String>()

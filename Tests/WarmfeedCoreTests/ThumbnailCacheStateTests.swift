@@ -94,6 +94,28 @@ import Testing
         #expect(answered(make(&state, a, value: "x")) == [7: "x"])
     }
 
+    @Test func aReaderJoiningAPrewarmFetchPromotesItOnce() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: nil, from: .prewarm)
+        #expect(fetches(state.tierAnswered(a, tier: 0, found: nil)) == [a.itemID], "not on disk: pre-warm's fetch")
+        let promoted = { (actions: [State.Action]) in actions.compactMap { if case .promoteFetch(let id, _) = $0 { id } else { nil } } }
+        let (decision, actions) = ask(&state, a, waiter: 7)
+        #expect(decision == .joined && promoted(actions) == [a.itemID], "the fetch a reader now waits on goes first")
+        #expect(promoted(ask(&state, a, waiter: 8).1).isEmpty, "promoted once")
+        let urgent = state.fetchIsUrgent(itemID: a.itemID)
+        #expect(urgent)
+    }
+
+    @Test func aReaderJoiningAPrewarmResizePromotesIt() {
+        var state = State(memoryBudget: 1000)
+        ask(&state, a, waiter: nil, from: .prewarm)
+        _ = state.tierAnswered(a, tier: 0, found: nil)
+        let resize = state.originalArrived(itemID: a.itemID, .success([1, 2, 3]), seconds: 0.1, now: 0)
+        #expect(resizes(resize) == [a])
+        let (_, actions) = ask(&state, a, waiter: 7)
+        #expect(actions.contains { if case .promoteResize(let key) = $0 { key == a } else { false } })
+    }
+
     @Test func prewarmWaitsOnlyOnTheJobsItStarts() {
         var state = State(memoryBudget: 1000)
         ask(&state, a, waiter: 1)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestClient
 import Testing
 import WarmfeedCore
 @testable import Warmfeed
@@ -12,15 +13,8 @@ import WarmfeedCore
         try await withOrigin { origin in
             let paths = (0..<30).map { "/first\($0).jpg" }
             for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
-            // The store is filled before the server starts, as a seeded or imported data folder is.
-            let data = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-first-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            let data = try Self.dataFolder(withItemsAt: paths, on: origin)
             defer { try? FileManager.default.removeItem(atPath: data) }
-            let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
-            try store.upsert(paths.enumerated().map { index, path in
-                FeedItem(guid: "first-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
-                         imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
-            })
             let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data)
             do {
                 // Nobody has asked for anything: the server warms page 1 by itself.
@@ -63,14 +57,8 @@ import WarmfeedCore
         try await withOrigin { origin in
             let paths = (0..<10).map { "/instant\($0).jpg" }
             for path in paths { origin.script(path, .delay(.milliseconds(300), then: .respond(contentType: "image/jpeg", body: jpeg))) }
-            let data = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-instant-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            let data = try Self.dataFolder(withItemsAt: paths, on: origin)
             defer { try? FileManager.default.removeItem(atPath: data) }
-            let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
-            try store.upsert(paths.enumerated().map { index, path in
-                FeedItem(guid: "instant-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
-                         imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
-            })
             // Held as long as the warm-up takes, however busy the machine: the count below must not hang on its speed.
             let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data, configure: { $0.pageOneHold = .seconds(120) })
             do {
@@ -91,5 +79,19 @@ import WarmfeedCore
                 throw error
             }
         }
+    }
+
+    /// A data folder whose store already holds an item for each of `paths` on
+    /// `origin`, newest first, as a seeded or imported data folder does before
+    /// the server starts.
+    static func dataFolder(withItemsAt paths: [String], on origin: FaultyOrigin) throws -> String {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-first-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
+        try store.upsert(paths.enumerated().map { index, path in
+            FeedItem(guid: "first-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
+                     imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
+        })
+        return data
     }
 }

@@ -232,7 +232,14 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
                 jobs[key]!.urgent = true
                 if !wasUrgent {
                     switch jobs[key]!.stage {
-                    case .awaitingOriginal: return (.joined, [.promoteFetch(itemID: key.itemID, item: jobs[key]!.item)])
+                    case .awaitingOriginal:
+                        // Held back for the originals' budget: it joins the readers' line, in turn.
+                        if let index = deferredFetches.prewarm.firstIndex(of: key.itemID) {
+                            deferredFetches.prewarm.remove(at: index)
+                            deferredFetches.urgent.append(key.itemID)
+                            return (.joined, [])
+                        }
+                        return (.joined, [.promoteFetch(itemID: key.itemID, item: jobs[key]!.item)])
                     case .resizing: return (.joined, [.promoteResize(key)])
                     case .lookingUp: break
                     }

@@ -380,6 +380,22 @@ import Testing
         #expect(state.usage.originalBytes - state.waitingForResize.bytes <= 1000)
     }
 
+    @Test func aHeldBackPrewarmFetchJoinedByAReaderTakesItsTurnAmongTheReaders() {
+        var state = State(memoryBudget: 100_000, originalsBudget: 2000)
+        let heavy = [UInt8](repeating: 0xff, count: 400)
+        for item: Int64 in 1...3 {
+            _ = miss(&state, item, from: .prewarm)
+            _ = state.originalArrived(itemID: item, .success(heavy), seconds: 0.01, now: 0)
+        }
+        #expect(miss(&state, 5, from: .reader) == [])
+        #expect(miss(&state, 6, from: .prewarm) == [])
+        #expect(ask(&state, key(6), waiter: 60).0 == .joined)
+        // Readers keep coming: item 6 does not wait until none is left.
+        #expect(miss(&state, 7, from: .reader) == [])
+        #expect(fetches(state.resized(key(1), .success(made("t1")), seconds: 0.01, now: 0)) == [5])
+        #expect(fetches(state.resized(key(2), .success(made("t2")), seconds: 0.01, now: 0)) == [6])
+    }
+
     @Test func aBudgetSmallerThanOneOriginalSlowsTheCacheButNeverStopsIt() {
         var state = State(memoryBudget: 100_000, originalsBudget: 0)
         #expect(miss(&state, 1, from: .reader) == [1])

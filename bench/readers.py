@@ -49,6 +49,7 @@ class Reader(threading.Thread):
         self.index, self.port, self.pace, self.start_page, self.until = index, port, pace, start_page, until
         self.cookie = f"wf={index + 1:016x}"
         self.times: list[float] = []
+        self.page_times: list[float] = []
         self.placeholders = 0
         self.errors = 0
         self.lock = threading.Lock()
@@ -83,7 +84,9 @@ class Reader(threading.Thread):
         with ThreadPoolExecutor(max_workers=6) as pool:
             try:
                 while time.monotonic() < self.until:
+                    asked = time.monotonic()
                     status, _, body = self.get(conn, path)
+                    self.page_times.append((time.monotonic() - asked) * 1000)
                     if status != 200:
                         self.errors += 1
                         return
@@ -138,7 +141,8 @@ def run(prewarm: int, seconds: float, seed: int) -> dict:
                      "warm": (sum(t < WARM_MS for t in r.times) / len(r.times)) if r.times else None,
                      "cold_p50": statistics.median(cold) if cold else None,
                      "cold_p95": cold[int(0.95 * (len(cold) - 1))] if cold else None,
-                     "placeholders": r.placeholders, "errors": r.errors})
+                     "placeholders": r.placeholders, "errors": r.errors, "pages": len(r.page_times),
+                     "page_max": max(r.page_times, default=None)})
     return {"prewarm": prewarm, "readers": rows, "leads": (stats.get("prewarm") or {}).get("leads"),
             "page_warm_seconds": (stats.get("prewarm") or {}).get("page_warm_seconds"),
             "origin": (stats.get("origin") or {}).get("latency")}
@@ -173,7 +177,8 @@ def main() -> int:
         warm = sum((x["warm"] or 0) * x["thumbs"] for x in every)
         print(f"\nprewarm {r['prewarm']}: {thumbs} thumbnails, {100 * warm / max(1, thumbs):.1f}% warm; "
               f"median reader {100 * statistics.median([x['warm'] or 0 for x in every]):.0f}% warm; "
-              f"leads {r['leads']}; a page warms in {r['page_warm_seconds']} s; origin {r['origin']}")
+              f"leads {r['leads']}; a page warms in {r['page_warm_seconds']} s; origin {r['origin']}; "
+              f"pages served {sum(x['pages'] for x in every)}, slowest page {max((x['page_max'] or 0) for x in every):.0f} ms")
     return 0
 
 

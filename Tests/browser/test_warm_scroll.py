@@ -3,9 +3,9 @@ folder (the demo origin paints its pool before the server answers, nothing is
 cached), the browser opened the moment the server answers, a steady scroll
 through 10 pages of 30: at 1,500 px/s at most 1% of the thumbnails that enter
 the viewport are blank for over 100 ms, the first screen included; at
-3,000 px/s at most 2%. A deep link to page 300 of a fresh server: its first
-screen is cold by nature (recorded, not asserted); over the 5 pages after it,
-at most 1% late.
+3,000 px/s at most 2%. A deep link to page 300 of a fresh server: page 300
+itself is cold by nature (the reader is on it before anything could warm it;
+recorded, not asserted); over the 5 pages after it, at most 1% late.
 
 The measurement is in warm_scroll.py (bench/scroll.py runs it too, with
 pre-warm on and off). No time is asserted: only the count of thumbnails that
@@ -43,12 +43,14 @@ def test_a_deep_link_is_warm_after_its_first_screen(browser):
     result = warm_scroll.measure(browser, prewarm=2, path="/?page=300", pages=6,
                                  first_row=299 * warm_scroll.PAGE_SIZE + 1, demo_items=10_000)
     print(report(result))
-    print(f"page 300's first screen: {result['first_screen_late']} of {result['first_screen']} late, "
-          f"{result['first_screen_blank_ms']:.0f} ms blank in all (cold by nature, not asserted)")
+    page_300 = result["entered"] - result["later_pages"]
+    page_300_late = result["late"] - result["later_pages_late"]
+    print(f"page 300 (cold by nature, not asserted): {page_300_late} of {page_300} late, its first screen "
+          f"{result['first_screen_late']} of {result['first_screen']}, {result['first_screen_blank_ms']:.0f} ms blank")
     assert result["page_errors"] == [], report(result)
-    assert result["scrolled"] >= 5 * warm_scroll.PAGE_SIZE, report(result)
-    assert result["scrolled_late"] <= 0.01 * result["scrolled"], \
-        f"{result['scrolled_late']} of {result['scrolled']} thumbnails after page 300's first screen were late:\n" \
+    assert result["later_pages"] >= 5 * warm_scroll.PAGE_SIZE - 5, report(result)
+    assert result["later_pages_late"] <= 0.01 * result["later_pages"], \
+        f"{result['later_pages_late']} of {result['later_pages']} thumbnails of pages 301-305 were late:\n" \
         f"{report(result)}"
 
 

@@ -45,7 +45,9 @@ INIT_SCRIPT = """
   })
   const track = img => {
     if (seen.has(img)) return seen.get(img)
-    const r = { src: img.getAttribute('src') || img.dataset.src, enter: null, load: null, error: null }
+    const row = img.closest('article')
+    const r = { src: img.getAttribute('src') || img.dataset.src, pos: row && +row.getAttribute('aria-posinset'),
+                enter: null, load: null, error: null }
     img.addEventListener('load', () => { r.src = img.getAttribute('src') })
     seen.set(img, r)
     rec.push(r)
@@ -153,7 +155,7 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
             continue
         painted = r["load"] if r["load"] is not None else end
         blank = max(0.0, painted - r["enter"])
-        row = {"src": r["src"], "blank_ms": blank, "loaded": r["load"] is not None,
+        row = {"src": r["src"], "pos": r.get("pos"), "blank_ms": blank, "loaded": r["load"] is not None,
                "error": r["error"] is not None, "placeholder": r["src"] in placeholders}
         (first if r["enter"] < start + 50 else scrolled).append(row)
     every = first + scrolled
@@ -176,6 +178,9 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
         "painted_in_time": (1 - len(late) / len(every)) if every else None,
         "scrolled": len(scrolled),
         "scrolled_late": sum(r in late for r in scrolled),
+        # The pages after the one opened (a deep link's landing page is cold by nature).
+        "later_pages": sum((r["pos"] or 0) >= first_row + PAGE_SIZE for r in every),
+        "later_pages_late": sum((r["pos"] or 0) >= first_row + PAGE_SIZE for r in late),
         "hit_ratio": after.get("hit_ratio"),
         "scroll_hit_ratio": ratio(before, after),
         "counters_before": {k: before.get(k) for k in ("hits", "misses", "coalesced", "negative_hits")},

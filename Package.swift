@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C shims: one per C library, nothing but a module map and static inline wrappers.
@@ -114,6 +115,19 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The feed store on PostgreSQL (postgres-nio), for several servers sharing one feed.
+        // Knows nothing of HTTP; callers see only WarmfeedCore's `FeedStore`.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "WarmfeedCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -125,6 +139,7 @@ let package = Package(
                 "OriginFetcher",
                 "Thumbnailer",
                 "WarmfeedCore",
+                "PostgresStore",
                 "FeedImport",
                 "Gzip",
                 "Reckoning",
@@ -141,6 +156,7 @@ let package = Package(
             name: "WarmfeedCLI",
             dependencies: [
                 "Warmfeed",
+                "WarmfeedCore",
                 "FeedImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -161,6 +177,10 @@ let package = Package(
         .testTarget(
             name: "WarmfeedCoreTests",
             dependencies: ["WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: ["PostgresStore", "WarmfeedCore", "Warmfeed", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "WarmfeedTests",

@@ -15,6 +15,8 @@
 #   DEEP=1 bench/pages.sh                # the deep run: 1,000,000 items, the default
 #                                        # 64 MB page cache, so nearly every page is cold
 #   DEEP=1 ACCEPT_GZIP=1 bench/pages.sh  # the same with Accept-Encoding: gzip, nginx gzip on
+#   STORE=postgres DEEP=1 bench/pages.sh # the feed in PostgreSQL (scripts/postgres starts one
+#                                        # in the temporary folder), read through --store
 #
 # After the rounds, a crawl: one connection follows the next links from page 1
 # on each server for CRAWL_DURATION (bench/crawl.lua; at the last page it starts
@@ -30,6 +32,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 DEEP=${DEEP:-0}
+STORE=${STORE:-sqlite}
 ACCEPT_GZIP=${ACCEPT_GZIP:-0}
 # (not GZIP: gzip(1) reads its options from an environment variable of that name)
 GZIP_LEVEL=${GZIP_LEVEL:-1}   # warmfeed's own level (PageCache.Rendering.gzipLevel), for nginx
@@ -65,6 +68,7 @@ stop() {  # stop PID NAME: SIGTERM, then SIGKILL after 10 s
 cleanup() {
   stop "$wf_pid" warmfeed
   stop "$ng_pid" nginx
+  [ -f "$tmp/pg/port" ] && scripts/postgres stop "$tmp/pg" 2>/dev/null || true
   if [ "${KEEP_TMP:-0}" = 1 ]; then echo "bench: kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -105,6 +109,13 @@ if "$bin" serve --help 2>/dev/null | grep -q -- '--demo-paint-ahead'; then extra
 # shellcheck disable=SC2206 # WARMFEED_ARGS is meant to split into words
 extra_args+=(${WARMFEED_ARGS:-})
 
+store_args=()
+if [ "$STORE" = postgres ]; then
+  log "starting PostgreSQL (scripts/postgres) for the feed"
+  chmod 755 "$tmp"  # PostgreSQL runs as its own user in "$tmp/pg"
+  store_args=(--store "$(scripts/postgres start "$tmp/pg")")
+fi
+
 mkdir -p "$tmp/data" "$tmp/nginx/root" "$tmp/nginx/tmp"
 # When this runs as root, nginx's workers drop to `nobody`: let them read the
 # static root (mktemp makes the folder private).
@@ -113,7 +124,7 @@ log "seeding $ITEMS items and starting warmfeed (--threads $SERVER_THREADS)"
 seed_start=$SECONDS
 "$bin" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$SERVER_THREADS" \
-  --public "$repo/Public" --templates "$repo/Templates" ${extra_args[@]+"${extra_args[@]}"} \
+  --public "$repo/Public" --templates "$repo/Templates" ${extra_args[@]+"${extra_args[@]}"} ${store_args[@]+"${store_args[@]}"} \
   >"$tmp/warmfeed.out" 2>"$tmp/warmfeed.err" &
 wf_pid=$!
 wf_url=""
@@ -258,7 +269,7 @@ ng_errors=$(grep -cE '\[(error|crit|alert|emerg)\]' "$tmp/nginx/error.log" || tr
 log "measure-render, $RENDER_RUNS runs of $RENDER_PAGES random pages (servers stopped)"
 : >"$tmp/render"
 for _ in $(seq "$RENDER_RUNS"); do
-  "$bin" measure-render --data "$tmp/data" --page-size "$PAGE_SIZE" --pages "$RENDER_PAGES" \
+  "$bin" measure-render --data "$tmp/data" --page-size "$PAGE_SIZE" --pages "$RENDER_PAGES" ${store_args[@]+"${store_args[@]}"} \
     --public "$repo/Public" --templates "$repo/Templates" >>"$tmp/render"
 done
 render_table=$(helper render "$tmp/render")
@@ -280,6 +291,7 @@ report=$(cat <<EOF
 - build: $build_note
 - tools: $(swift --version 2>/dev/null | head -n1); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -n1 | cut -d' ' -f1-2)
 - command: \`bench/pages.sh\` (DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
+- store: $STORE
 - warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
 - nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends
 - load: \`wrk ${wrk_args[*]} URL/\` (uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread), $([ "$ACCEPT_GZIP" = 1 ] && echo "Accept-Encoding: gzip (nginx: gzip on, gzip_comp_level $GZIP_LEVEL)" || echo "no Accept-Encoding (plain bodies from both)"); order warmfeed, nginx, warmfeed, nginx, …; wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)

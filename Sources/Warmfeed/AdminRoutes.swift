@@ -56,7 +56,10 @@ struct AdminRoutes: Sendable {
         func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
         func ms(_ value: Double?) -> String { value.map { String(format: "%.0f ms", $0) } ?? "–" }
         func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
+        let store = stats.store
         let rows: [[String: String]] = [
+            ["name": "Store", "value": "\(store.backend) at \(store.location), revision \(store.revision): "
+                + (store.answering ? "answering" : "DOWN (\(store.problem ?? "not answering")): cached pages only, others get 503")],
             ["name": "Memory", "value": "\(stats.memory.entries) thumbnails, \(mb(stats.memory.bytes)) of \(mb(stats.memory.budgetBytes))"],
             ["name": "Disk", "value": "\(stats.disk.entries) thumbnails, \(mb(stats.disk.bytes)) of \(mb(stats.disk.budgetBytes)); \(stats.diskCorruptFilesReplaced) corrupt files replaced"],
             ["name": "Rendered pages", "value": "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes)); readers' requests: \(stats.pageHits) from the cache, \(stats.pageMisses) rendered"],
@@ -75,7 +78,7 @@ struct AdminRoutes: Sendable {
                 ?? "\(source.lastInserted) new, \(source.lastUpdated) updated, \(source.lastProblems) problems"
             return [[
                 "name": "Source",
-                "value": "\(source.source)\(every): \(source.imports) imports (\(source.notModified) not modified), \(source.failures) failed; last \(source.lastImportAt ?? "never"), \(last)",
+                "value": "\(source.source)\(every)\(source.polledElsewhere ? " (polled by another server now)" : ""): \(source.imports) imports (\(source.notModified) not modified), \(source.failures) failed; last \(source.lastImportAt ?? "never"), \(last)",
             ]]
         } ?? [])
         let context: [String: Any] = [

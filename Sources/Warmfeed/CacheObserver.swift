@@ -14,6 +14,7 @@ final class CacheObserver: Service, Sendable {
     let pages: PageCache
     let fetcher: OriginFetcher
     let refresher: SourceRefresher?
+    let store: any FeedStore
     let demo: DemoOrigin?
     let metrics: WarmfeedMetrics
     let clock: Uptime
@@ -33,8 +34,10 @@ final class CacheObserver: Service, Sendable {
 
     init(
         thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher,
-        refresher: SourceRefresher?, demo: DemoOrigin?, metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5)
+        refresher: SourceRefresher?, demo: DemoOrigin?, store: any FeedStore, metrics: WarmfeedMetrics, clock: Uptime,
+        interval: Duration = .seconds(5)
     ) {
+        self.store = store
         self.demo = demo
         self.thumbnails = thumbnails
         self.prewarmer = prewarmer
@@ -61,6 +64,7 @@ final class CacheObserver: Service, Sendable {
     /// The numbers now.
     func stats() -> CacheStats {
         let thumbs = thumbnails.snapshot
+        let storeStatus = store.status
         let warm = prewarmer.snapshot
         let leads = prewarmer.leads
         let page = pages.usage
@@ -70,6 +74,10 @@ final class CacheObserver: Service, Sendable {
         }
         return CacheStats(
             uptimeSeconds: uptime,
+            store: CacheStats.Store(
+                backend: storeStatus.backend, location: storeStatus.location, answering: storeStatus.answering,
+                problem: storeStatus.problem, revision: store.revision
+            ),
             source: refresher?.status,
             memory: .init(entries: thumbs.entries, bytes: thumbs.bytes, budgetBytes: thumbs.budget),
             disk: .init(entries: thumbs.disk.entries, bytes: thumbs.disk.bytes, budgetBytes: thumbs.disk.budget),

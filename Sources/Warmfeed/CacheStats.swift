@@ -55,9 +55,21 @@ struct CacheStats: Codable, Sendable {
         var lastUpdated = 0
         var lastProblems = 0
         var lastError: String?
+        /// Another server sharing the store polls the source now (this one waits its turn).
+        var polledElsewhere = false
+    }
+
+    /// The feed store: which, where, and whether it answers.
+    struct Store: Codable, Sendable {
+        var backend: String
+        var location: String
+        var answering: Bool
+        var problem: String?
+        var revision: Int
     }
 
     var uptimeSeconds: Double
+    var store: Store
     var source: Source?
     var memory: Tier
     var disk: Tier

@@ -65,7 +65,7 @@ struct FeedRoutes: Sendable {
         }
         return .later {
             do {
-                guard var rendering = try pages.render(key) else {
+                guard var rendering = try await pages.render(key) else {
                     return failure(404, "no such page: the feed is shorter than that", kind: kind)
                 }
                 if gzip { rendering = pages.compressed(rendering, for: key) }
@@ -73,7 +73,9 @@ struct FeedRoutes: Sendable {
                 return response(rendering, gzip: gzip, reader: reader)
             } catch {
                 logger.error("page failed", metadata: ["error": "\(error)"])
-                return failure(503, "the feed store is not answering; try again shortly", kind: kind)
+                var response = failure(503, "the feed store is not answering; try again shortly", kind: kind)
+                response.headers.append(HTTPField("Retry-After", "2"))
+                return response
             }
         }
     }

@@ -1,5 +1,6 @@
 import FeedImport
 import Foundation
+import Logging
 import OriginFetcher
 import Synchronization
 import Thumbnailer
@@ -173,7 +174,7 @@ public final class Importer: Sendable {
         } catch let error as ImportError {
             throw error
         } catch {
-            throw ImportError("the store refused the import: \(error)")
+            throw ImportError("the store refused the import, so nothing was written: \(error)")
         }
         progress?(ImportProgress(entries: report.entries, elapsed: ContinuousClock.now - started))
         return report
@@ -203,16 +204,28 @@ public final class Importer: Sendable {
 }
 
 extension Importer {
-    /// An importer for `warmfeed import`: the store in `dataFolder` (created
-    /// when missing) and a fetcher of its own, no server.
-    public static func standalone(dataFolder: String) throws(ImportError) -> Importer {
+    /// Lets go of the store (a standalone importer's, before the command ends).
+    public func close() async {
+        await store.close()
+    }
+
+    /// An importer for `warmfeed import`: the store at `store` (the SQLite
+    /// file in `dataFolder` by default, created when missing), downloads in
+    /// `dataFolder`, and a fetcher of its own, no server.
+    public static func standalone(store: String?, dataFolder: String) async throws(ImportError) -> Importer {
         let data = URL(fileURLWithPath: dataFolder, isDirectory: true)
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(store, dataFolder: dataFolder)
+        } catch {
+            throw ImportError(error.description)
+        }
         do {
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-            let store = try SQLiteFeedStore(path: data.appendingPathComponent("feed.sqlite").path)
+            let store = try await location.open(logger: Logger(label: "warmfeed"))
             return Importer(store: store, fetcher: OriginFetcher(maxConnectionsPerHost: 2), workFolder: data)
         } catch {
-            throw ImportError("cannot open the store in \(dataFolder): \(error)")
+            throw ImportError("cannot open the store \(location): \(error)")
         }
     }
 }

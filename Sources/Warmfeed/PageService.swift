@@ -47,9 +47,9 @@ final class PageService: Sendable {
 
     /// Reads and renders the page for `key` (a document or a fragment),
     /// keeping what it rendered; nil when there is no such page.
-    func render(_ key: PageCache.Key) throws -> PageCache.Rendering? {
+    func render(_ key: PageCache.Key) async throws -> PageCache.Rendering? {
         let generation = previewGeneration()
-        guard let (page, fragment) = try fragment(for: key.query, revision: key.revision) else { return nil }
+        guard let (page, fragment) = try await fragment(for: key.query, revision: key.revision) else { return nil }
         guard key.kind == .document else { return fragment }
         let html = fragment.html.withUnsafeBytes { Array($0) }
         let document = rendering(renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page, generation: generation)
@@ -65,9 +65,9 @@ final class PageService: Sendable {
     }
 
     /// The page for `query` and its rendered fragment (from the cache, or rendered and kept).
-    func fragment(for query: PageQuery, revision: Int) throws -> (Page, PageCache.Rendering)? {
+    func fragment(for query: PageQuery, revision: Int) async throws -> (Page, PageCache.Rendering)? {
         let generation = previewGeneration()
-        guard let page = try store.page(query.request, size: pageSize) else { return nil }
+        guard let page = try await store.page(query.request, size: pageSize) else { return nil }
         let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
         if let kept = cache.rendering(for: key).flatMap(current) { return (page, kept) }
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
@@ -80,7 +80,7 @@ final class PageService: Sendable {
 extension PageService: PrewarmPages {
     /// Renders the page for pre-warm (kept in the page cache); nil when it no longer exists.
     func pageForWarming(_ query: PageQuery) async -> (page: Page, number: Int)? {
-        guard let (page, rendering) = try? fragment(for: query, revision: revision) else { return nil }
+        guard let (page, rendering) = try? await fragment(for: query, revision: revision) else { return nil }
         return (page, rendering.number)
     }
 }

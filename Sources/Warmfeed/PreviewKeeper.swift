@@ -31,14 +31,14 @@ final class PreviewKeeper: Service, Sendable {
 
     /// Writes what was noted; returns how many.
     @discardableResult
-    func flush() -> Int {
+    func flush() async -> Int {
         let batch = pending.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
         guard !batch.isEmpty else { return 0 }
         do {
-            try store.setPreviews(batch)
+            try await store.setPreviews(batch)
             batches.add(1, ordering: .releasing)
         } catch {
             // Lost previews are made again with the next thumbnail; put these back for the next try.
@@ -52,9 +52,9 @@ final class PreviewKeeper: Service, Sendable {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try? await Task.sleep(for: self.interval)
-                self.flush()
+                await self.flush()
             }
         }
-        flush()
+        await flush()
     }
 }

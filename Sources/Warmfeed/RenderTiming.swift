@@ -1,6 +1,7 @@
 import Foundation
 import Gzip
 import HTTPServer
+import Logging
 import WarmfeedCore
 
 /// Measures cold page rendering, for `warmfeed measure-render` and `bench/`:
@@ -19,19 +20,32 @@ public enum RenderTiming {
         public var gzipBytes: [Int] = []
     }
 
-    /// Reads and renders `pages` random pages of the store in `configuration.dataFolder`.
+    /// Reads and renders `pages` random pages of the configured store.
     public static func measure(configuration: WarmfeedConfiguration, pages: Int, gzipLevel: Int32? = nil) async throws -> Result {
-        let store = try SQLiteFeedStore(path: (configuration.dataFolder as NSString).appendingPathComponent("feed.sqlite"))
+        let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder).open(logger: Logger(label: "warmfeed"))
         let statics = try StaticFiles(folder: configuration.publicFolder)
         let renderer = try await PageRenderer.load(configuration, statics: statics)
-        let lastPage = max(1, (try store.count() + configuration.pageSize - 1) / configuration.pageSize)
+        do {
+            let result = try await measure(store, renderer, configuration, pages: pages, gzipLevel: gzipLevel)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    private static func measure(
+        _ store: any FeedStore, _ renderer: PageRenderer, _ configuration: WarmfeedConfiguration, pages: Int, gzipLevel: Int32?
+    ) async throws -> Result {
+        let lastPage = max(1, (try await store.count() + configuration.pageSize - 1) / configuration.pageSize)
         var result = Result(storeMicros: [], renderMicros: [])
         let clock = ContinuousClock()
         for _ in 0..<pages {
             let number = Int.random(in: 1...lastPage)
             let query = PageQuery(request: .number(number), number: number)
             let readStart = clock.now
-            guard let page = try store.page(query.request, size: configuration.pageSize) else { continue }
+            guard let page = try await store.page(query.request, size: configuration.pageSize) else { continue }
             let renderStart = clock.now
             let html = renderer.fragment(of: page, query: query, number: number)
             let end = clock.now

@@ -44,9 +44,22 @@ final class SourceRefresher: Service, Sendable {
         try? await cancelWhenGracefulShutdown { [self] in
             while true {
                 try await Task.sleep(for: interval)
-                await importOnce()
+                await importIfLeading()
             }
         }
+    }
+
+    /// Imports the source unless another server sharing the store polls it
+    /// (one node of a cluster does; if it dies, the next to ask takes over).
+    @discardableResult
+    func importIfLeading(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
+        guard await store.leadsRefresh() else {
+            record.withLock { $0.polledElsewhere = true }
+            logger.debug("another server polls the source", metadata: ["source": "\(source)"])
+            return nil
+        }
+        record.withLock { $0.polledElsewhere = false }
+        return await importOnce(progress: progress)
     }
 
     /// Imports the source once, logs what it did, and warms the top pages when
@@ -65,9 +78,9 @@ final class SourceRefresher: Service, Sendable {
         logger.info("importing the source", metadata: ["source": "\(source)"])
         do throws(ImportError) {
             let key = "validators \(source)"
-            let validators = store.note(key).flatMap(Self.decode) ?? ConditionalRequest()
+            let validators = (try? await store.note(key))?.flatMap(Self.decode) ?? ConditionalRequest()
             let report = try await importer.run(source, validators: validators, progress: progress, stop: stop)
-            try? store.setNote(key, Self.encode(report.validators))
+            try? await store.setNote(key, Self.encode(report.validators))
             record.withLock { $0.record(report) }
             if report.notModified {
                 logger.info("source not modified", metadata: ["source": "\(source)"])

@@ -38,7 +38,14 @@ struct ThumbnailRoutes: Sendable {
             return .prepared(prepared)
         }
         return .later {
-            guard let item = try? store.item(id: id) else {
+            let found: FeedItem?
+            do {
+                found = try await store.item(id: id)
+            } catch {
+                // The store is down: the box keeps its placeholder, and the next look asks again.
+                return placeholderResponse()
+            }
+            guard let item = found else {
                 return .plain(404, "no such item: \(id)")
             }
             guard item.imageURL != nil else {

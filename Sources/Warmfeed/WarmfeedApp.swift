@@ -39,11 +39,12 @@ public final class WarmfeedApp: Sendable {
         clock = Uptime()
         let data = URL(fileURLWithPath: configuration.dataFolder, isDirectory: true)
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        let store = try SQLiteFeedStore(path: data.appendingPathComponent("feed.sqlite").path)
+        let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder).open(logger: logger)
         self.store = store
-        if configuration.source == nil, configuration.demoItems > 0, try store.count() == 0 {
-            let (_, summary) = try store.write { writer in
-                try DemoFeed.forEachItem(count: configuration.demoItems) { try writer.upsert($0) }
+        if configuration.source == nil, configuration.demoItems > 0, try await store.count() == 0 {
+            let demoItems = configuration.demoItems
+            let (_, summary) = try await store.writeOffPool { writer in
+                try DemoFeed.forEachItem(count: demoItems) { try writer.upsert($0) }
             }
             logger.info("seeded the demo feed", metadata: ["items": "\(summary.inserted)"])
         }
@@ -71,7 +72,7 @@ public final class WarmfeedApp: Sendable {
             latency: configuration.originLatency, keeping: configuration.originalsCacheBytes, logger: logger
         )
         // Before anything listens: the demo origin answers from its first request.
-        if try Self.servesDemoItems(store) { try await demo.preparePool() }
+        if try await Self.servesDemoItems(store) { try await demo.preparePool() }
         self.demo = demo
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
@@ -100,7 +101,7 @@ public final class WarmfeedApp: Sendable {
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil
         // The first visitor finds page 1 warm: it is warmed from the start, as after an import
         // (an empty feed has nothing to warm; its first import will call for it).
-        if let tracked, (try? store.count()) ?? 0 > 0 { tracked.warmTop(revision: store.revision, holdingPageOne: true) }
+        if let tracked, (try? await store.count()) ?? 0 > 0 { tracked.warmTop(revision: store.revision, holdingPageOne: true) }
         refresher = try configuration.source.map { text throws(ImportError) in
             SourceRefresher(
                 source: try ImportSource(text), interval: configuration.refreshInterval,
@@ -109,7 +110,7 @@ public final class WarmfeedApp: Sendable {
         }
         observer = CacheObserver(
             thumbnails: thumbnails, prewarmer: prewarmer, pages: pageCache, fetcher: fetcher, refresher: refresher,
-            demo: demo, metrics: metrics, clock: clock
+            demo: demo, store: store, metrics: metrics, clock: clock
         )
 
         var router = Router()
@@ -124,8 +125,8 @@ public final class WarmfeedApp: Sendable {
     }
 
     /// Whether the store's newest items have demo images (so the demo origin's pool is needed).
-    private static func servesDemoItems(_ store: any FeedStore) throws -> Bool {
-        try store.page(.number(1), size: 30)?.items.contains { $0.imageURL?.hasPrefix("demo:") == true } ?? false
+    private static func servesDemoItems(_ store: any FeedStore) async throws -> Bool {
+        try await store.page(.number(1), size: 30)?.items.contains { $0.imageURL?.hasPrefix("demo:") == true } ?? false
     }
 
     /// Binds the demo origin and the server, so `port` is known before the
@@ -143,16 +144,17 @@ public final class WarmfeedApp: Sendable {
     public var services: [any Service] {
         var services: [any Service] = []
         if let demo { services.append(demo) }
-        services += [RevisionWatcher(store: store), previews, observer, OriginFetcherService(fetcher: fetcher), prewarmer] as [any Service]
+        services += [StoreService(store: store), previews, observer, OriginFetcherService(fetcher: fetcher), prewarmer] as [any Service]
         if let refresher { services.append(refresher) }
         services.append(server)
         return services
     }
 
-    /// Imports the configured source once (the refresher's import); nil without a source.
+    /// Imports the configured source once (the refresher's import); nil without a
+    /// source, or when another server sharing the store polls it.
     @discardableResult
     public func importSource(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
-        await refresher?.importOnce(progress: progress)
+        await refresher?.importIfLeading(progress: progress)
     }
 
     /// The bound port.

@@ -4,8 +4,12 @@ import HTTPServer
 public struct WarmfeedConfiguration: Sendable {
     /// Where and how the HTTP server listens.
     public var http = HTTPServerConfiguration()
-    /// The folder holding the SQLite store (created when missing).
+    /// The folder holding the SQLite store (created when missing), the disk
+    /// tier and the demo origin's pictures.
     public var dataFolder = "data"
+    /// The feed store: `sqlite:PATH` or `postgres://user:password@host:port/database`;
+    /// nil is `feed.sqlite` in the data folder.
+    public var store: String?
     /// Items per page.
     public var pageSize = 30
     /// Where on each page the sentinel sits, as a share of that page's rows, in (0, 1].
@@ -59,6 +63,7 @@ public struct WarmfeedConfiguration: Sendable {
 
     /// Checks values a user can get wrong, with a message that names the option.
     public func validate() throws(ConfigurationError) {
+        _ = try StoreLocation(store, dataFolder: dataFolder)
         guard (1...1000).contains(pageSize) else { throw ConfigurationError("--page-size must be from 1 to 1000") }
         guard threshold > 0, threshold <= 1 else { throw ConfigurationError("--threshold must be above 0 and at most 1") }
         guard (0...65535).contains(http.port) else { throw ConfigurationError("--port must be from 0 to 65535") }

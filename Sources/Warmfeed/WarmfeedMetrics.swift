@@ -34,7 +34,7 @@ final class WarmfeedMetrics: Sendable {
                      "origin_latency_p50_seconds", "origin_latency_p99_seconds", "thumbnail_latency_p50_seconds",
                      "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
                      "connections_shed_slow_head", "connections_shed_for_room", "connections_refused",
-                     "page_cache_hits", "page_cache_misses"] {
+                     "page_cache_hits", "page_cache_misses", "store_up", "store_revision"] {
             gauges[name] = CoreMetrics.Gauge(label: "warmfeed_\(name)", factory: factory)
         }
         self.gauges = gauges
@@ -100,6 +100,7 @@ final class WarmfeedMetrics: Sendable {
             "thumbnail_latency_p50_seconds": stats.thumbnailLatency.p50Ms.map { $0 / 1000 },
             "thumbnail_latency_p99_seconds": stats.thumbnailLatency.p99Ms.map { $0 / 1000 },
             "uptime_seconds": stats.uptimeSeconds,
+            "store_up": stats.store.answering ? 1 : 0, "store_revision": Double(stats.store.revision),
             "origin_busy": Double(stats.origin.busy),
             "origin_cancelled": Double(stats.origin.cancelled),
             "connections_held": Double(stats.connections.held),

@@ -1,10 +1,16 @@
 import ArgumentParser
+import Foundation
 import Warmfeed
 
 /// The options that say where the feed is and how it is paged, shared by every command.
 struct FeedOptions: ParsableArguments {
-    @Option(help: "The folder for the SQLite store; created when missing.")
+    @Option(help: "The data folder (the SQLite store, thumbnails on disk, the demo origin's pictures); created when missing.")
     var data = "./data"
+
+    @Option(help: ArgumentHelp(
+        "The feed store: sqlite:PATH (default: feed.sqlite in the data folder) or postgres://user:password@host:port/database; also WARMFEED_STORE.",
+        valueName: "url"))
+    var store: String?
 
     @Option(name: .customLong("page-size"), help: "Items per page (1–1000).")
     var pageSize = 30
@@ -18,8 +24,14 @@ struct FeedOptions: ParsableArguments {
     /// Copies these options into `configuration`.
     func apply(to configuration: inout WarmfeedConfiguration) {
         configuration.dataFolder = data
+        configuration.store = store ?? storeFromEnvironment
         configuration.pageSize = pageSize
         configuration.publicFolder = publicFolder
         configuration.templatesFolder = templates
     }
+}
+
+/// The store WARMFEED_STORE names, when `--store` does not.
+var storeFromEnvironment: String? {
+    ProcessInfo.processInfo.environment["WARMFEED_STORE"].flatMap { $0.isEmpty ? nil : $0 }
 }

@@ -14,8 +14,11 @@ struct Import: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The folder of the SQLite store (the one `warmfeed serve --data` uses); created when missing.")
+    @Option(help: "The data folder (the one `warmfeed serve --data` uses): the SQLite store by default, and downloads; created when missing.")
     var data = "./data"
+
+    @Option(help: ArgumentHelp("The feed store: sqlite:PATH or postgres://user:password@host:port/database; also WARMFEED_STORE.", valueName: "url"))
+    var store: String?
 
     @Argument(help: "A feed file, an http(s) URL of a feed, or a folder of images.")
     var source: String
@@ -24,16 +27,20 @@ struct Import: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
-        let setup = Result { () throws(ImportError) -> (ImportSource, Importer) in
-            (try ImportSource(source), try Importer.standalone(dataFolder: data))
-        }
-        guard case .success(let (parsed, importer)) = setup else {
-            if case .failure(let error) = setup { printError("warmfeed import: \(error)") }
+        let parsed: ImportSource
+        let importer: Importer
+        do throws(ImportError) {
+            parsed = try ImportSource(source)
+            importer = try await Importer.standalone(store: store ?? storeFromEnvironment, dataFolder: data)
+        } catch {
+            printError("warmfeed import: \(error)")
+            printError("Nothing was written.")
             throw ExitCode(2)
         }
         let line = ProgressLine(enabled: !quiet)
         let outcome = await Self.run(importer, parsed, line)
         line.finish()
+        await importer.close()
         switch outcome {
         case .success(let report):
             report.summaryLines.forEach { print($0) }

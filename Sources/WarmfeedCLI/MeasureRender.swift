@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Warmfeed
+import WarmfeedCore
 
 /// `warmfeed measure-render`: cold read and render time per page, for `bench/`.
 struct MeasureRender: AsyncParsableCommand {
@@ -22,7 +23,18 @@ struct MeasureRender: AsyncParsableCommand {
         var configuration = WarmfeedConfiguration()
         feed.apply(to: &configuration)
         if let gzipLevel, !(1...9).contains(gzipLevel) { throw ValidationError("--gzip-level must be from 1 to 9") }
-        let result = try await RenderTiming.measure(configuration: configuration, pages: pages, gzipLevel: gzipLevel)
+        do {
+            try configuration.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let result: RenderTiming.Result
+        do {
+            result = try await RenderTiming.measure(configuration: configuration, pages: pages, gzipLevel: gzipLevel)
+        } catch let error as StoreUnavailable {
+            printError("warmfeed measure-render: cannot open the feed store: \(error)")
+            throw ExitCode(2)
+        }
         func percentile(_ values: [Double], _ p: Double) -> Double {
             let sorted = values.sorted()
             return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]

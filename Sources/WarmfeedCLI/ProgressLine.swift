@@ -9,24 +9,36 @@ final class ProgressLine: Sendable {
     private let enabled: Bool
     private let terminal = isatty(STDERR_FILENO) == 1
     private let state = Mutex((shown: false, lastPlain: -10.0))
+    private let verb: String
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(enabled: Bool, verb: String = "importing") {
+        self.enabled = enabled
+        self.verb = verb
+    }
 
     func show(_ progress: ImportProgress) {
         guard enabled else { return }
         let seconds = Double(progress.elapsed.components.seconds) + Double(progress.elapsed.components.attoseconds) / 1e18
-        let text = "\(progress.entries.formatted()) entries · \(Int(progress.rate).formatted())/s · \(Self.clock(seconds))"
+        let share = progress.total.map { total in total > 0 ? min(1, Double(progress.entries) / Double(total)) : 1 }
+        let text = (share.map { String(format: "%3.0f%% · ", $0 * 100) } ?? "") + "\(progress.entries.formatted()) entries · \(Int(progress.rate).formatted())/s · \(Self.clock(seconds))"
         state.withLock { state in
             if terminal {
-                // The source's length in entries is unknown until the end: the bar sweeps to show life.
-                let width = 20, position = Int(seconds * 8) % (2 * width - 2)
-                let at = position < width ? position : 2 * width - 2 - position
-                let bar = String(repeating: "░", count: at) + "█" + String(repeating: "░", count: width - 1 - at)
+                let width = 20
+                let bar: String
+                if let share {
+                    let filled = Int(share * Double(width))
+                    bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+                } else {
+                    // The source's length in entries is unknown until the end: the bar sweeps to show life.
+                    let position = Int(seconds * 8) % (2 * width - 2)
+                    let at = position < width ? position : 2 * width - 2 - position
+                    bar = String(repeating: "░", count: at) + "█" + String(repeating: "░", count: width - 1 - at)
+                }
                 FileHandle.standardError.write(Data("\r\u{1B}[2K\(bar) \(text)".utf8))
                 state.shown = true
             } else if seconds - state.lastPlain >= 5 {
                 state.lastPlain = seconds
-                FileHandle.standardError.write(Data("importing: \(text)\n".utf8))
+                FileHandle.standardError.write(Data("\(verb): \(text)\n".utf8))
             }
         }
     }

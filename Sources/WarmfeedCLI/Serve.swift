@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Warmfeed
+import WarmfeedCore
 
 /// `warmfeed serve`: runs the feed server until SIGTERM or SIGINT.
 struct Serve: AsyncParsableCommand {
@@ -115,7 +116,16 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("--source: \(error)")
             }
         }
-        let app = try await WarmfeedApp(configuration: configuration, logger: logger)
+        let app: WarmfeedApp
+        do {
+            app = try await WarmfeedApp(configuration: configuration, logger: logger)
+        } catch let error as StoreUnavailable {
+            printError("warmfeed serve: cannot open the feed store: \(error)")
+            throw ExitCode(2)
+        } catch let error as StoreSchemaError {
+            printError("warmfeed serve: \(error)")
+            throw ExitCode(2)
+        }
         if source != nil {
             // Import before listening, so the first reader finds the feed; a failure is
             // logged and the server still starts on what the store holds.

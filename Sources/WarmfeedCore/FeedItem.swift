@@ -48,3 +48,19 @@ public struct FeedItem: Sendable, Hashable, Codable, FetchableRecord, Persistabl
         self.seq = seq
     }
 }
+
+extension FeedItem {
+    /// This item (as a source gives it) written over `stored`, the item with
+    /// its guid: it keeps the store's id and rank, the preview while the
+    /// picture is the same (previews are made from pictures), and with
+    /// `keepStoredDate` the stored date (the source gave none, and a guessed
+    /// date must not move it on every import). Every backend's writer uses it.
+    public func replacing(_ stored: FeedItem, keepStoredDate: Bool) -> FeedItem {
+        var item = self
+        item.id = stored.id
+        item.seq = stored.seq
+        item.preview = imageURL == stored.imageURL ? stored.preview : nil
+        if keepStoredDate { item.published = stored.published }
+        return item
+    }
+}

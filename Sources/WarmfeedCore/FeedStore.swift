@@ -1,9 +1,18 @@
+import Foundation
+
 /// Where the feed lives: items in order, read by keyset cursor or page
 /// number, written in one transaction per import.
 ///
 /// Routes, pre-warm, thumbnails and imports reach the store only through
 /// this protocol; `SQLiteFeedStore` (one file in the data folder) is the
-/// embedded default, and another backend plugs in here without touching them.
+/// embedded default, `PostgresFeedStore` the shared one for several servers,
+/// and no caller knows which one it talks to.
+///
+/// Reads are `async`: a store across the network answers later, and a caller
+/// waits without holding a thread. A write streams items from a synchronous
+/// parser, so its body is synchronous and `write` blocks the calling thread:
+/// call it from a thread of your own (the importer does), not from the
+/// cooperative pool's few threads for long.
 public protocol FeedStore: Sendable {
     /// The feed's epoch: a random number fixed when the store was created.
     /// Cursors carry it, so a cursor from another feed is told apart.
@@ -14,35 +23,96 @@ public protocol FeedStore: Sendable {
     var revision: Int { get }
 
     /// How many items the feed holds.
-    func count() throws -> Int
+    func count() async throws -> Int
 
     /// The page for `request`, `size` items long; nil when no such page exists
     /// (a page number past the end, a cursor with nothing after it).
-    func page(_ request: PageRequest, size: Int) throws -> Page?
+    func page(_ request: PageRequest, size: Int) async throws -> Page?
 
     /// The item with `id`, or nil.
-    func item(id: Int64) throws -> FeedItem?
-
-    /// The cursor that names `item`.
-    func cursor(of item: FeedItem) -> Cursor
+    func item(id: Int64) async throws -> FeedItem?
 
     /// Runs `body` in one write transaction: every item it writes lands, or
-    /// (when it throws) none does and the store is as it was.
+    /// (when it throws) none does and the store is as it was. Blocks the
+    /// calling thread until the transaction ends.
     func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary)
 
     /// A value kept in the store beside the items (the source's validators, say), or nil.
-    func note(_ key: String) -> String?
+    func note(_ key: String) async throws -> String?
 
     /// Keeps `value` under `key` beside the items (nil removes it).
-    func setNote(_ key: String, _ value: String?) throws
+    func setNote(_ key: String, _ value: String?) async throws
 
     /// Keeps each item's picture preview (id → preview); not a change of the
     /// feed (the revision stays).
-    func setPreviews(_ previews: [Int64: Int64]) throws
+    func setPreviews(_ previews: [Int64: Int64]) async throws
 
-    /// Looks whether another process wrote to the store since the last look,
-    /// and moves `revision` if so. Cheap; the server calls it every second.
-    func noticeOtherWriters()
+    /// The store's own long-lived work until graceful shutdown: hearing of
+    /// writes made elsewhere (moving `revision` within a second), and keeping
+    /// its connections. The server runs it as a service.
+    func run() async
+
+    /// Whether this process may poll the feed's source now: true for at most
+    /// one process sharing the store at a time. Asked before every scheduled
+    /// import; a process that held it and died gives it up.
+    func leadsRefresh() async -> Bool
+
+    /// What the store is and whether it answers, for the admin view.
+    var status: StoreStatus { get }
+
+    /// Lets go of connections and files; the store is not used after.
+    func close() async
+}
+
+extension FeedStore {
+    /// The cursor that names `item`.
+    public func cursor(of item: FeedItem) -> Cursor {
+        Cursor(epoch: epoch, published: item.published, id: item.id ?? 0)
+    }
+
+    /// `write(_:)` on a thread of its own, for async callers: the transaction
+    /// may take seconds and must not hold one of the cooperative pool's threads.
+    public func writeOffPool<Result: Sendable>(
+        _ body: @escaping @Sendable (inout FeedWriter) throws -> Result
+    ) async throws -> (Result, UpsertSummary) {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Swift.Result { try self.write(body) })
+            }
+            thread.name = "warmfeed-store-write"
+            thread.start()
+        }
+    }
+}
+
+/// What the admin view says of the store.
+public struct StoreStatus: Sendable, Equatable {
+    /// The backend: "sqlite" or "postgresql".
+    public var backend: String
+    /// Where it is, without a password: a file path or host:port/database.
+    public var location: String
+    /// Whether it answered its last query (a store down serves cached pages only).
+    public var answering: Bool
+    /// Why it does not answer, when it does not.
+    public var problem: String?
+
+    /// Makes a status.
+    public init(backend: String, location: String, answering: Bool = true, problem: String? = nil) {
+        self.backend = backend
+        self.location = location
+        self.answering = answering
+        self.problem = problem
+    }
+}
+
+/// The store cannot answer now (down, or too slow); a page not in the cache
+/// gets 503 with Retry-After, and serving resumes when it answers again.
+public struct StoreUnavailable: Error, CustomStringConvertible {
+    /// Why, in an operator's words.
+    public var description: String
+
+    /// Makes the error.
+    public init(_ description: String) { self.description = description }
 }
 
 extension FeedStore {
@@ -61,6 +131,11 @@ public protocol FeedItemSink: AnyObject {
     /// Inserts `item`, or updates the item with its guid when something changed.
     /// With `keepStoredDate`, an item already stored keeps its date.
     func upsert(_ item: FeedItem, keepStoredDate: Bool) throws
+    /// Inserts `item` as another store holds it: its id, rank and preview
+    /// too (`warmfeed copy-store`, into an empty store).
+    func insertCopy(_ item: FeedItem) throws
+    /// Gives the store `epoch`, so cursors made on the store copied from stay valid.
+    func adoptEpoch(_ epoch: UInt32) throws
     /// What the write did so far.
     var summary: UpsertSummary { get }
 }
@@ -81,6 +156,18 @@ public struct FeedWriter: ~Copyable {
     /// gave none, and a guessed date must not move it on every import).
     public mutating func upsert(_ item: FeedItem, keepStoredDate: Bool = false) throws {
         try sink.upsert(item, keepStoredDate: keepStoredDate)
+    }
+
+    /// Inserts `item` with its id, rank and preview, as the store it is
+    /// copied from holds it (into an empty store: ranks are not renumbered).
+    public mutating func insertCopy(_ item: FeedItem) throws {
+        try sink.insertCopy(item)
+    }
+
+    /// Gives the store the epoch of the store it is copied from, so cursors
+    /// readers hold stay valid.
+    public mutating func adoptEpoch(_ epoch: UInt32) throws {
+        try sink.adoptEpoch(epoch)
     }
 
     /// What the write did so far.

@@ -30,3 +30,20 @@ public struct Page: Sendable {
         self.newer = newer
     }
 }
+
+extension Page {
+    /// The page of `items` (newest first, each with its rank) in a feed of
+    /// `total` items, linked to its neighbours by `cursor`: how every backend
+    /// turns the rows it read into a page. Nil when there are no items.
+    public init?(ranked items: [FeedItem], total: Int, cursor: (FeedItem) -> Cursor) {
+        guard let first = items.first, let last = items.last else { return nil }
+        let firstSeq = first.seq ?? Int64(total)
+        self.init(
+            items: items,
+            total: total,
+            firstPosition: total - Int(firstSeq) + 1,
+            older: (last.seq ?? 1) > 1 ? cursor(last) : nil,
+            newer: firstSeq < Int64(total) ? cursor(first) : nil
+        )
+    }
+}

@@ -21,14 +21,9 @@ final class SQLiteItemSink: FeedItemSink {
     /// With `keepStoredDate`, an item already stored keeps its date (the source
     /// gave none, and a guessed date must not move it on every import).
     func upsert(_ item: FeedItem, keepStoredDate: Bool) throws {
-        var item = item
         let find = try db.cachedStatement(sql: "SELECT * FROM item WHERE guid = ?")
         if let existing = try FeedItem.fetchOne(find, arguments: [item.guid]) {
-            item.id = existing.id
-            item.seq = existing.seq
-            // The preview is the store's, made from the picture: kept while the picture is the same.
-            item.preview = item.imageURL == existing.imageURL ? existing.preview : nil
-            if keepStoredDate { item.published = existing.published }
+            let item = item.replacing(existing, keepStoredDate: keepStoredDate)
             if (existing.id ?? 0) > idsBefore { summary.repeated += 1 }
             if item == existing {
                 if (existing.id ?? 0) <= idsBefore { summary.unchanged += 1 }
@@ -51,6 +46,22 @@ final class SQLiteItemSink: FeedItemSink {
             summary.inserted += 1
             touch(item.published, db.lastInsertedRowID)
         }
+    }
+
+    func insertCopy(_ item: FeedItem) throws {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO item (id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try insert.execute(arguments: [
+            item.id, item.guid, item.title, item.summary, item.link, item.imageURL, item.imageWidth, item.imageHeight,
+            item.published, item.seq, item.preview,
+        ])
+        summary.inserted += 1
+    }
+
+    func adoptEpoch(_ epoch: UInt32) throws {
+        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'epoch'", arguments: [epoch])
     }
 
     private func touch(_ published: Int64, _ id: Int64) {

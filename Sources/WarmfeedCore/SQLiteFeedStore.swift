@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceLifecycle
 import Synchronization
 
 /// The feed's items in one SQLite file (GRDB), read by keyset: the embedded
@@ -11,6 +12,7 @@ import Synchronization
 /// OFFSET scan, so page 30,000 costs what page 1 costs.
 public final class SQLiteFeedStore: FeedStore {
     private let pool: DatabasePool
+    private let path: String
     /// Pages are read past GRDB, on connections of their own (see `SQLitePageReader`).
     private let pages: SQLitePageReader
     var poolForWriting: DatabasePool { pool }
@@ -25,7 +27,12 @@ public final class SQLiteFeedStore: FeedStore {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        self.path = path
         pool = try DatabasePool(path: path, configuration: configuration)
+        // A store a newer warmfeed migrated is refused rather than misread.
+        if try pool.read({ db in try Self.migrator.hasBeenSuperseded(db) }) {
+            throw StoreSchemaError.newerThanThisBinary(store: path, known: Self.migrator.migrations.last ?? "none")
+        }
         try Self.migrator.migrate(pool)
         pages = SQLitePageReader(path: path)
         epoch = try pool.write { db in
@@ -71,13 +78,23 @@ public final class SQLiteFeedStore: FeedStore {
     }
 
     /// How many items the feed holds.
-    public func count() throws -> Int {
+    public func count() async throws -> Int {
+        try countNow()
+    }
+
+    /// How many items the feed holds, read on the calling thread.
+    public func countNow() throws -> Int {
         try pool.read { db in try Self.total(db) }
     }
 
     /// The page for `request`, `size` items long; nil when no such page exists
     /// (a page number past the end, a cursor with nothing after it).
-    public func page(_ request: PageRequest, size: Int) throws -> Page? {
+    public func page(_ request: PageRequest, size: Int) async throws -> Page? {
+        try pageNow(request, size: size)
+    }
+
+    /// The page for `request`, read on the calling thread.
+    public func pageNow(_ request: PageRequest, size: Int) throws -> Page? {
         precondition(size > 0)
         return try pages.read { connection -> Page? in
             var total = 0
@@ -101,21 +118,8 @@ public final class SQLiteFeedStore: FeedStore {
                 try read(SQL.pageBefore, [cursor.published, cursor.id, Int64(size)])
                 items.reverse()
             }
-            guard let first = items.first, let last = items.last else { return nil }
-            let firstSeq = first.seq ?? Int64(total)
-            return Page(
-                items: items,
-                total: total,
-                firstPosition: total - Int(firstSeq) + 1,
-                older: (last.seq ?? 1) > 1 ? cursor(of: last) : nil,
-                newer: firstSeq < Int64(total) ? cursor(of: first) : nil
-            )
+            return Page(ranked: items, total: total, cursor: cursor(of:))
         }
-    }
-
-    /// The cursor that names `item`.
-    public func cursor(of item: FeedItem) -> Cursor {
-        Cursor(epoch: epoch, published: item.published, id: item.id ?? 0)
     }
 
     func bumpRevision() {
@@ -169,17 +173,17 @@ public final class SQLiteFeedStore: FeedStore {
 
 extension SQLiteFeedStore {
     /// The item with `id`, or nil.
-    public func item(id: Int64) throws -> FeedItem? {
-        try poolForWriting.read { db in try FeedItem.fetchOne(db, key: id) }
+    public func item(id: Int64) async throws -> FeedItem? {
+        try await poolForWriting.read { db in try FeedItem.fetchOne(db, key: id) }
     }
 }
 
 extension SQLiteFeedStore {
     /// Keeps each item's picture preview (id → preview), in one transaction.
     /// Not a change of the feed: the revision stays, cached pages stay.
-    public func setPreviews(_ previews: [Int64: Int64]) throws {
+    public func setPreviews(_ previews: [Int64: Int64]) async throws {
         guard !previews.isEmpty else { return }
-        try poolForWriting.write { db in
+        try await poolForWriting.write { db in
             let update = try db.cachedStatement(sql: "UPDATE item SET preview = ? WHERE id = ? AND preview IS NOT ?")
             for (id, preview) in previews { try update.execute(arguments: [preview, id, preview]) }
         }
@@ -188,15 +192,15 @@ extension SQLiteFeedStore {
 
 extension SQLiteFeedStore {
     /// A value kept in the store's `meta` table (the source's validators, say), or nil.
-    public func note(_ key: String) -> String? {
-        try? poolForWriting.read { db in
+    public func note(_ key: String) async throws -> String? {
+        try await poolForWriting.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: ["note:" + key])
         }
     }
 
     /// Keeps `value` under `key` in the `meta` table (nil removes it).
-    public func setNote(_ key: String, _ value: String?) throws {
-        try poolForWriting.write { db in
+    public func setNote(_ key: String, _ value: String?) async throws {
+        try await poolForWriting.write { db in
             if let value {
                 try db.execute(
                     sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -206,4 +210,27 @@ extension SQLiteFeedStore {
             }
         }
     }
+}
+
+extension SQLiteFeedStore {
+    /// Notices writes by other processes on the same file (`warmfeed import`
+    /// beside a running server) once a second, until graceful shutdown.
+    public func run() async {
+        noticeOtherWriters()
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: .seconds(1))
+                self.noticeOtherWriters()
+            }
+        }
+    }
+
+    /// One file has one server: it always polls its own source.
+    public func leadsRefresh() async -> Bool { true }
+
+    /// A file on this machine: it answers while the process runs.
+    public var status: StoreStatus { StoreStatus(backend: "sqlite", location: path) }
+
+    /// Nothing to let go of before the process ends (GRDB closes on release).
+    public func close() async {}
 }

@@ -66,7 +66,7 @@ import Testing
                 let ticks = 1 + Int((ContinuousClock.now - start) / .seconds(5))
                 #expect(added <= ticks, "a scrape is not a sample of the chart (\(added) points in \(ticks) ticks of its own clock)")
 
-                let id = try feed.addItems(imagesAt: ["/m.jpg"], on: origin)[0]
+                let id = try await feed.addItems(imagesAt: ["/m.jpg"], on: origin)[0]
                 #expect(try await feed.thumbnail(id).status == 200)  // a miss: fetched and made
                 #expect(try await feed.thumbnail(id).status == 200)  // a hit
                 let text = try await feed.get("/metrics", headers: auth).text

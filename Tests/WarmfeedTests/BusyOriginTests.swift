@@ -13,7 +13,7 @@ import Testing
             let paths = (0..<300).map { "/burst\($0).jpg" }
             for path in paths { origin.script(path, .delay(.milliseconds(250), then: .respond(contentType: "image/jpeg", body: jpeg))) }
             try await ServedFeed.with(items: 0) { feed in
-                let ids = try feed.addItems(imagesAt: paths, on: origin)
+                let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 let port = feed.port
                 let statuses = try await withThrowingTaskGroup(of: (status: Int, placeholder: Bool).self) { group in
                     for id in ids {

@@ -22,7 +22,7 @@ import WarmfeedCore
             var formats: Set<String> = []
             var pictures: Set<UInt64> = []
             for id in Int64(1)...60 {
-                let item = try #require(try feed.app.store.item(id: id))
+                let item = try #require(try await feed.app.store.item(id: id))
                 let url = try #require(source.url(for: item))
                 let target = String(url.dropFirst(demo.baseURL.count))
                 let port = demo.server.port

@@ -12,18 +12,18 @@ import Testing
     @Test func importingTwiceChangesNothingAndAnEditUpdatesInPlace() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try Importer.standalone(dataFolder: data)
+        let importer = try await Importer.standalone(store: nil, dataFolder: data)
         let file = try ImportedFeeds.file(ImportedFeeds.rss(posts, textOnly: [2]))
 
         let first = try await importer.run(try ImportSource(file))
         #expect(first.format == .rss)
         #expect(first.written.inserted == 5)
         #expect(first.skippedCount == 0)
-        let idsBefore = try importer.store.page(.number(1), size: 10)?.items.map(\.id)
+        let idsBefore = try await importer.store.page(.number(1), size: 10)?.items.map(\.id)
 
         let again = try await importer.run(try ImportSource(file))
         #expect(again.written == { var s = UpsertSummary(); s.unchanged = 5; return s }())
-        #expect(try importer.store.count() == 5)
+        #expect(try await importer.store.count() == 5)
 
         var edited = posts
         edited[1].title = "Post number 2, corrected"
@@ -31,7 +31,7 @@ import Testing
         let third = try await importer.run(try ImportSource(file))
         #expect(third.written.updated == 1)
         #expect(third.written.unchanged == 4)
-        let page = try #require(try importer.store.page(.number(1), size: 10))
+        let page = try #require(try await importer.store.page(.number(1), size: 10))
         #expect(page.items.map(\.id) == idsBefore, "updated in place: same ids, same order")
         #expect(page.items[1].title == "Post number 2, corrected")
         #expect(page.items[1].imageURL == "https://blog.example/img/post-2.jpg", "relative media URL resolved against the channel link")
@@ -41,11 +41,11 @@ import Testing
     @Test func aJSONFeedImportsAndOrdersByDate() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try Importer.standalone(dataFolder: data)
+        let importer = try await Importer.standalone(store: nil, dataFolder: data)
         let report = try await importer.run(try ImportSource(ImportedFeeds.file(ImportedFeeds.jsonFeed(posts), name: "feed.json")))
         #expect(report.format == .jsonFeed)
         #expect(report.written.inserted == 5)
-        let page = try #require(try importer.store.page(.number(1), size: 10))
+        let page = try #require(try await importer.store.page(.number(1), size: 10))
         #expect(page.items.map(\.guid) == posts.map(\.id))
         #expect(page.items[0].imageURL == "https://json.example/post-1.png")
     }
@@ -53,9 +53,9 @@ import Testing
     @Test func aFailedImportLeavesTheStoreAsItWas() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try Importer.standalone(dataFolder: data)
+        let importer = try await Importer.standalone(store: nil, dataFolder: data)
         _ = try await importer.run(try ImportSource(ImportedFeeds.file(ImportedFeeds.rss(posts))))
-        let before = try importer.store.page(.number(1), size: 10)?.items
+        let before = try await importer.store.page(.number(1), size: 10)?.items
 
         let bad: [(String, String)] = [
             ("", "empty source"),
@@ -73,13 +73,13 @@ import Testing
                 #expect("\(error)".localizedCaseInsensitiveContains(expected), "\(error)")
             }
         }
-        #expect(try importer.store.page(.number(1), size: 10)?.items == before)
+        #expect(try await importer.store.page(.number(1), size: 10)?.items == before)
     }
 
     @Test func theSummarySaysWhatWasSkippedAndWhereWhileTheRestImports() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try Importer.standalone(dataFolder: data)
+        let importer = try await Importer.standalone(store: nil, dataFolder: data)
         let feed = """
             <?xml version="1.0"?>
             <rss version="2.0"><channel><title>Mixed</title><link>https://mixed.example/</link>
@@ -91,7 +91,7 @@ import Testing
             """
         let report = try await importer.run(try ImportSource(ImportedFeeds.file(feed)))
         #expect(report.written.inserted == 2)
-        #expect(try importer.store.page(.number(1), size: 10)?.items.map(\.guid).sorted() == ["good-1", "good-2"])
+        #expect(try await importer.store.page(.number(1), size: 10)?.items.map(\.guid).sorted() == ["good-1", "good-2"])
         let summary = report.summaryLines.joined(separator: "\n")
         #expect(summary.contains("imported 2, updated 0, unchanged 0 in"), "\(summary)")
         #expect(summary.contains("1 × an empty item: no title, text, link or image (line 4)"), "\(summary)")
@@ -127,7 +127,7 @@ import Testing
                 #expect("\(error)".contains(expected), "\(path): \(error)")
             }
         }
-        #expect(try store.count() == 0)
+        #expect(try await store.count() == 0)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: data).filter { $0.contains("download") }
         #expect(leftovers.isEmpty, "downloads are removed: \(leftovers)")
     }

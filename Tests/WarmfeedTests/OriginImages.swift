@@ -41,12 +41,13 @@ enum OriginImages {
 
 extension ServedFeed {
     /// Adds items whose images live at `paths` on `origin`; returns their ids in order.
-    func addItems(imagesAt paths: [String], on origin: FaultyOrigin) throws -> [Int64] {
+    func addItems(imagesAt paths: [String], on origin: FaultyOrigin) async throws -> [Int64] {
         let items = paths.enumerated().map { index, path in
             FeedItem(guid: "origin-\(path)", title: "Item \(path)", summary: "", imageURL: origin.url(path),
                      imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
         }
         try app.store.upsert(items)
-        return try items.map { item in try app.store.page(.number(1), size: 1000)!.items.first { $0.guid == item.guid }!.id! }
+        let top = try await app.store.page(.number(1), size: 1000)!.items
+        return items.map { item in top.first { $0.guid == item.guid }!.id! }
     }
 }

@@ -9,7 +9,7 @@ import Thumbnailer
 @Suite struct PreviewTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test func feedCssHoldsEveryPaletteClass() throws {
+    @Test func feedCssHoldsEveryPaletteClass() async throws {
         let css = try String(contentsOf: Self.repository.appendingPathComponent("Public/feed.css"), encoding: .utf8)
         #expect(css.hasSuffix(PreviewPalette.css), "regenerate feed.css's palette from PreviewPalette.css")
         #expect(PreviewPalette.hex(0) == "#000" && PreviewPalette.hex(215) == "#fff" && PreviewPalette.hex(PreviewPalette.index((255, 0, 0))) == "#f00")
@@ -20,34 +20,13 @@ import Thumbnailer
         }
     }
 
-    @Test func theStoreKeepsAPreviewThroughImportsUntilThePictureChanges() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-preview-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try SQLiteFeedStore(path: path)
-        let item = FeedItem(guid: "a", title: "A", summary: "", imageURL: "https://example.com/a.jpg", published: 1)
-        try store.upsert([item])
-        let id = try #require(try store.page(.number(1), size: 1)?.items.first?.id)
-        let revision = store.revision
-        try store.setPreviews([id: 0x112233_445566])
-        #expect(store.revision == revision, "a preview is not a change of the feed")
-        #expect(try store.page(.number(1), size: 1)?.items.first?.preview == 0x112233_445566)
-        #expect(try SQLiteFeedStore(path: path).item(id: id)?.preview == 0x112233_445566, "kept across a reopen")
-        // The same item imported again (a new title, the same picture): the preview stays.
-        var again = item
-        again.title = "A, retitled"
-        try store.upsert([again])
-        #expect(try store.item(id: id)?.preview == 0x112233_445566)
-        // Another picture: its old preview goes.
-        again.imageURL = "https://example.com/b.jpg"
-        try store.upsert([again])
-        #expect(try store.item(id: id)?.preview == nil)
-    }
+    // The store keeping previews through imports is in FeedStoreConformanceTests, for every backend.
 
     @Test func aThumbnailMadeOnceLeavesItsPreviewInTheRowsRenderedAfter() async throws {
         try await ServedFeed.with(items: 40, pageSize: 10, configure: { $0.prewarmPages = 0 }) { feed in
             #expect(!(try await feed.get("/?page=4").text.contains("class=\"thumb pv")), "no thumbnail made yet, no preview")
             // An item of page 3, which no one has asked for yet.
-            let id = try #require(try feed.app.store.page(.number(3), size: 10)?.items.first?.id)
+            let id = try #require(try await feed.app.store.page(.number(3), size: 10)?.items.first?.id)
             #expect(try await feed.thumbnail(id).status == 200)
             let stored = try #require(try await Self.keptPreview(of: id, in: feed))
             let preview = ThumbnailPreview(packed: stored)
@@ -55,7 +34,7 @@ import Thumbnailer
             let fresh = try await feed.get("/?page=3").text
             #expect(fresh.contains(expected), "row \(id) should carry \(expected)")
             // A page kept before the preview was (page 4's rows await theirs) is rendered again with it.
-            let pageFour = try #require(try feed.app.store.page(.number(4), size: 10)?.items.first?.id)
+            let pageFour = try #require(try await feed.app.store.page(.number(4), size: 10)?.items.first?.id)
             #expect(try await feed.thumbnail(pageFour).status == 200)
             _ = try await Self.keptPreview(of: pageFour, in: feed)
             #expect(try await feed.get("/?page=4").text.contains("class=\"thumb pv"), "page 4 still without its preview")
@@ -65,8 +44,8 @@ import Thumbnailer
     /// Item `id`'s preview once it is in the store (the keeper writes once a second; this also asks it to now).
     static func keptPreview(of id: Int64, in feed: ServedFeed) async throws -> Int64? {
         for _ in 0..<100 {
-            feed.app.previews.flush()
-            if let preview = try feed.app.store.item(id: id)?.preview { return preview }
+            await feed.app.previews.flush()
+            if let preview = try await feed.app.store.item(id: id)?.preview { return preview }
             try await Task.sleep(for: .milliseconds(50))
         }
         return nil

@@ -134,7 +134,7 @@ import Testing
             let after = try await feed.get("/")
             #expect(after.status == 200)
             #expect(after.text.contains("Served 1<"))
-            #expect(try feed.app.store.count() == 12)
+            #expect(try await feed.app.store.count() == 12)
             let status = try #require(try await feed.adminJSON()["source"] as? [String: Any])
             #expect(status["failures"] as? Int == 1)
             #expect((status["last_error"] as? String)?.contains("HTML") == true)
@@ -213,7 +213,7 @@ import Testing
             }
             #expect(report.notModified)
             #expect(origin.lastRequest(to: "/feed.xml")?.lowercased().contains("if-none-match: \"r1\"") == true)
-            let count = try again.app.store.count()
+            let count = try await again.app.store.count()
             #expect(count == 3)
         }
     }

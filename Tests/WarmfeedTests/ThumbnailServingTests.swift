@@ -28,7 +28,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         try await withOrigin { origin in
             origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: jpeg))
             try await ServedFeed.with(items: 0) { feed in
-                let id = try feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
+                let id = try await feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
                 let webp = try await feed.thumbnail(id)
                 #expect(webp.status == 200)
                 #expect(webp.header("Content-Type") == "image/webp")
@@ -54,7 +54,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         try await withOrigin { origin in
             origin.script("/slow.jpg", .delay(.milliseconds(400), then: .respond(contentType: "image/jpeg", body: jpeg)))
             try await ServedFeed.with(items: 0) { feed in
-                let id = try feed.addItems(imagesAt: ["/slow.jpg"], on: origin)[0]
+                let id = try await feed.addItems(imagesAt: ["/slow.jpg"], on: origin)[0]
                 let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                     for _ in 0..<12 { group.addTask { try await feed.thumbnail(id).body } }
                     return try await group.reduce(into: []) { $0.append($1) }
@@ -92,7 +92,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
                 $0.firstNegativeTTL = .seconds(60)
             }
             try await ServedFeed.with(items: 0, configure: remembered) { feed in
-                let ids = try feed.addItems(imagesAt: faults.map(\.0), on: origin)
+                let ids = try await feed.addItems(imagesAt: faults.map(\.0), on: origin)
                 let responses = try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
                     for (index, id) in ids.enumerated() { group.addTask { (index, try await feed.thumbnail(id)) } }
                     return try await group.reduce(into: [Int: TestResponse]()) { $0[$1.0] = $1.1 }
@@ -115,7 +115,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
     @Test func badThumbnailAddressesGetClear4xx() async throws {
         try await withOrigin { origin in
             try await ServedFeed.with(items: 0) { feed in
-                let id = try feed.addItems(imagesAt: ["/x.jpg"], on: origin)[0]
+                let id = try await feed.addItems(imagesAt: ["/x.jpg"], on: origin)[0]
                 #expect(try await feed.get("/thumbs/999999/1x").status == 404)
                 #expect(try await feed.get("/thumbs/\(id)/3x").status == 400)
                 #expect(try await feed.get("/thumbs/\(id)/original").status == 400)
@@ -139,7 +139,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         try await withOrigin { origin in
             origin.script("/keep.jpg", .respond(contentType: "image/jpeg", body: jpeg))
             let feed = try await ServedFeed.start(items: 0, dataFolder: folder)
-            id = try feed.addItems(imagesAt: ["/keep.jpg"], on: origin)[0]
+            id = try await feed.addItems(imagesAt: ["/keep.jpg"], on: origin)[0]
             first = try await feed.thumbnail(id).body
             #expect(first.count > 100)
             await feed.stop(keepingData: true)
@@ -169,7 +169,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             let paths = (0..<15).map { "/p\($0).jpg" }
             for path in paths { origin.script(path, .delay(.milliseconds(100), then: .respond(contentType: "image/jpeg", body: jpeg))) }
             try await ServedFeed.with(items: 0, pageSize: 5, configure: { $0.prewarmPages = 2 }) { feed in
-                let ids = try feed.addItems(imagesAt: paths, on: origin)
+                let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 #expect(try await feed.get("/", headers: [Self.returningReader]).status == 200)
                 // The page the reader landed on (its rows below the first screen),
                 // then pages 2 and 3 (items 5…14), get warmed without any request for them.
@@ -197,7 +197,7 @@ extension ThumbnailServingTests {
             let paths = (0..<15).map { "/d\($0).jpg" }
             for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
             try await ServedFeed.with(items: 0, pageSize: 5, configure: { $0.prewarmPages = 1 }) { feed in
-                let ids = try feed.addItems(imagesAt: paths, on: origin)
+                let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 func warmedPages(_ count: Int) async throws {
                     var done = 0
                     for _ in 0..<600 where done < count {

@@ -1,0 +1,225 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import WarmfeedCore
+
+/// The feed's items in PostgreSQL (postgres-nio), so several servers share
+/// one feed: the same items, the same order, the same cursors (the epoch is
+/// the store's), and deep links by page number as an index seek on `seq`,
+/// as in `SQLiteFeedStore`.
+///
+/// Reads go through postgres-nio's connection pool, each bounded by
+/// `queryTimeout`. A write runs on one connection of its own in one
+/// transaction (see `PostgresFeedStore+Writing.swift`) and announces the new
+/// revision with NOTIFY; `run()` listens, so every node drops its stale pages
+/// within a second with no polling per request.
+public final class PostgresFeedStore: FeedStore {
+    /// Where the store is.
+    public let location: PostgresLocation
+    /// The feed's epoch, kept in the store: every node's cursors carry the same one.
+    public let epoch: UInt32
+    /// The longest a read waits for PostgreSQL before the page gets a 503.
+    public let queryTimeout: Duration
+    let client: PostgresClient
+    let logger: Logger
+    /// The pool works from `open` to `close` (the store's service closes it at shutdown).
+    private let pool: Task<Void, Never>
+    /// The store's write count: the same number on every node once it has heard.
+    private let writes: Atomic<Int>
+    private let health = Mutex(Health())
+    private let lead: RefreshLead
+
+    struct Health {
+        var answering = true
+        var problem: String?
+    }
+
+    /// What `open` did: the migrations it applied (for the log).
+    public let appliedMigrations: [String]
+
+    /// Connects to `location`, migrates the schema (waiting while another node
+    /// does), and starts the pool. Fails within the connect timeout, naming the
+    /// server, when it cannot reach it, log in, or find the database.
+    public static func open(
+        _ location: PostgresLocation, connections: Int = 8, queryTimeout: Duration = .seconds(2), logger: Logger
+    ) async throws -> PostgresFeedStore {
+        let configuration: PostgresConnection.Configuration
+        do {
+            configuration = try location.connectionConfiguration
+        } catch {
+            throw StoreUnavailable("cannot set up TLS for \(location): \(error)")
+        }
+        let opened: PostgresSchema.Opened
+        do {
+            // A server that accepts the connection but never answers is cut at the connect timeout too.
+            let connection = try await within(location.connectTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(location.connectTimeout)") {
+                try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            }
+            do {
+                opened = try await PostgresSchema.migrate(connection, location: location, logger: logger)
+                try? await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch let error as StoreSchemaError {
+            throw error
+        } catch {
+            throw StoreUnavailable(PostgresProblem.explain(error, location))
+        }
+        return try PostgresFeedStore(location: location, opened: opened, connections: connections, queryTimeout: queryTimeout, logger: logger)
+    }
+
+    private init(location: PostgresLocation, opened: PostgresSchema.Opened, connections: Int, queryTimeout: Duration, logger: Logger) throws {
+        self.location = location
+        self.logger = logger
+        self.queryTimeout = queryTimeout
+        epoch = opened.epoch
+        appliedMigrations = opened.applied
+        writes = Atomic(opened.writes)
+        client = PostgresClient(configuration: try location.clientConfiguration(connections: connections), backgroundLogger: logger)
+        let client = client
+        pool = Task { await client.run() }
+        lead = RefreshLead(location: location, logger: logger)
+    }
+
+    /// The store's write count, as far as this node has heard: pages are kept under it.
+    public var revision: Int { writes.load(ordering: .acquiring) }
+
+    /// Moves the revision forward to `count` (never back: notices may arrive out of order).
+    func heard(writes count: Int) {
+        var seen = writes.load(ordering: .relaxed)
+        while seen < count {
+            let (exchanged, original) = writes.compareExchange(expected: seen, desired: count, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            seen = original
+        }
+    }
+
+    /// What the admin view shows.
+    public var status: StoreStatus {
+        let health = health.withLock { $0 }
+        return StoreStatus(backend: "postgresql", location: "\(location)", answering: health.answering, problem: health.problem)
+    }
+
+    func noteAnswering() {
+        health.withLock { $0 = Health() }
+    }
+
+    func noteDown(_ error: any Error) {
+        let reason = PostgresProblem.explain(error, location)
+        let wasAnswering = health.withLock { health in
+            defer { health = Health(answering: false, problem: reason) }
+            return health.answering
+        }
+        if wasAnswering { logger.error("the feed store is not answering", metadata: ["store": "\(location)", "reason": "\(reason)"]) }
+    }
+
+    /// Runs `query` on a pooled connection, collecting its rows, within `queryTimeout`.
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await answer { client in try await client.query(query).collect() }
+    }
+
+    /// Runs a prepared statement on a pooled connection (parsed and planned
+    /// once per connection), collecting its rows, within `queryTimeout`.
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await answer { client in
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement) { rows.append(row) }
+            return rows
+        }
+    }
+
+    /// Asks PostgreSQL through the pool within `queryTimeout`, noting whether it answers.
+    private func answer<Value: Sendable>(_ ask: @escaping @Sendable (PostgresClient) async throws -> Value) async throws -> Value {
+        if !health.withLock({ $0.answering }), let problem = health.withLock({ $0.problem }) {
+            // Down as far as the listener knows: answer at once rather than wait out the timeout.
+            throw StoreUnavailable(problem)
+        }
+        let client = client
+        do {
+            return try await within(queryTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(queryTimeout)") {
+                try await ask(client)
+            }
+        } catch let error as PostgresDecodingError {
+            throw error
+        } catch let error as PSQLError where error.serverInfo != nil {
+            // The server answered (with an error of the query's own): it is up.
+            throw error
+        } catch {
+            noteDown(error)
+            throw StoreUnavailable(PostgresProblem.explain(error, location))
+        }
+    }
+
+    /// Closes the pool and the refresh lead's connection.
+    public func close() async {
+        await lead.release()
+        pool.cancel()
+        await pool.value
+    }
+
+    /// Listens for other nodes' writes until graceful shutdown, reconnecting
+    /// while PostgreSQL is away; then closes the store.
+    public func run() async {
+        await cancelWhenGracefulShutdown {
+            var pause: Duration = .milliseconds(250)
+            while !Task.isCancelled {
+                do {
+                    try await self.listen()
+                    pause = .milliseconds(250)
+                } catch is CancellationError {
+                    break
+                } catch {
+                    if Task.isCancelled { break }
+                    self.noteDown(error)
+                }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(1))
+            }
+        }
+        await close()
+    }
+
+    /// One listening connection, for as long as it lasts.
+    private func listen() async throws {
+        let configuration = try location.connectionConfiguration
+        let logger = logger
+        let connection = try await within(location.connectTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(location.connectTimeout)") {
+            try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        }
+        do {
+            try await listen(on: connection)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
+        throw StoreUnavailable("the listening connection to \(location) ended")
+    }
+
+    private func listen(on connection: PostgresConnection) async throws {
+        let logger = logger
+        try await withTaskCancellationHandler {
+            try await connection.listen(on: PostgresSchema.revisionChannel) { notifications in
+                // Listening now: a write made while this node was away shows in the count.
+                for try await count in try await connection.query("SELECT writes FROM feed WHERE id = 1", logger: logger).decode(Int64.self) {
+                    self.heard(writes: Int(count))
+                }
+                self.noteAnswering()
+                for try await notification in notifications {
+                    if let count = Int(notification.payload) { self.heard(writes: count) }
+                }
+            }
+        } onCancel: {
+            connection.close().whenComplete { _ in }
+        }
+    }
+
+    /// Whether this node polls the source: it holds the refresh advisory lock,
+    /// on a connection of its own; a node that dies lets it go with its connection.
+    public func leadsRefresh() async -> Bool {
+        await lead.holds()
+    }
+}

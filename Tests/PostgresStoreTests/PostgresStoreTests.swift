@@ -1,0 +1,215 @@
+import Foundation
+import PostgresNIO
+import Testing
+@testable import PostgresStore
+@testable import Warmfeed
+@testable import WarmfeedCore
+
+/// What only the PostgreSQL store has: URLs, start-up failures named for an
+/// operator, migrations shared by nodes starting together, the refresh lead,
+/// index seeks, and copying a feed in and out.
+@Suite(.serialized) struct PostgresStoreTests {
+    @Test func thisRunHasAPostgreSQL() {
+        // scripts/test starts one; a run without it would test SQLite alone and look green.
+        let setting = ProcessInfo.processInfo.environment["WARMFEED_TEST_POSTGRES"]
+        #expect(setting != nil, "WARMFEED_TEST_POSTGRES is not set: run scripts/test (it starts PostgreSQL), or set it to skip")
+    }
+
+    @Test func urlsAreReadAsLibpqReadsThem() throws {
+        let full = try PostgresLocation("postgres://feed:p%40ss@db.example:6543/warm?sslmode=require&connect_timeout=3")
+        #expect(full.user == "feed" && full.password == "p@ss" && full.host == "db.example" && full.port == 6543)
+        #expect(full.database == "warm" && full.sslMode == .require && full.connectTimeout == .seconds(3))
+        #expect("\(full)" == "db.example:6543/warm", "no password in what is logged or shown")
+        let short = try PostgresLocation("postgresql://localhost")
+        #expect(short.user == "postgres" && short.port == 5432 && short.database == "postgres" && short.sslMode == .prefer)
+        for bad in [
+            "mysql://localhost/db", "postgres:///db", "postgres://h:99999/db", "postgres://h/db?sslmode=sometimes",
+            "postgres://h/db?connect_timeout=0", "postgres://h/db?pool=3",
+        ] {
+            #expect(throws: PostgresLocation.Problem.self, "\(bad)") { try PostgresLocation(bad) }
+        }
+        #expect((try? PostgresLocation("postgres://u:secret@/db")) == nil)
+        let problem = #expect(throws: PostgresLocation.Problem.self) { try PostgresLocation("postgres://u:secret@/db") }
+        #expect(problem?.description.contains("secret") == false, "a password never reaches a message")
+    }
+
+    @Test func theStoreOptionTakesSQLitePathsAndPostgresURLsAndRefusesTheRest() throws {
+        #expect(try StoreLocation(nil, dataFolder: "/d") == .sqlite(path: "/d/feed.sqlite"))
+        #expect(try StoreLocation("sqlite:/x/feed.db", dataFolder: "/d") == .sqlite(path: "/x/feed.db"))
+        #expect(try StoreLocation("postgres://u@h/db", dataFolder: "/d") == .postgres(try PostgresLocation("postgres://u@h/db")))
+        for bad in ["mysql://h/db", "feed.sqlite", "sqlite:", "redis://h"] {
+            let error = #expect(throws: ConfigurationError.self, "\(bad)") { try StoreLocation(bad, dataFolder: "/d") }
+            #expect(error?.description.contains("--store") == true)
+        }
+    }
+
+    private func openFailure(_ url: String) async -> String? {
+        do {
+            let store = try await PostgresFeedStore.open(try PostgresLocation(url), logger: testLogger)
+            await store.close()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func aWrongPasswordAMissingDatabaseAndAClosedPortAreEachNamed() async throws {
+        let admin = try TestDatabase.admin()
+        let server = "\(admin.host):\(admin.port)"
+        let wrong = await openFailure("postgres://\(admin.user):not-the-password@\(server)/postgres?sslmode=disable")
+        #expect(wrong?.contains("wrong password") == true && wrong?.contains(server) == true, "\(wrong ?? "opened")")
+        #expect(wrong?.contains("not-the-password") == false)
+        let missing = await openFailure("postgres://\(admin.user):\(admin.password ?? "")@\(server)/no_such_feed?sslmode=disable")
+        #expect(missing?.contains("no database \"no_such_feed\"") == true, "\(missing ?? "opened")")
+        // A port nothing listens on.
+        let closed = try freePort()
+        let refused = await openFailure("postgres://u:p@127.0.0.1:\(closed)/db?sslmode=disable")
+        #expect(refused?.contains("127.0.0.1:\(closed)") == true && refused?.contains("refused") == true, "\(refused ?? "opened")")
+    }
+
+    @Test func aServerThatNeverAnswersFailsAtTheConnectTimeout() async throws {
+        // Accepts connections (the kernel's backlog) and never says a word.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        listen(listener, 16)
+        var bound = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = Int(UInt16(bigEndian: bound.sin_port))
+        let silent = await openFailure("postgres://u:p@127.0.0.1:\(port)/db?sslmode=disable&connect_timeout=1")
+        #expect(silent?.contains("127.0.0.1:\(port)") == true && silent?.contains("did not answer") == true, "\(silent ?? "opened")")
+    }
+
+    @Test func nodesStartingAtOnceMigrateOnceAndANewerStoreIsRefused() async throws {
+        let url = try await TestDatabase.create()
+        defer { Task { await TestDatabase.drop(url) } }
+        let location = try PostgresLocation(url)
+        let stores = try await withThrowingTaskGroup(of: PostgresFeedStore.self) { group in
+            for _ in 0..<6 { group.addTask { try await PostgresFeedStore.open(location, logger: testLogger) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.filter { !$0.appliedMigrations.isEmpty }.count == 1, "one node migrates, the others wait and find nothing to do")
+        #expect(Set(stores.map(\.epoch)).count == 1, "one feed, one epoch")
+        try await upsert(stores[0], [item(1, published: 1)])
+        for store in stores { await store.close() }
+
+        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 7, logger: testLogger)
+        let versions = try await connection.query("SELECT version FROM warmfeed_migration ORDER BY version", logger: testLogger).collect().map { try $0.decode(Int.self) }
+        #expect(versions == PostgresSchema.migrations.map(\.version))
+        try await connection.query("INSERT INTO warmfeed_migration (version, name) VALUES (99, 'from the future')", logger: testLogger)
+        try await connection.close()
+        let refusal = await openFailure(url)
+        #expect(refusal?.contains("newer warmfeed") == true, "\(refusal ?? "opened")")
+        // Refused, and untouched.
+        let count = try await withStoreConnection(location) { connection in
+            try await connection.query("SELECT COUNT(*) FROM item", logger: testLogger).collect().first?.decode(Int.self)
+        }
+        #expect(count == 1)
+        await TestDatabase.drop(url)
+    }
+
+    @Test func oneNodePollsTheSourceAndAnotherTakesOverWhenItGoes() async throws {
+        try await TestStore.with(.postgres) { made in
+            let other = try await made.another()
+            #expect(await made.store.leadsRefresh())
+            #expect(await made.store.leadsRefresh(), "the lead stays with its holder")
+            #expect(await other.leadsRefresh() == false)
+            await made.store.close()
+            #expect(await other.leadsRefresh(), "the holder left: the next to ask leads")
+            await other.close()
+        }
+    }
+
+    @Test func deepLinksAndCursorsAreIndexSeeks() async throws {
+        try await TestStore.with(.postgres) { made in
+            try await upsert(made.store, DemoFeed.items(count: 20_000))
+            let location = try PostgresLocation(made.address)
+            try await withStoreConnection(location) { connection in
+                try await connection.query("ANALYZE item", logger: testLogger)
+                // The statements the store prepares, with values in place of their parameters.
+                func filled(_ sql: String, _ values: [String]) -> String {
+                    values.enumerated().reversed().reduce(sql) { $0.replacingOccurrences(of: "$\($1.offset + 1)", with: $1.element) }
+                }
+                for sql in [
+                    filled(PageStatement.ByNumber.sql, ["300000", "30"]),
+                    filled(PageStatement.After.sql, ["1700000000000", "5", "30"]),
+                    filled(PageStatement.Before.sql, ["1600000000000", "5", "30"]),
+                ] {
+                    let plan = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + sql), logger: testLogger).collect()
+                        .map { try $0.decode(String.self) }.joined(separator: "\n")
+                    #expect(plan.contains("Index Scan"), "\(sql): \(plan)")
+                    #expect(!plan.contains("Seq Scan") && !plan.contains("Sort"), "\(sql): \(plan)")
+                }
+            }
+        }
+    }
+
+    @Test func copyStoreMovesAFeedToPostgreSQLAndBackKeepingLinksAndCursors() async throws {
+        let sqlite = try await TestStore.make(.sqlite)
+        let postgres = try await TestStore.make(.postgres)
+        let back = try await TestStore.make(.sqlite)
+        try await upsert(sqlite.store, DemoFeed.items(count: 2_500))
+        let pictured = try #require(try await sqlite.store.page(.number(3), size: 30)?.items.first?.id)
+        try await sqlite.store.setPreviews([pictured: 0x0a0b0c_0d0e0f])
+        let page = try #require(try await sqlite.store.page(.number(40), size: 30))
+        let token = try #require(page.older).token
+
+        #expect(try await StoreCopy.copy(from: sqlite.store, to: postgres.store, batch: 700) == 2_500)
+        // The copy is read through a fresh opening, as the servers will after the move.
+        let moved = try await postgres.another()
+        #expect(moved.epoch == sqlite.store.epoch)
+        #expect(try await moved.count() == 2_500)
+        #expect(try await moved.page(.number(40), size: 30)?.items == page.items)
+        let next = try #require(try await moved.page(.after(try Cursor.parse(token, epoch: moved.epoch)), size: 30))
+        #expect(next.items == (try await sqlite.store.page(.number(41), size: 30))?.items)
+        #expect(try await moved.item(id: pictured)?.preview == 0x0a0b0c_0d0e0f)
+        // New items after the move get ids past the copied ones.
+        try await upsert(moved, [item(9_999_999, published: DemoFeed.newest + 1)])
+        #expect(try await moved.page(.number(1), size: 1)?.items.first?.id ?? 0 > 2_500)
+
+        // And back, into an empty SQLite file.
+        #expect(try await StoreCopy.copy(from: moved, to: back.store) == 2_501)
+        let returned = try await back.another()
+        #expect(returned.epoch == sqlite.store.epoch)
+        #expect(try await returned.page(.number(41), size: 30)?.items == (try await moved.page(.number(41), size: 30))?.items)
+
+        // Into a store that holds a feed: refused, nothing written.
+        await #expect(throws: StoreCopy.Failure.self) { try await StoreCopy.copy(from: sqlite.store, to: moved) }
+        #expect(try await moved.count() == 2_501)
+        await moved.close()
+        await returned.close()
+        await sqlite.remove()
+        await postgres.remove()
+        await back.remove()
+    }
+}
+
+func freePort() throws -> Int {
+    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(probe) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Runs `body` on one connection to the store's database, closed after.
+func withStoreConnection<T: Sendable>(_ location: PostgresLocation, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 8, logger: testLogger)
+    do {
+        let result = try await body(connection)
+        try await connection.close()
+        return result
+    } catch {
+        try? await connection.close()
+        throw error
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import FeedImport
+import HTTPTestClient
+import Testing
+@testable import Warmfeed
+@testable import WarmfeedCore
+
+/// A PostgreSQL of this test's own (it is stopped and started again under
+/// the server), from `scripts/postgres`, as the test command starts one.
+struct OwnPostgres {
+    let folder: String
+    let url: String
+
+    static var available: Bool { ProcessInfo.processInfo.environment["WARMFEED_TEST_POSTGRES"].map { $0 != "skip" } ?? false }
+
+    static func start() throws -> OwnPostgres {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-pg-\(UUID().uuidString.prefix(8))").path
+        let url = try script("start", folder).trimmingCharacters(in: .whitespacesAndNewlines)
+        return OwnPostgres(folder: folder, url: url)
+    }
+
+    func stop() throws { _ = try Self.script("stop", folder) }
+    func restart() throws { _ = try Self.script("restart", folder) }
+
+    func remove() {
+        _ = try? Self.script("stop", folder)
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @discardableResult
+    private static func script(_ command: String, _ folder: String) throws -> String {
+        // Into a file, not a pipe: the server pg_ctl starts inherits the
+        // descriptor, and a pipe would never reach its end while it runs.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-pg-out-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        // posix_spawn and waitpid: Foundation's Process waits for its child on a
+        // run loop, which never turned here.
+        let script = ServedFeed.repository.appendingPathComponent("scripts/postgres").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0o644)
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), strdup(folder), nil]
+        defer { arguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, script, &actions, nil, arguments, environ) == 0 else {
+            throw StoreUnavailable("cannot run scripts/postgres")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else { throw StoreUnavailable("scripts/postgres \(command) failed (\(status))") }
+        return try String(contentsOf: output, encoding: .utf8)
+    }
+}
+
+/// PostgreSQL stopped under a serving node: what is cached keeps being
+/// served, the rest gets a quick 503 with Retry-After (never a hang or a
+/// crash), the admin view says so, an import writes nothing, and serving
+/// resumes by itself when PostgreSQL is back.
+@Suite(.serialized, .enabled(if: OwnPostgres.available)) struct StoreFaultTests {
+    @Test func postgresStoppedWhileServingThenBack() async throws {
+        let postgres = try OwnPostgres.start()
+        defer { postgres.remove() }
+        let feed = try await ServedFeed.start(items: 300, pageSize: 10) { configuration in
+            configuration.store = postgres.url
+            configuration.prewarmPages = 0
+        }
+        do {
+            let warm = try await feed.get("/?page=1")
+            #expect(warm.status == 200)
+            let cachedFragment = try await feed.get("/fragment?page=2")
+            #expect(cachedFragment.status == 200)
+            let token = ["Authorization": "Bearer test-admin-token"].map { ($0.key, $0.value) }
+            #expect(try await feed.get("/admin/cache", headers: token).text.contains("\"answering\" : true"))
+
+            try postgres.stop()
+            // The cached page and fragment are still served.
+            #expect(try await feed.get("/?page=1").status == 200)
+            #expect(try await feed.get("/fragment?page=2").status == 200)
+            // A page never rendered: a quick 503 that says when to come back.
+            let cold = try await feed.get("/fragment?page=9")
+            #expect(cold.status == 503)
+            #expect(cold.header("Retry-After") != nil)
+            let coldDocument = try await feed.get("/?page=12")
+            #expect(coldDocument.status == 503)
+            #expect(coldDocument.text.contains("not answering"))
+            // The admin view says the store is down (the listener notices its connection closed).
+            var down = false
+            for _ in 0..<50 where !down {
+                down = try await feed.get("/admin/cache", headers: token).text.contains("\"answering\" : false")
+                if !down { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(down, "the admin view never said the store is down")
+            #expect(try await feed.get("/admin", headers: token).text.contains("DOWN"))
+            #expect(try await feed.get("/metrics", headers: token).text.contains("warmfeed_store_up 0"))
+            // A thumbnail whose item cannot be read gets the placeholder, not a 5xx.
+            let thumbnail = try await feed.thumbnail(3)
+            #expect(thumbnail.status == 200)
+
+            // An import now writes nothing, and says so.
+            let source = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-down-\(UUID().uuidString).json")
+            try Data(#"{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{"id":"new","title":"New","date_published":"2030-01-01T00:00:00Z"}]}"#.utf8).write(to: source)
+            defer { try? FileManager.default.removeItem(at: source) }
+            let importer = Importer(store: feed.app.store, fetcher: feed.app.fetcher, workFolder: URL(fileURLWithPath: feed.dataFolder))
+            do throws(ImportError) {
+                _ = try await importer.run(.file(source.path))
+                Issue.record("an import with the store down succeeded")
+            } catch {
+                #expect(error.description.contains("nothing was written"), "\(error)")
+            }
+
+            // Back: cold pages are served again without a restart of the node.
+            try postgres.restart()
+            var back = false
+            for _ in 0..<100 where !back {
+                back = try await feed.get("/fragment?page=9").status == 200
+                if !back { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(back, "serving did not resume after PostgreSQL came back")
+            #expect(try await feed.get("/admin/cache", headers: token).text.contains("\"answering\" : true"))
+            #expect(try await feed.app.store.count() == 300, "nothing was lost, nothing was added")
+        } catch {
+            await feed.stop()
+            throw error
+        }
+        await feed.stop()
+    }
+
+    @Test func twoNodesOnOneDatabaseServeOneFeed() async throws {
+        let postgres = try OwnPostgres.start()
+        defer { postgres.remove() }
+        let first = try await ServedFeed.start(items: 200, pageSize: 10) { $0.store = postgres.url; $0.prewarmPages = 0 }
+        let second = try await ServedFeed.start(items: 200, pageSize: 10) { $0.store = postgres.url; $0.prewarmPages = 0 }
+        do {
+            // The second node found the feed the first seeded: one feed, one epoch, the same cursors.
+            #expect(try await second.app.store.count() == 200)
+            #expect(first.app.store.epoch == second.app.store.epoch)
+            let page = try await first.get("/fragment?page=3").text
+            let attribute = try #require(page.range(of: #"data-fragment="[^"]+""#, options: .regularExpression).map { String(page[$0]) })
+            let next = String(attribute.dropFirst("data-fragment=\"".count).dropLast()).replacingOccurrences(of: "&amp;", with: "&")
+            #expect(next.contains("after="))
+            let onFirst = try await first.get(next)
+            let onSecond = try await second.get(next)
+            #expect(onFirst.status == 200 && onSecond.status == 200)
+            #expect(onFirst.text == onSecond.text, "the page after page 3 is the same on either node")
+
+            // A write on the first node reaches the second's pages without a restart or a poll per request.
+            let top = try await second.get("/fragment?page=1").text
+            #expect(!top.contains("Written on the first node"))
+            let item = FeedItem(guid: "fresh", title: "Written on the first node", summary: "", published: DemoFeed.newest + 60_000)
+            _ = try await first.app.store.writeOffPool { writer in try writer.upsert(item) }
+            var seen = false
+            for _ in 0..<100 where !seen {
+                seen = try await second.get("/fragment?page=1").text.contains("Written on the first node")
+                if !seen { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(seen, "the second node kept serving its stale page 1")
+        } catch {
+            await first.stop()
+            await second.stop()
+            throw error
+        }
+        await first.stop()
+        await second.stop()
+    }
+}

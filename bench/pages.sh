@@ -137,6 +137,16 @@ done
 [ -n "$wf_url" ] || { log "warmfeed did not start in 120 s"; exit 1; }
 log "warmfeed at $wf_url (seeded and listening after $((SECONDS - seed_start)) s)"
 
+# The server warms page 1 (and its thumbnails) at start; previews made then are
+# written a second later and page 1 is rendered again with them. Let that
+# settle, so the bytes dumped for nginx are the ones warmfeed keeps serving.
+token=$(cat "$tmp/data/admin-token" 2>/dev/null || true)
+for _ in $(seq 300); do
+  curl -s -H "Authorization: Bearer $token" "$wf_url/admin/cache" | grep -q '"page_one_warm_seconds" : [0-9]' && break
+  sleep 0.1
+done
+sleep 2
+
 # --- 2. every fragment once: warms warmfeed's cache and makes nginx's files ---
 log "fetching /fragment?page=1..$PAGES once (warm-up pass)"
 dump_line=$(helper dump "$wf_url" "$PAGES" "$tmp/nginx/root")

@@ -30,9 +30,17 @@ public final class PostgresFeedStore: FeedStore {
     private let health = Mutex(Health())
     private let lead: RefreshLead
 
+    /// Whether PostgreSQL answers, as the listener and the last read saw it.
+    /// Only the listener's view makes reads fail at once: a read that timed
+    /// out under load says the store is slow, not gone, and the next read tries.
     struct Health {
-        var answering = true
-        var problem: String?
+        /// The listening connection is lost (PostgreSQL stopped, or unreachable).
+        var listenerDown: String?
+        /// The last read failed for want of an answer.
+        var readFailed: String?
+
+        var answering: Bool { listenerDown == nil && readFailed == nil }
+        var problem: String? { listenerDown ?? readFailed }
     }
 
     /// What `open` did: the migrations it applied (for the log).
@@ -103,14 +111,17 @@ public final class PostgresFeedStore: FeedStore {
         return StoreStatus(backend: "postgresql", location: "\(location)", answering: health.answering, problem: health.problem)
     }
 
-    func noteAnswering() {
+    /// The listener is connected again: PostgreSQL answers.
+    func noteListening() {
         health.withLock { $0 = Health() }
     }
 
-    func noteDown(_ error: any Error) {
+    /// The listener lost PostgreSQL (or a read found no answer): reads fail at once
+    /// while the listener is down, and the admin view says so.
+    func noteDown(_ error: any Error, listener: Bool) {
         let reason = PostgresProblem.explain(error, location)
         let wasAnswering = health.withLock { health in
-            defer { health = Health(answering: false, problem: reason) }
+            defer { if listener { health.listenerDown = reason } else { health.readFailed = reason } }
             return health.answering
         }
         if wasAnswering { logger.error("the feed store is not answering", metadata: ["store": "\(location)", "reason": "\(reason)"]) }
@@ -133,22 +144,24 @@ public final class PostgresFeedStore: FeedStore {
 
     /// Asks PostgreSQL through the pool within `queryTimeout`, noting whether it answers.
     private func answer<Value: Sendable>(_ ask: @escaping @Sendable (PostgresClient) async throws -> Value) async throws -> Value {
-        if !health.withLock({ $0.answering }), let problem = health.withLock({ $0.problem }) {
+        if let down = health.withLock({ $0.listenerDown }) {
             // Down as far as the listener knows: answer at once rather than wait out the timeout.
-            throw StoreUnavailable(problem)
+            throw StoreUnavailable(down)
         }
         let client = client
         do {
-            return try await within(queryTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(queryTimeout)") {
+            let value = try await within(queryTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(queryTimeout)") {
                 try await ask(client)
             }
+            health.withLock { if $0.readFailed != nil { $0.readFailed = nil } }
+            return value
         } catch let error as PostgresDecodingError {
             throw error
         } catch let error as PSQLError where error.serverInfo != nil {
             // The server answered (with an error of the query's own): it is up.
             throw error
         } catch {
-            noteDown(error)
+            noteDown(error, listener: false)
             throw StoreUnavailable(PostgresProblem.explain(error, location))
         }
     }
@@ -173,7 +186,7 @@ public final class PostgresFeedStore: FeedStore {
                     break
                 } catch {
                     if Task.isCancelled { break }
-                    self.noteDown(error)
+                    self.noteDown(error, listener: true)
                 }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(1))
@@ -207,7 +220,7 @@ public final class PostgresFeedStore: FeedStore {
                 for try await count in try await connection.query("SELECT writes FROM feed WHERE id = 1", logger: logger).decode(Int64.self) {
                     self.heard(writes: Int(count))
                 }
-                self.noteAnswering()
+                self.noteListening()
                 for try await notification in notifications {
                     if let count = Int(notification.payload) { self.heard(writes: count) }
                 }

@@ -113,6 +113,32 @@ import Testing
         await TestDatabase.drop(url)
     }
 
+    @Test func aReadThatTimesOutFailsAloneAndTheNextReadIsServed() async throws {
+        try await TestStore.with(.postgres) { made in
+            try await upsert(made.store, (1...50).map { item($0, published: Int64($0)) })
+            let store = try await PostgresFeedStore.open(try PostgresLocation(made.address), queryTimeout: .milliseconds(300), logger: testLogger)
+            #expect(try await store.page(.number(2), size: 10)?.items.count == 10)
+            // Another session holds the table: the read waits past its timeout, and gives up.
+            let location = try PostgresLocation(made.address)
+            let blocker = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 9, logger: testLogger)
+            try await blocker.query("BEGIN", logger: testLogger)
+            try await blocker.query("LOCK TABLE item IN ACCESS EXCLUSIVE MODE", logger: testLogger)
+            await #expect(throws: StoreUnavailable.self) { try await store.page(.number(3), size: 10) }
+            #expect(store.status.answering == false)
+            try await blocker.query("COMMIT", logger: testLogger)
+            try await blocker.close()
+            // Slow is not gone: the next read is tried, and answered.
+            var page: Page?
+            for _ in 0..<20 where page == nil {
+                page = try? await store.page(.number(3), size: 10)
+                if page == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(page?.items.count == 10)
+            #expect(store.status.answering)
+            await store.close()
+        }
+    }
+
     @Test func oneNodePollsTheSourceAndAnotherTakesOverWhenItGoes() async throws {
         try await TestStore.with(.postgres) { made in
             let other = try await made.another()

@@ -100,27 +100,19 @@ enum PageStatement {
     }
 
     /// Following a sentinel: the items just older than (published, id).
-    struct After: PostgresPreparedStatement {
+    struct After: CursorStatement {
         static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT $3"
-        typealias Row = (FeedItem, Int)
         var published: Int64
         var id: Int64
         var limit: Int64
-
-        func makeBindings() throws -> PostgresBindings { PageStatement.bindings(published, id, limit) }
-        func decodeRow(_ row: PostgresRow) throws -> Row { try PostgresFeedStore.item(row) }
     }
 
     /// A "newer items" link: the items just newer than (published, id), oldest first.
-    struct Before: PostgresPreparedStatement {
+    struct Before: CursorStatement {
         static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) > ($1, $2) ORDER BY published ASC, id ASC LIMIT $3"
-        typealias Row = (FeedItem, Int)
         var published: Int64
         var id: Int64
         var limit: Int64
-
-        func makeBindings() throws -> PostgresBindings { PageStatement.bindings(published, id, limit) }
-        func decodeRow(_ row: PostgresRow) throws -> Row { try PostgresFeedStore.item(row) }
     }
 
     static func bindings(_ values: Int64...) -> PostgresBindings {
@@ -128,4 +120,16 @@ enum PageStatement {
         for value in values { bindings.append(value) }
         return bindings
     }
+}
+
+/// A page read from a cursor's (published, id), `limit` rows long.
+protocol CursorStatement: PostgresPreparedStatement where Row == (FeedItem, Int) {
+    var published: Int64 { get }
+    var id: Int64 { get }
+    var limit: Int64 { get }
+}
+
+extension CursorStatement {
+    func makeBindings() throws -> PostgresBindings { PageStatement.bindings(published, id, limit) }
+    func decodeRow(_ row: PostgresRow) throws -> (FeedItem, Int) { try PostgresFeedStore.item(row) }
 }

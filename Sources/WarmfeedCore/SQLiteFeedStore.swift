@@ -79,22 +79,12 @@ public final class SQLiteFeedStore: FeedStore {
 
     /// How many items the feed holds.
     public func count() async throws -> Int {
-        try countNow()
-    }
-
-    /// How many items the feed holds, read on the calling thread.
-    public func countNow() throws -> Int {
-        try pool.read { db in try Self.total(db) }
+        try await pool.read { db in try Self.total(db) }
     }
 
     /// The page for `request`, `size` items long; nil when no such page exists
     /// (a page number past the end, a cursor with nothing after it).
     public func page(_ request: PageRequest, size: Int) async throws -> Page? {
-        try pageNow(request, size: size)
-    }
-
-    /// The page for `request`, read on the calling thread.
-    public func pageNow(_ request: PageRequest, size: Int) throws -> Page? {
         precondition(size > 0)
         return try pages.read { connection -> Page? in
             var total = 0

@@ -52,6 +52,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        .systemLibrary(
             name: "CDeflate",
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
@@ -97,6 +102,13 @@ let package = Package(
             dependencies: ["CVips", "Reckoning"]
         ),
 
+        // A small pool of blocking hiredis connections on threads of their own, with
+        // timeouts, reconnects and a down state. Knows nothing of feeds or thumbnails.
+        .target(
+            name: "RedisClient",
+            dependencies: ["CHiredis", .product(name: "DequeModule", package: "swift-collections")]
+        ),
+
         // Streaming XML on libxml2's SAX push parser: no DTDs, no entities, no network. Knows nothing of feeds.
         .target(name: "XMLStream", dependencies: ["CXML2"]),
 
@@ -140,6 +152,7 @@ let package = Package(
                 "Thumbnailer",
                 "WarmfeedCore",
                 "PostgresStore",
+                "RedisClient",
                 "FeedImport",
                 "Gzip",
                 "Reckoning",
@@ -172,6 +185,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "HTTPTestClient"]),
         .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),
         .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),
         .testTarget(

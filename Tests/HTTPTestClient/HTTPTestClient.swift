@@ -33,7 +33,11 @@ public final class TestConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
-            close(fd)
+            // No close(fd) here: a class whose initializer throws once every
+            // property is set still runs its deinit, which closes it. Closing it
+            // twice closed whatever descriptor took the number meanwhile (a
+            // connection libmicrohttpd had just accepted, on another test's
+            // server), and libmicrohttpd aborts when its own close fails.
             throw Failure(description: "connect to port \(port) failed: errno \(errno)")
         }
     }

@@ -1,0 +1,171 @@
+import DequeModule
+import Foundation
+import Synchronization
+
+/// A small pool of hiredis connections on threads of their own, for async callers.
+///
+/// hiredis is blocking: each of `connections` threads owns one context and
+/// runs one command at a time, so a slow Redis holds those threads, never
+/// Swift's cooperative pool. Every command is bounded: at most `timeout` to
+/// connect, at most `timeout` on the wire, and at most `timeout` waiting for a
+/// free connection (then `.busy`). A broken connection is freed and made
+/// again on the next command; while Redis cannot be reached, commands fail at
+/// once (`.down`) and one probe per back-off period tries again.
+public final class RedisClient: Sendable {
+    /// What the client has seen, for the admin view.
+    public struct Status: Sendable {
+        public var location: String
+        public var up: Bool
+        /// Seconds Redis has been unreachable, while it is.
+        public var downForSeconds: Double?
+        public var commands: Int
+        public var errors: Int
+        public var lastError: String?
+    }
+
+    private struct Job {
+        var arguments: [[UInt8]]
+        var queuedAt: ContinuousClock.Instant
+        var answer: @Sendable (Result<RedisValue, RedisError>) -> Void
+    }
+
+    private struct Shared {
+        var queue = Deque<Job>()
+        var health = RedisHealth()
+        var stopping = false
+        var commands = 0
+        var errors = 0
+        var lastError: String?
+    }
+
+    public let location: RedisLocation
+    public let timeout: Duration
+    private let condition = NSCondition()
+    // Only touched with `condition` locked.
+    private nonisolated(unsafe) var shared = Shared()
+    private let started = ContinuousClock.now
+    private let maxQueued: Int
+
+    /// Starts `connections` threads for `location`; connections are made on first use.
+    public init(_ location: RedisLocation, connections: Int = 4, timeout: Duration = .milliseconds(250)) {
+        self.location = location
+        self.timeout = timeout
+        maxQueued = 64 * max(1, connections)
+        for index in 0..<max(1, connections) {
+            let thread = Thread { [self] in work() }
+            thread.name = "redis-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Runs one command (its words as text) and returns the reply.
+    public func run(_ words: String...) async throws(RedisError) -> RedisValue {
+        try await run(words.map { Array($0.utf8) })
+    }
+
+    /// Runs one command (its arguments as bytes) and returns the reply.
+    public func run(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisValue {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
+            let job = Job(arguments: arguments, queuedAt: .now) { continuation.resume(returning: $0) }
+            let refused: RedisError? = condition.withLock {
+                if shared.stopping { return .closed }
+                if !shared.health.isUp, shared.health.downSince != nil, !canProbe() { return .down }
+                if shared.queue.count >= maxQueued { return .busy }
+                shared.queue.append(job)
+                condition.signal()
+                return nil
+            }
+            if let refused { job.answer(.failure(refused)) }
+        }
+        return try result.get()
+    }
+
+    /// Whether a probe could go now (checked without taking the probe's turn).
+    private func canProbe() -> Bool {
+        var copy = shared.health
+        return copy.mayTry(now: seconds())
+    }
+
+    public var status: Status {
+        condition.withLock {
+            Status(
+                location: location.description, up: shared.health.isUp,
+                downForSeconds: shared.health.downSince.map { seconds() - $0 },
+                commands: shared.commands, errors: shared.errors, lastError: shared.lastError
+            )
+        }
+    }
+
+    /// Answers what is queued with `.closed` and lets the threads end.
+    public func close() {
+        let dropped: [Job] = condition.withLock {
+            shared.stopping = true
+            let jobs = Array(shared.queue)
+            shared.queue.removeAll()
+            condition.broadcast()
+            return jobs
+        }
+        for job in dropped { job.answer(.failure(.closed)) }
+    }
+
+    private func seconds() -> Double {
+        let elapsed = ContinuousClock.now - started
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
+    private var timeoutMilliseconds: Int {
+        Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    // MARK: The threads
+
+    private func work() {
+        var connection: RedisConnection?
+        while let job = next() {
+            guard ContinuousClock.now - job.queuedAt <= timeout else {
+                job.answer(.failure(.busy))
+                continue
+            }
+            let mayTry = condition.withLock { shared.health.mayTry(now: seconds()) }
+            guard mayTry else {
+                job.answer(.failure(.down))
+                continue
+            }
+            let result: Result<RedisValue, RedisError>
+            do throws(RedisError) {
+                if connection == nil { connection = try RedisConnection(location, timeoutMilliseconds: timeoutMilliseconds) }
+                result = .success(try connection!.run(job.arguments))
+            } catch {
+                result = .failure(error)
+            }
+            if connection?.isBroken == true { connection = nil }
+            condition.withLock {
+                shared.commands += 1
+                switch result {
+                case .success: shared.health.succeeded()
+                case .failure(.reply(let message)):
+                    // Redis answered: it is up; the command was wrong (or Redis is out of memory).
+                    shared.health.succeeded()
+                    shared.errors += 1
+                    shared.lastError = message
+                case .failure(let error):
+                    shared.health.failed(now: seconds())
+                    shared.errors += 1
+                    shared.lastError = error.description
+                    connection = nil
+                }
+            }
+            job.answer(result)
+        }
+    }
+
+    private func next() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let job = shared.queue.popFirst() { return job }
+            if shared.stopping { return nil }
+            condition.wait()
+        }
+    }
+}

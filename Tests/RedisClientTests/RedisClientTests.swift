@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTestClient
+import Testing
+@testable import RedisClient
+
+/// The client against a real redis-server: binary values, replies of each
+/// kind, Redis stopped and back, Redis frozen, Redis never there.
+@Suite(.serialized, .enabled(if: OwnRedis.available)) struct RedisClientTests {
+    @Test func binaryValuesAndEveryKindOfReply() async throws {
+        let redis = try OwnRedis()
+        let client = RedisClient(try RedisLocation(redis.url), connections: 2)
+        defer { client.close() }
+        let bytes: [UInt8] = [0, 255, 13, 10, 0, 37, 115]  // NULs, CRLF and a %s: all kept as they are
+        #expect(try await client.run([Array("SET".utf8), Array("k".utf8), bytes]) == .status("OK"))
+        #expect(try await client.run("GET", "k").bytes == bytes)
+        #expect(try await client.run("GET", "missing") == .null)
+        #expect(try await client.run("INCR", "n").integer == 1)
+        #expect(try await client.run("MGET", "k", "missing") == .array([.bytes(bytes), .null]))
+        await #expect(throws: RedisError.self) { try await client.run("NOSUCHCOMMAND") }
+        // An error reply is Redis answering: it stays up.
+        #expect(client.status.up)
+        #expect(client.status.errors == 1)
+    }
+
+    @Test func stoppedRedisFailsFastThenComesBack() async throws {
+        let redis = try OwnRedis()
+        let client = RedisClient(try RedisLocation(redis.url), connections: 2, timeout: .milliseconds(200))
+        defer { client.close() }
+        #expect(try await client.run("SET", "a", "1") == .status("OK"))
+        redis.stop()
+        // The first command finds the broken connection; after it Redis is down.
+        await #expect(throws: RedisError.self) { try await client.run("GET", "a") }
+        #expect(!client.status.up)
+        await #expect(throws: RedisError.down) { try await client.run("GET", "a") }
+        try redis.start()
+        // A probe per back-off: within a few seconds one gets through.
+        var answered = false
+        for _ in 0..<100 where !answered {
+            answered = (try? await client.run("PING")) == .status("PONG")
+            if !answered { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(answered)
+        #expect(client.status.up)
+    }
+
+    @Test func aFrozenRedisIsBoundedByTheTimeout() async throws {
+        let redis = try OwnRedis()
+        let client = RedisClient(try RedisLocation(redis.url), connections: 1, timeout: .milliseconds(200))
+        defer { client.close() }
+        #expect(try await client.run("PING") == .status("PONG"))
+        try redis.freeze(seconds: 2)
+        // The command gives up (a timeout on the wire), rather than waiting the 2 s out.
+        await #expect(throws: RedisError.self) { try await client.run("GET", "a") }
+        #expect(!client.status.up)
+    }
+
+    @Test func aRedisThatIsNotThereIsAnErrorNotAHang() async throws {
+        let port = try FaultyOrigin.RefusingPort()
+        let client = RedisClient(try RedisLocation("redis://127.0.0.1:\(port.port)/0"), connections: 1, timeout: .milliseconds(200))
+        defer { client.close() }
+        await #expect(throws: RedisError.self) { try await client.run("PING") }
+        await #expect(throws: RedisError.down) { try await client.run("PING") }
+        #expect(client.status.lastError?.contains("127.0.0.1:\(port.port)") == true)
+    }
+}

@@ -1,0 +1,54 @@
+import Testing
+@testable import RedisClient
+
+@Suite struct RedisHealthTests {
+    @Test func aFailureMarksRedisDownUntilOneProbeGetsThrough() {
+        var health = RedisHealth(firstBackOff: 1, longestBackOff: 4)
+        do { let tried = health.mayTry(now: 0); #expect(tried) }
+        health.failed(now: 10)
+        #expect(!health.isUp)
+        #expect(health.downSince == 10)
+        // Inside the back-off nobody tries.
+        do { let tried = health.mayTry(now: 10.5); #expect(!tried) }
+        // After it, exactly one command is the probe.
+        do { let tried = health.mayTry(now: 11); #expect(tried) }
+        do { let tried = health.mayTry(now: 11); #expect(!tried) }
+        health.succeeded()
+        #expect(health.isUp)
+        do { let tried = health.mayTry(now: 11.1); #expect(tried) }
+        #expect(health.downSince == nil)
+    }
+
+    @Test func theBackOffDoublesAndStopsAtItsLongest() {
+        var health = RedisHealth(firstBackOff: 1, longestBackOff: 4)
+        var now = 0.0
+        var waits: [Double] = []
+        for _ in 0..<5 {
+            health.failed(now: now)
+            var wait = 0.0
+            while !health.mayTry(now: now + wait) { wait += 0.5 }
+            waits.append(wait)
+            now += wait
+        }
+        #expect(waits == [1, 2, 4, 4, 4])
+        // Down since the first failure, whatever the probes did.
+        #expect(health.downSince == 0)
+    }
+}
+
+@Suite struct RedisLocationTests {
+    @Test func readsWhatRedisCliReads() throws {
+        let plain = try RedisLocation("redis://cache.internal:6380/2")
+        #expect(plain.host == "cache.internal" && plain.port == 6380 && plain.database == 2 && plain.password == nil)
+        let defaults = try RedisLocation("redis://redis")
+        #expect(defaults.port == 6379 && defaults.database == 0)
+        let secret = try RedisLocation("redis://:s3cret@127.0.0.1:7000/0")
+        #expect(secret.password == "s3cret")
+        #expect(secret.description == "redis://127.0.0.1:7000/0")
+    }
+
+    @Test(arguments: ["http://redis:6379", "redis://", "redis://host:99999/0", "redis://host:port/0", "redis://host:6379/16", "redis://host:6379/x", "redis://a b:1/0"])
+    func refusesWhatItCannotRead(_ url: String) {
+        #expect(throws: RedisError.self) { try RedisLocation(url) }
+    }
+}

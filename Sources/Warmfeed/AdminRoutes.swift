@@ -72,7 +72,19 @@ struct AdminRoutes: Sendable {
             ["name": "Thumbnailing", "value": "p50 \(ms(stats.thumbnailLatency.p50Ms)), p99 \(ms(stats.thumbnailLatency.p99Ms))"],
             ["name": "Memory use", "value": "\(stats.memoryUse.rssBytes.map(mb) ?? "–") resident: thumbnails \(mb(stats.memoryUse.thumbnailsBytes)), originals \(mb(stats.memoryUse.originalsBytes)), pages \(mb(stats.memoryUse.pagesBytes)), demo origin \(mb(stats.memoryUse.demoOriginBytes))"],
             ["name": "Up", "value": String(format: "%.0f s", stats.uptimeSeconds)],
-        ] + (stats.source.map { source in
+        ] + (stats.shared.map { shared in
+            let size = shared.keys.map { "\($0) keys, " } ?? ""
+            let bytes = shared.bytes.map { mb($0) + (shared.maxBytes.map { $0 > 0 ? " of \(mb($0))" : " (no maxmemory: set one, see deploy/redis.conf)" } ?? "") } ?? "size unknown"
+            let health = shared.up
+                ? "answering"
+                : "DOWN: Redis cannot be reached (\(shared.problem ?? "no answer")); serving from this node's own tiers until it answers"
+            return [
+                ["name": "Node", "value": stats.node],
+                ["name": "Shared tier", "value": "\(shared.location): \(health); \(size)\(bytes)"],
+                ["name": "Shared hits", "value": "\(shared.hits) thumbnails, \(shared.failedHits) remembered failures, \(shared.misses) misses; \(shared.writes) written; hit p50 \(ms(shared.latency.p50Ms)), p99 \(ms(shared.latency.p99Ms)); \(shared.errors) Redis errors"],
+                ["name": "Claims", "value": "\(shared.claimsWon) won (made here: \(stats.resizes) resizes), \(shared.claimsWaited) waited on another node, \(shared.claimsTakenOver) taken over from a node gone, \(shared.claimsUnavailable) made without a claim (Redis down or slow); pages: \(shared.pagesClaimed) warmed here, \(shared.pagesWarmedElsewhere) warmed by another node"],
+            ]
+        } ?? []) + (stats.source.map { source in
             let every = source.refreshSeconds.map { String(format: ", every %.0f s", $0) } ?? ""
             let last = source.lastError.map { "failed: \($0)" }
                 ?? "\(source.lastInserted) new, \(source.lastUpdated) updated, \(source.lastProblems) problems"

@@ -16,6 +16,8 @@ final class CacheObserver: Service, Sendable {
     let refresher: SourceRefresher?
     let store: any FeedStore
     let demo: DemoOrigin?
+    let shared: SharedTier?
+    let node: String
     let metrics: WarmfeedMetrics
     let clock: Uptime
     /// Hit ratio and origin p50 (ms), sampled every `interval`, with the counts
@@ -34,9 +36,11 @@ final class CacheObserver: Service, Sendable {
 
     init(
         thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher,
-        refresher: SourceRefresher?, demo: DemoOrigin?, store: any FeedStore, metrics: WarmfeedMetrics, clock: Uptime,
-        interval: Duration = .seconds(5)
+        refresher: SourceRefresher?, demo: DemoOrigin?, shared: SharedTier? = nil, node: String = "", store: any FeedStore,
+        metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5)
     ) {
+        self.shared = shared
+        self.node = node
         self.store = store
         self.demo = demo
         self.thumbnails = thumbnails
@@ -69,10 +73,11 @@ final class CacheObserver: Service, Sendable {
         let leads = prewarmer.leads
         let page = pages.usage
         let fetched = fetcher.stats
-        func latency(_ window: LatencyWindow) -> CacheStats.Latency {
-            CacheStats.Latency(count: window.total, p50Ms: window.percentile(0.5).map { $0 * 1000 }, p99Ms: window.percentile(0.99).map { $0 * 1000 })
+        func latency(_ window: LatencyWindow) -> CacheStats.Latency { CacheStats.Latency(window) }
+        func hits(in name: String) -> Int {
+            thumbnails.tiers.firstIndex { $0.name == name }.map { thumbs.counters.tierHits[$0] } ?? 0
         }
-        return CacheStats(
+        var stats = CacheStats(
             uptimeSeconds: uptime,
             store: CacheStats.Store(
                 backend: storeStatus.backend, location: storeStatus.location, answering: storeStatus.answering,
@@ -90,7 +95,7 @@ final class CacheObserver: Service, Sendable {
             hitRatio: thumbs.hitRatio,
             coalesced: thumbs.counters.coalesced,
             evictions: thumbs.counters.evictions,
-            diskHits: thumbs.counters.tierHits.first ?? 0,
+            diskHits: hits(in: "disk"),
             negativeEntries: thumbs.negative,
             negativeHits: thumbs.counters.negativeHits,
             failures: thumbs.counters.failures,
@@ -108,6 +113,14 @@ final class CacheObserver: Service, Sendable {
                 pagesBytes: page.bytes, demoOriginBytes: demo?.keptBytes ?? 0
             )
         )
+        stats.node = node
+        stats.resizes = thumbs.counters.resizes
+        stats.sharedHits = hits(in: "shared")
+        if var shared = shared?.snapshot {
+            shared.claimsUnavailable = thumbs.counters.claimsUnavailable
+            stats.shared = shared
+        }
+        return stats
     }
 
     /// The process's resident set size, from /proc/self/statm (Linux); nil elsewhere.

@@ -1,6 +1,7 @@
 import FeedImport
 import Foundation
 import HTTPServer
+import WarmfeedCore
 
 /// What `GET /admin/cache` answers: the cache and the pre-warmer at one moment.
 struct CacheStats: Codable, Sendable {
@@ -14,6 +15,13 @@ struct CacheStats: Codable, Sendable {
         var count: Int
         var p50Ms: Double?
         var p99Ms: Double?
+
+        /// The window's count and percentiles, in milliseconds.
+        init(_ window: LatencyWindow) {
+            count = window.total
+            p50Ms = window.percentile(0.5).map { $0 * 1000 }
+            p99Ms = window.percentile(0.99).map { $0 * 1000 }
+        }
     }
 
     struct Prewarm: Codable, Sendable {
@@ -95,6 +103,43 @@ struct CacheStats: Codable, Sendable {
     var connections: ConnectionCounts
     /// Where the process's memory goes: its resident size beside every cache's bytes.
     var memoryUse: MemoryUse
+    /// This node's name (`--node-name`).
+    var node = ""
+    /// Thumbnails resized on this node.
+    var resizes = 0
+    /// Readers' misses answered by the shared tier (a thumbnail another node made, or this one before).
+    var sharedHits = 0
+    /// The cluster's shared tier (absent without `--redis`).
+    var shared: Shared?
+
+    /// The shared tier on Redis: what Redis holds, and what this node did with it.
+    struct Shared: Codable, Sendable {
+        var location: String
+        /// Whether Redis answers; while it does not, this node serves from its own tiers.
+        var up: Bool
+        var problem: String?
+        /// Keys and bytes in Redis (all nodes' thumbnails, failures and claims), and its maxmemory.
+        var keys: Int?
+        var bytes: Int?
+        var maxBytes: Int?
+        /// Lookups from this node that found a thumbnail, found a failure, found nothing.
+        var hits: Int
+        var failedHits: Int
+        var misses: Int
+        var writes: Int
+        /// Claims on making a thumbnail this node won, waited on (another node made it),
+        /// took over from a node that went away, and could not ask for (Redis down or slow).
+        var claimsWon: Int
+        var claimsWaited: Int
+        var claimsTakenOver: Int
+        var claimsUnavailable: Int
+        /// Pages whose thumbnails this node warmed, and pages another node had warmed already.
+        var pagesClaimed: Int
+        var pagesWarmedElsewhere: Int
+        /// Redis commands that failed, and the latency of a hit.
+        var errors: Int
+        var latency: Latency
+    }
 
     /// The process's resident memory and what each cache holds, in bytes.
     struct MemoryUse: Codable, Sendable {

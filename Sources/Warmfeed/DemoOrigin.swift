@@ -15,7 +15,11 @@ import WarmfeedCore
 /// demo item can ask for is in its ``DemoPool``, painted once before it
 /// listens, so it answers within its latency from its first request. Other
 /// sizes (tests ask for some) are painted on demand and kept.
-final class DemoOrigin: Service, Sendable {
+///
+/// `warmfeed origin` runs it as a service of its own, so a cluster's nodes
+/// share one origin, as in real life; it counts the originals asked of it
+/// (`GET /stats`), which shows any work a cluster does twice.
+public final class DemoOrigin: Service, Sendable {
     /// One original to paint on demand, for a size no demo item has.
     struct Original: Sendable, Hashable {
         var number: UInt64
@@ -38,13 +42,18 @@ final class DemoOrigin: Service, Sendable {
     /// Originals served lately, by file name, kept in memory up to the budget given.
     private let recent: Mutex<LRUCache<String, ResponseBytes>>
     private let painted = Atomic<Int>(0)
+    /// Requests for each original (by name and size), since start.
+    private let asked = Mutex<[String: Int]>([:])
 
     /// An origin answering after `latency` (± 20% jitter) from originals kept in
     /// `folder` (its pool in `poolFolder`, by default a folder inside); it
     /// listens once `start()` is called. It paints on libvips workers of its
     /// own, apart from the server's thumbnail workers, as a real origin would
     /// be a machine of its own.
-    init(folder: URL, poolFolder: URL? = nil, latency: Duration, keeping budget: Int = 32 << 20, logger: Logger) throws {
+    public init(
+        folder: URL, poolFolder: URL? = nil, latency: Duration, keeping budget: Int = 32 << 20,
+        host: String = "127.0.0.1", port: Int = 0, threads: Int = 1, logger: Logger
+    ) throws {
         recent = Mutex(LRUCache(capacity: budget))
         painter = Thumbnailer(workers: max(1, ProcessInfo.processInfo.activeProcessorCount))
         self.folder = folder
@@ -53,11 +62,14 @@ final class DemoOrigin: Service, Sendable {
         self.logger = logger
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = HTTPServerConfiguration()
-        configuration.port = 0
-        configuration.threads = 1
+        configuration.host = host
+        configuration.port = port
+        configuration.threads = threads
         var router = Router()
         let box = Box()
         router.get(prefix: "/originals/") { request in box.origin?.reply(to: request) ?? .now(.plain(503, "starting")) }
+        router.get("/stats") { _ in .now(box.origin?.statsResponse() ?? .plain(503, "starting")) }
+        router.get("/health") { _ in .now(.plain(200, "ok")) }
         let routes = router
         server = HTTPServer(configuration: configuration, logger: logger) { routes.reply(to: $0) }
         box.origin = self
@@ -66,18 +78,21 @@ final class DemoOrigin: Service, Sendable {
     /// Paints the pool's missing pictures (all of them in a fresh folder:
     /// about 3 s of CPU); returns how many were painted.
     @discardableResult
-    func preparePool() async throws -> Int {
+    public func preparePool() async throws -> Int {
         try await pool.prepare(painter: painter, logger: logger)
     }
 
     /// Starts listening on a free loopback port (before the feed server starts,
     /// so demo items' URLs can be made).
-    func start() throws {
+    public func start() throws {
         try server.start()
     }
 
+    /// The port it listens on, once started.
+    public var port: Int { server.port }
+
     /// Runs as a service: waits for shutdown and stops listening.
-    func run() async throws {
+    public func run() async throws {
         if server.port == 0 { try start() }
         try? await gracefulShutdown()
         await shutdown()
@@ -85,6 +100,17 @@ final class DemoOrigin: Service, Sendable {
 
     /// Originals painted because a request asked for one it did not have.
     var paintedOnRequest: Int { painted.load(ordering: .relaxed) }
+
+    /// Requests for each original since start, by name and size.
+    var requestCounts: [String: Int] { asked.withLock { $0 } }
+
+    /// `GET /stats`: originals asked for, in all and each (JSON).
+    private func statsResponse() -> Response {
+        let counts = asked.withLock { $0 }
+        let body: [String: Any] = ["requests": counts.values.reduce(0, +), "distinct": counts.count, "originals": counts]
+        let json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return Response(status: 200, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Cache-Control", "no-store")], body: ResponseBytes([UInt8](json)))
+    }
 
     /// Bytes of originals kept in memory now.
     var keptBytes: Int { recent.withLock { $0.totalCost } }
@@ -109,6 +135,7 @@ final class DemoOrigin: Service, Sendable {
         guard let original = Self.original(imageURL: "demo:" + name, width: width, height: height) else {
             return .now(.plain(404, "no such original"))
         }
+        asked.withLock { $0[original.fileName, default: 0] += 1 }
         let pause = latency * Double.random(in: 0.8...1.2)
         return .later {
             let start = ContinuousClock.now

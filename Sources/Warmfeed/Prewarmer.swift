@@ -56,6 +56,9 @@ final class Prewarmer: Service, Sendable {
     private let clock: Uptime
     private let thumbnailsAtOnce: Int
     private let metrics: WarmfeedMetrics
+    /// In a cluster: whether this node is the one to warm a page's thumbnails
+    /// (the first to ask; the others find them in the shared tier).
+    private let claimPage: (@Sendable (String) async -> Bool)?
     let logger: Logger
 
     /// A pre-warmer warming `lead` pages ahead of each reader, at most
@@ -63,8 +66,10 @@ final class Prewarmer: Service, Sendable {
     /// reading pages from `pages` and reading the time from `clock`.
     init(
         lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: WarmfeedMetrics,
-        concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = .seconds(3), logger: Logger
+        concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = .seconds(3),
+        claimPage: (@Sendable (String) async -> Bool)? = nil, logger: Logger
     ) {
+        self.claimPage = claimPage
         startGate = StartGate(limit: pageOneHold)
         self.metrics = metrics
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
@@ -189,6 +194,12 @@ final class Prewarmer: Service, Sendable {
     }
 
     private func makeThumbnails(of page: Page) async {
+        // Named by what it shows, so a page warmed by one node (whatever cursor
+        // or revision it was reached by) is not warmed again by another.
+        if let claimPage, let first = page.items.first?.id, let last = page.items.last?.id,
+           !(await claimPage("\(first)-\(last)-\(page.items.count)-\(thumbnails.scalesInDemand.count)")) {
+            return
+        }
         // All 1x first (what most screens ask for), then 2x when dense screens are
         // about, which then finds the original already fetched.
         var keys: [(ThumbnailKey, FeedItem)] = []

@@ -50,7 +50,9 @@ final class ThumbnailService: Sendable {
     ) {
         self.previews = previews
         state = Mutex(State(
-            memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count, negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
+            memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count,
+            claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier },
+            negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
         ))
         self.tiers = tiers
         self.fetcher = fetcher
@@ -165,8 +167,20 @@ final class ThumbnailService: Sendable {
                 // Awaiting it from a high-priority task escalates its priority, and the
                 // thumbnailer moves escalated work up its queue.
                 if let task = resizesForPrewarm.withLock({ $0[key] }) { Task(priority: .high) { await task.value } }
-            case .store(let key, let bytes, let indices):
-                Task(priority: .low) { for index in indices { await tiers[index].write(key, bytes) } }
+            case .store(let key, let bytes, let indices, let releasingClaim):
+                Task(priority: .low) {
+                    for index in indices { await tiers[index].write(key, bytes) }
+                    if let releasingClaim { await shared(releasingClaim)?.release(key) }
+                }
+            case .claim(let key, let tier):
+                Task(priority: Task.currentPriority) { await claim(key, tier: tier) }
+            case .storeFailure(let key, let seconds, let tier, let releasingClaim):
+                Task(priority: .low) {
+                    await shared(tier)?.rememberFailure(key, seconds: seconds)
+                    if releasingClaim { await shared(tier)?.release(key) }
+                }
+            case .releaseClaim(let key, let tier):
+                Task(priority: .low) { await shared(tier)?.release(key) }
             case .release(let values):
                 metrics.evicted(values.count)
             }
@@ -174,9 +188,30 @@ final class ThumbnailService: Sendable {
     }
 
     private func lookUp(_ key: ThumbnailKey, tier: Int) async {
-        let found = await tiers[tier].read(key).flatMap { made(key, from: $0) }
-        if found != nil { metrics.tierHit(tiers[tier].name) }
-        apply { $0.tierAnswered(key, tier: tier, found: found) }
+        let lookup: State.Lookup
+        switch await tiers[tier].read(key) {
+        case .hit(let bytes): lookup = made(key, from: bytes).map { .hit($0) } ?? .miss
+        case .miss: lookup = .miss
+        case .failed(let remaining): lookup = .failed(remaining: remaining)
+        }
+        if case .hit = lookup { metrics.tierHit(tiers[tier].name) }
+        let now = clock.now
+        apply { $0.tierAnswered(key, tier: tier, lookup, now: now) }
+    }
+
+    private func shared(_ tier: Int) -> (any SharedThumbnailTier)? { tiers[tier] as? any SharedThumbnailTier }
+
+    /// Asks the shared tier for the claim on making `key` (waiting while another node makes it).
+    private func claim(_ key: ThumbnailKey, tier: Int) async {
+        let claim: State.Claim
+        switch await shared(tier)?.claim(key) ?? .unavailable {
+        case .won: claim = .won
+        case .found(let bytes): claim = made(key, from: bytes).map { .found($0) } ?? .unavailable
+        case .failed(let remaining): claim = .failed(remaining: remaining)
+        case .unavailable: claim = .unavailable
+        }
+        let now = clock.now
+        apply { $0.claimAnswered(key, claim, now: now) }
     }
 
     private func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async {

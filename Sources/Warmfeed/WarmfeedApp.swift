@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Logging
 import OriginFetcher
+import RedisClient
 import ServiceLifecycle
 import Thumbnailer
 import WarmfeedCore
@@ -26,6 +27,8 @@ public final class WarmfeedApp: Sendable {
     let observer: CacheObserver
     let fetcher: OriginFetcher
     let demo: DemoOrigin?
+    /// The cluster's shared thumbnail tier, with `--redis`.
+    let shared: SharedTier?
     let previews: PreviewKeeper
     /// Imports the configured source, when there is one.
     let refresher: SourceRefresher?
@@ -66,14 +69,20 @@ public final class WarmfeedApp: Sendable {
             maxQueueWait: configuration.originQueueWait, logger: logger
         )
         self.fetcher = fetcher
-        let demo = try DemoOrigin(
+        // A cluster's nodes share one demo origin (`warmfeed origin`); a lone server runs its own.
+        let demoBaseURL = configuration.demoOrigin.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        let demo = demoBaseURL != nil ? nil : try DemoOrigin(
             folder: data.appendingPathComponent("demo-origin"),
             poolFolder: configuration.demoPoolFolder.map { URL(fileURLWithPath: $0) },
             latency: configuration.originLatency, keeping: configuration.originalsCacheBytes, logger: logger
         )
         // Before anything listens: the demo origin answers from its first request.
-        if try await Self.servesDemoItems(store) { try await demo.preparePool() }
+        if let demo, try await Self.servesDemoItems(store) { try await demo.preparePool() }
         self.demo = demo
+        let shared = try configuration.redis.map { url in
+            SharedTier(client: RedisClient(try RedisLocation(url)), epoch: store.epoch, node: configuration.nodeName, logger: logger)
+        }
+        self.shared = shared
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
         // Cut an origin that drips: under 512 bytes a second for 5 seconds (including
@@ -85,18 +94,21 @@ public final class WarmfeedApp: Sendable {
             memoryBudget: configuration.thumbnailCacheBytes,
             originalsBudget: configuration.originalsCacheBytes,
             negativeTTL: (Uptime.seconds(configuration.firstNegativeTTL), Uptime.seconds(configuration.negativeTTL)),
-            tiers: [try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes)],
+            // The shared tier between memory and disk: a hit there is a hit made by any node.
+            tiers: (shared.map { [$0] } ?? []) + [try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes)],
             fetcher: fetcher,
             thumbnailer: Thumbnailer(),
-            origin: ImageSource(demo: demo),
+            origin: ImageSource(demo: demo, demoBaseURL: demoBaseURL),
             limits: limits,
             clock: clock,
             metrics: metrics,
             previews: previews
         )
+        var claimPage: (@Sendable (String) async -> Bool)?
+        if let shared { claimPage = { await shared.claimPage($0) } }
         prewarmer = Prewarmer(
             lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics,
-            pageOneHold: configuration.pageOneHold, logger: logger
+            pageOneHold: configuration.pageOneHold, claimPage: claimPage, logger: logger
         )
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil
         // The first visitor finds page 1 warm: it is warmed from the start, as after an import
@@ -110,7 +122,7 @@ public final class WarmfeedApp: Sendable {
         }
         observer = CacheObserver(
             thumbnails: thumbnails, prewarmer: prewarmer, pages: pageCache, fetcher: fetcher, refresher: refresher,
-            demo: demo, store: store, metrics: metrics, clock: clock
+            demo: demo, shared: shared, node: configuration.nodeName, store: store, metrics: metrics, clock: clock
         )
 
         var router = Router()
@@ -144,7 +156,10 @@ public final class WarmfeedApp: Sendable {
     public var services: [any Service] {
         var services: [any Service] = []
         if let demo { services.append(demo) }
-        services += [StoreService(store: store), previews, observer, OriginFetcherService(fetcher: fetcher), prewarmer] as [any Service]
+        services += [StoreService(store: store), previews, observer, OriginFetcherService(fetcher: fetcher)] as [any Service]
+        // After the fetcher (so it stops before it): claims are renewed while thumbnails are still being made.
+        if let shared { services.append(shared) }
+        services.append(prewarmer)
         if let refresher { services.append(refresher) }
         services.append(server)
         return services

@@ -1,4 +1,6 @@
+import Foundation
 import HTTPServer
+import RedisClient
 
 /// Everything `warmfeed serve` can be told.
 public struct WarmfeedConfiguration: Sendable {
@@ -58,6 +60,14 @@ public struct WarmfeedConfiguration: Sendable {
     /// validators, so an unchanged feed costs one 304); nil imports once.
     public var refreshInterval: Duration?
 
+    /// The shared thumbnail tier of a cluster: `redis://host:port/db`; nil keeps every tier in this process.
+    public var redis: String?
+    /// An origin serving the demo items' originals (`warmfeed origin`), so the
+    /// nodes of a cluster share one; nil runs the demo origin inside this process.
+    public var demoOrigin: String?
+    /// This node's name in the admin view, the logs and its claims (the host name by default).
+    public var nodeName = ProcessInfo.processInfo.hostName
+
     /// The defaults.
     public init() {}
 
@@ -78,6 +88,15 @@ public struct WarmfeedConfiguration: Sendable {
             guard refreshInterval >= .seconds(1) else { throw ConfigurationError("--refresh must be at least 1s") }
         }
         guard originLatency >= .zero, originLatency <= .seconds(60) else { throw ConfigurationError("--origin-latency must be from 0 to 60 s") }
+        if let redis {
+            do throws(RedisError) { _ = try RedisLocation(redis) } catch { throw ConfigurationError("--redis: \(error)") }
+        }
+        if let demoOrigin {
+            let lower = demoOrigin.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), demoOrigin.count > 8, !demoOrigin.contains(where: \.isWhitespace) else {
+                throw ConfigurationError("--demo-origin must be an http:// or https:// URL, such as http://origin:8090")
+            }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ import WarmfeedCore
 final class WarmfeedMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let hits, misses, coalesced, negativeHits, evictions, failures: CoreMetrics.Counter
-    private let diskHits, originFetches, originErrors: CoreMetrics.Counter
+    private let diskHits, sharedHits, resizes, originFetches, originErrors: CoreMetrics.Counter
     private let prewarmDone, prewarmCancelled, prewarmDropped: CoreMetrics.Counter
     private let originLatency, thumbnailLatency: CoreMetrics.Timer
     private let gauges: [String: CoreMetrics.Gauge]
@@ -24,6 +24,7 @@ final class WarmfeedMetrics: Sendable {
         }
         (hits, misses, coalesced, negativeHits) = (counter("hits"), counter("misses"), counter("coalesced"), counter("negative_hits"))
         (evictions, failures, diskHits) = (counter("evictions"), counter("failures"), counter("disk_hits"))
+        (sharedHits, resizes) = (counter("shared_hits"), counter("resizes"))
         (originFetches, originErrors) = (counter("origin_fetches"), counter("origin_errors"))
         (prewarmDone, prewarmCancelled, prewarmDropped) = (counter("prewarm_done"), counter("prewarm_cancelled"), counter("prewarm_dropped"))
         originLatency = CoreMetrics.Timer(label: "warmfeed_origin_fetch_seconds", preferredDisplayUnit: .seconds, factory: factory)
@@ -34,7 +35,10 @@ final class WarmfeedMetrics: Sendable {
                      "origin_latency_p50_seconds", "origin_latency_p99_seconds", "thumbnail_latency_p50_seconds",
                      "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
                      "connections_shed_slow_head", "connections_shed_for_room", "connections_refused",
-                     "page_cache_hits", "page_cache_misses", "store_up", "store_revision"] {
+                     "page_cache_hits", "page_cache_misses", "store_up", "store_revision",
+                     "shared_up", "shared_keys", "shared_bytes", "shared_claims_won", "shared_claims_waited",
+                     "shared_claims_taken_over", "shared_claims_unavailable", "shared_pages_warmed_elsewhere", "shared_errors",
+                     "shared_latency_p50_seconds", "shared_latency_p99_seconds"] {
             gauges[name] = CoreMetrics.Gauge(label: "warmfeed_\(name)", factory: factory)
         }
         self.gauges = gauges
@@ -59,7 +63,13 @@ final class WarmfeedMetrics: Sendable {
     func failed(_ count: Int) { failures.increment(by: count) }
 
     /// A lookup tier had the thumbnail.
-    func tierHit(_ tier: String) { if tier == "disk" { diskHits.increment() } }
+    func tierHit(_ tier: String) {
+        switch tier {
+        case "disk": diskHits.increment()
+        case "shared": sharedHits.increment()
+        default: break
+        }
+    }
 
     /// An original arrived from the origin after `seconds`.
     func originFetched(seconds: Double) {
@@ -74,7 +84,10 @@ final class WarmfeedMetrics: Sendable {
     }
 
     /// A thumbnail was made in `seconds`.
-    func resized(seconds: Double) { thumbnailLatency.recordSeconds(seconds) }
+    func resized(seconds: Double) {
+        resizes.increment()
+        thumbnailLatency.recordSeconds(seconds)
+    }
 
     /// The pre-warm planner counted jobs done, cancelled (no reader wanted them
     /// any more) or dropped (no room) in one decision.
@@ -110,7 +123,20 @@ final class WarmfeedMetrics: Sendable {
             "page_cache_hits": Double(stats.pageHits),
             "page_cache_misses": Double(stats.pageMisses),
         ]
-        for (name, value) in values {
+        var all = values
+        if let shared = stats.shared {
+            let counts: [String: Int?] = [
+                "shared_keys": shared.keys, "shared_bytes": shared.bytes, "shared_claims_won": shared.claimsWon,
+                "shared_claims_waited": shared.claimsWaited, "shared_claims_taken_over": shared.claimsTakenOver,
+                "shared_claims_unavailable": shared.claimsUnavailable, "shared_pages_warmed_elsewhere": shared.pagesWarmedElsewhere,
+                "shared_errors": shared.errors,
+            ]
+            for (name, count) in counts { all[name] = count.map(Double.init) }
+            all["shared_up"] = shared.up ? 1 : 0
+            all["shared_latency_p50_seconds"] = shared.latency.p50Ms.map { $0 / 1000 }
+            all["shared_latency_p99_seconds"] = shared.latency.p99Ms.map { $0 / 1000 }
+        }
+        for (name, value) in all {
             if let value { gauges[name]?.record(value) }
         }
     }

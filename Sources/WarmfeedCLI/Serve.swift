@@ -63,6 +63,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How often the source is imported again, e.g. 30s, 10m, 1h (URL sources are polled with ETag/Last-Modified).", valueName: "interval"))
     var refresh: RefreshInterval?
 
+    @Option(help: ArgumentHelp("The shared thumbnail tier of a cluster, redis://host:port/db; also WARMFEED_REDIS. Without it every tier is this process's own.", valueName: "url"))
+    var redis: String?
+
+    @Option(name: .customLong("demo-origin"), help: ArgumentHelp("The demo origin of a cluster (`warmfeed origin`), e.g. http://origin:8090; without it the demo origin runs inside this process.", valueName: "url"))
+    var demoOrigin: String?
+
+    @Option(name: .customLong("node-name"), help: "This server's name in a cluster, for the admin view and the logs (default: the host name).")
+    var nodeName: String?
+
     @Option(help: "HTTP worker threads; the default is one per core.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -104,6 +113,9 @@ struct Serve: AsyncParsableCommand {
         configuration.demoPoolFolder = demoPool
         configuration.source = source
         configuration.refreshInterval = refresh?.duration
+        configuration.redis = redis ?? ProcessInfo.processInfo.environment["WARMFEED_REDIS"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.demoOrigin = demoOrigin
+        if let nodeName { configuration.nodeName = nodeName }
         do {
             try configuration.validate()
         } catch {

@@ -6,7 +6,7 @@ struct WarmfeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "warmfeed",
         abstract: "An endless, server-rendered feed whose thumbnails are warm before the reader reaches them.",
-        subcommands: [Serve.self, Import.self, CopyStore.self, MeasureRender.self],
+        subcommands: [Serve.self, Origin.self, Import.self, CopyStore.self, MeasureRender.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -19,151 +19,53 @@ import DequeModule
 /// `Waiter` is whatever answers a request (a continuation); `Item` is what the
 /// caller needs to fetch an original (the feed item), carried with the job.
 public struct ThumbnailCacheState<Value, Waiter, Item> {
-    /// Who asks.
-    public enum Asker: Sendable {
-        /// A reader's browser: counted in the hit ratio; its jobs run first.
-        case reader
-        /// Pre-warm: not counted as a reader's hit or miss; waits only on jobs it starts.
-        case prewarm
-    }
-
-    /// How a request was decided, for the counters and metrics.
-    public enum Decision: Sendable, Equatable {
-        /// Served from memory.
-        case hit
-        /// Answered with the placeholder: the origin failed for it recently.
-        case failedRecently
-        /// Joined the job already making it.
-        case joined
-        /// Started a job.
-        case started
-    }
-
-    /// What a waiter is answered with.
-    public typealias Answer = ThumbnailAnswer<Value>
-
-    /// Why a job failed. Real failures are remembered (negative cache), for
-    /// `firstNegativeTTL` seconds, doubling with each failure in a row up to
-    /// `negativeTTL`; `busy` is not a failure of the origin and is not remembered.
-    public enum Failure: Error, Sendable, Equatable {
-        /// The item has no original that may be fetched.
-        case noSource
-        /// The origin failed (an error status, a reset, a timeout, a refused URL).
-        case origin
-        /// The original could not be made into a thumbnail (not an image, truncated, too large).
-        case image
-        /// The origin was busy (no connection to it came free in time) or the
-        /// fetcher stopped: the waiters get the placeholder, nothing is remembered.
-        case busy
-    }
-
-    /// A thumbnail ready to keep: its value for memory and waiters, its bytes
-    /// for the lookup tiers (passed through, never kept here), its cost in bytes.
-    public struct Made {
-        public var value: Value
-        public var bytes: [UInt8]
-        public var cost: Int
-
-        /// Makes one.
-        public init(value: Value, bytes: [UInt8], cost: Int) {
-            self.value = value
-            self.bytes = bytes
-            self.cost = cost
-        }
-    }
-
-    /// Something for the caller to do, outside the lock.
-    public enum Action {
-        /// Answer these waiters.
-        case answer([Waiter], Answer)
-        /// Look for `key` in lookup tier `tier`, then report `tierAnswered`.
-        case lookUp(ThumbnailKey, tier: Int)
-        /// Fetch the original of `item` (id `itemID`), then report `originalArrived`.
-        case fetchOriginal(itemID: Int64, item: Item, urgent: Bool)
-        /// A reader now waits on the fetch of `item`'s original, started for
-        /// pre-warm: if it still waits for a connection, it goes first.
-        case promoteFetch(itemID: Int64, item: Item)
-        /// Resize `original` into `key`'s variant, then report `resized`.
-        case resize(ThumbnailKey, original: [UInt8], urgent: Bool)
-        /// A reader now waits on `key`'s resize, started for pre-warm: if it
-        /// still waits for a worker, it goes ahead of pre-warm's.
-        case promoteResize(ThumbnailKey)
-        /// Write `bytes` for `key` into each of these lookup tiers.
-        case store(ThumbnailKey, bytes: [UInt8], tiers: [Int])
-        /// Values dropped from memory: let them go outside the lock.
-        case release([Value])
-    }
-
-    /// Counters for the admin view.
-    public struct Counters: Sendable, Equatable {
-        /// Readers' requests served from memory.
-        public var hits = 0
-        /// Readers' requests that started a job.
-        public var misses = 0
-        /// Readers' requests that joined a job already running.
-        public var coalesced = 0
-        /// Readers' requests answered from the negative cache.
-        public var negativeHits = 0
-        /// Entries evicted from memory to keep it inside its budget.
-        public var evictions = 0
-        /// Jobs that ended in failure (each one negative-cached).
-        public var failures = 0
-        /// Jobs that ended because the origin was busy (not remembered).
-        public var busy = 0
-        /// Jobs started by pre-warm rather than by a reader.
-        public var prewarmStarts = 0
-        /// Hits in each lookup tier.
-        public var tierHits: [Int]
-        /// Originals fetched from the origin, and how many of those failed.
-        public var originFetches = 0
-        public var originErrors = 0
-        /// Originals found already kept (an item's other variant fetched it).
-        public var originalReuses = 0
-        /// Waiters that went away before their answer.
-        public var cancelledWaiters = 0
-    }
-
-    fileprivate enum Stage {
+    enum Stage {
         case lookingUp(tier: Int)
+        case claiming
         case awaitingOriginal
         case resizing
     }
 
-    fileprivate struct Job {
+    struct Job {
         var item: Item
         var waiters: [(id: UInt64, waiter: Waiter)]
         var stage: Stage
         var urgent: Bool
+        /// Whether the claim was asked for, and whether this node holds it.
+        var claimAsked = false
+        var claimHeld = false
     }
 
     /// Scan-resistant: thumbnails pre-warm makes for a fling no one stops at
     /// wait on probation, and cannot flush the ones readers come back to.
-    private var memory: SegmentedLRU<ThumbnailKey, Value>
-    private var jobs: [ThumbnailKey: Job] = [:]
+    var memory: SegmentedLRU<ThumbnailKey, Value>
+    var jobs: [ThumbnailKey: Job] = [:]
     /// Originals being fetched, with the variants waiting for each.
     private var originalFetches: [Int64: [ThumbnailKey]] = [:]
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
-    private var originals: LRUCache<Int64, [UInt8]>
+    var originals: LRUCache<Int64, [UInt8]>
     /// Originals handed to libvips and not yet made into every variant asked
     /// of them: their bytes, and how many resizes still hold them.
     private var resizing: [Int64: (bytes: Int, holders: Int)] = [:]
-    private var resizingBytes = 0
+    var resizingBytes = 0
     /// Fetches on the wire, and what an original has weighed lately (a moving
     /// average), so the bound counts the originals on their way too.
     private var fetching = 0
     private var typicalOriginal = 0
     /// Fetches held back while `resizingBytes` is at its bound: readers' first.
-    private var deferredFetches: (urgent: Deque<Int64>, prewarm: Deque<Int64>) = ([], [])
+    var deferredFetches: (urgent: Deque<Int64>, prewarm: Deque<Int64>) = ([], [])
     /// The most bytes of originals waiting for libvips before new fetches wait.
     public let resizingBudget: Int
     /// Failures remembered: until when, and how many in a row. An entry
     /// outlives its time (so the next failure remembers longer) until it has
     /// been quiet for `negativeTTL` more.
-    private var failed: [ThumbnailKey: (until: Double, streak: Int)] = [:]
-    private var lastDenseRequest: Double?
+    var failed: [ThumbnailKey: (until: Double, streak: Int)] = [:]
+    var lastDenseRequest: Double?
 
     /// How many lookup tiers sit between memory and the origin.
     public let lookupTiers: Int
+    /// The shared tier that hands out claims on making a thumbnail, when a cluster has one.
+    public let claimTier: Int?
     /// The longest a failure is remembered, in seconds.
     public let negativeTTL: Double
     /// How long a first failure is remembered, in seconds; each failure in a row doubles it.
@@ -173,7 +75,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// How long after a reader last asked for a 2x pre-warm keeps making 2x, in seconds.
     public let denseDemandWindow: Double
     /// The counters so far.
-    public private(set) var counters: Counters
+    public internal(set) var counters: Counters
     /// Recent origin fetch and resize latencies, in seconds.
     public private(set) var originLatency = LatencyWindow()
     public private(set) var thumbnailLatency = LatencyWindow()
@@ -190,7 +92,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// resize ends. One fetch always goes ahead when nothing waits, so a
     /// budget smaller than one original slows the cache, never stops it.
     public init(
-        memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1,
+        memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1, claimTier: Int? = nil,
         negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
     ) {
         self.firstNegativeTTL = min(firstNegativeTTL, negativeTTL)
@@ -198,6 +100,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         originals = LRUCache(capacity: originalsBudget - originalsBudget / 2)
         resizingBudget = originalsBudget / 2
         self.lookupTiers = max(0, lookupTiers)
+        self.claimTier = claimTier.flatMap { (0..<max(0, lookupTiers)).contains($0) ? $0 : nil }
         self.negativeTTL = negativeTTL
         self.negativeCapacity = negativeCapacity
         self.denseDemandWindow = denseDemandWindow
@@ -241,7 +144,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
                         }
                         return (.joined, [.promoteFetch(itemID: key.itemID, item: jobs[key]!.item)])
                     case .resizing: return (.joined, [.promoteResize(key)])
-                    case .lookingUp: break
+                    case .lookingUp, .claiming: break
                     }
                 }
                 return (.joined, [])
@@ -256,13 +159,45 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
 
     /// Lookup tier `tier` answered for `key`: `found` when it had it.
     public mutating func tierAnswered(_ key: ThumbnailKey, tier: Int, found: Made?) -> [Action] {
+        tierAnswered(key, tier: tier, found.map { .hit($0) } ?? .miss)
+    }
+
+    /// Lookup tier `tier` answered for `key`.
+    public mutating func tierAnswered(_ key: ThumbnailKey, tier: Int, _ lookup: Lookup, now: Double = 0) -> [Action] {
         guard let job = jobs[key], case .lookingUp(let current) = job.stage, current == tier else { return [] }
-        if let found {
+        switch lookup {
+        case .hit(let found):
             counters.tierHits[tier] += 1
             // Tiers above the one that answered (faster, or shared) get it too.
             return keep(key, found, storeInto: Array(0..<tier))
+        case .failed(let remaining):
+            counters.sharedFailures += 1
+            return fail(key, .origin, now: now, remembered: remaining)
+        case .miss:
+            jobs[key]!.stage = .lookingUp(tier: tier + 1)
+            return nextStep(for: key)
         }
-        jobs[key]!.stage = .lookingUp(tier: tier + 1)
+    }
+
+    /// The claim on making `key` came to `claim` (see `Action.claim`).
+    public mutating func claimAnswered(_ key: ThumbnailKey, _ claim: Claim, now: Double) -> [Action] {
+        guard let job = jobs[key], case .claiming = job.stage else { return [] }
+        switch claim {
+        case .won:
+            counters.claimsWon += 1
+            jobs[key]!.claimHeld = true
+        case .unavailable:
+            counters.claimsUnavailable += 1
+        case .found(let made):
+            counters.claimsWaited += 1
+            // The node that made it wrote every tier it shares; this node's own tiers above get it.
+            return keep(key, made, storeInto: Array(0..<(claimTier ?? 0)))
+        case .failed(let remaining):
+            counters.claimsWaited += 1
+            counters.sharedFailures += 1
+            return fail(key, .origin, now: now, remembered: remaining)
+        }
+        jobs[key]!.stage = .lookingUp(tier: lookupTiers)
         return nextStep(for: key)
     }
 
@@ -298,6 +233,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         releaseOriginal(of: key)
         switch result {
         case .success(let made):
+            counters.resizes += 1
             if let seconds { thumbnailLatency.record(seconds) }
             return keep(key, made, storeInto: Array(0..<lookupTiers)) + startDeferredFetches()
         case .failure(let failure):
@@ -328,48 +264,18 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         return until - now
     }
 
-    // MARK: Questions
-
-    /// The value for `key` if it is in memory now, counted as a reader's hit; nil otherwise (nothing counted).
-    public mutating func cachedForReader(_ key: ThumbnailKey, now: Double) -> Value? {
-        guard memory.contains(key) else { return nil }
-        if key.variant.scale > 1 { lastDenseRequest = now }
-        counters.hits += 1
-        return memory.value(for: key)
-    }
-
-    /// Whether `key` is in memory, without counting a hit or touching its recency.
-    public func isCached(_ key: ThumbnailKey) -> Bool { memory.contains(key) }
-
-    /// Whether a job for `key` is running.
-    public func isInFlight(_ key: ThumbnailKey) -> Bool { jobs[key] != nil }
-
-    /// The scales pre-warm makes at `now`: 1x always, 2x only while readers on
-    /// dense screens are about (one asked for a 2x within `denseDemandWindow`).
-    /// A DPR-1 audience never pays for 2x work it would not ask for.
-    public func scalesInDemand(now: Double) -> [Int] {
-        guard let last = lastDenseRequest, now - last < denseDemandWindow else { return [1] }
-        return ThumbnailVariant.scales
-    }
-
-    /// Entries and bytes in memory, failures remembered, jobs running, and
-    /// the bytes of originals: kept for a later variant plus waiting for
-    /// libvips (an original in both is counted twice, erring high).
-    public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
-        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost + resizingBytes)
-    }
-
-    /// Bytes of originals waiting for libvips, and fetches held back until they shrink.
-    public var waitingForResize: (bytes: Int, deferredFetches: Int) {
-        (resizingBytes, deferredFetches.urgent.count + deferredFetches.prewarm.count)
-    }
-
     // MARK: Steps
 
     /// What a job in its current stage needs next.
     private mutating func nextStep(for key: ThumbnailKey) -> [Action] {
         guard let job = jobs[key], case .lookingUp(let tier) = job.stage else { return [] }
         if tier < lookupTiers { return [.lookUp(key, tier: tier)] }
+        // Every tier missed: in a cluster, one node makes it, the others wait for it.
+        if let claimTier, !job.claimAsked {
+            jobs[key]!.claimAsked = true
+            jobs[key]!.stage = .claiming
+            return [.claim(key, tier: claimTier)]
+        }
         if let original = originals.value(for: key.itemID) {
             counters.originalReuses += 1
             return [startResize(key, original: original)]
@@ -458,19 +364,25 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         let evicted = memory.insert(made.value, for: key, cost: made.cost)
         counters.evictions += evicted.count
         var actions: [Action] = []
-        if !tiers.isEmpty { actions.append(.store(key, bytes: made.bytes, tiers: tiers)) }
+        let claim = job?.claimHeld == true ? claimTier : nil
+        if !tiers.isEmpty || claim != nil { actions.append(.store(key, bytes: made.bytes, tiers: tiers, releasingClaim: claim)) }
         if let waiters = job?.waiters, !waiters.isEmpty { actions.append(.answer(waiters.map(\.waiter), .image(made.value))) }
         if !evicted.isEmpty { actions.append(.release(evicted.map(\.value))) }
         return actions
     }
 
     /// Ends `key`'s job in failure: waiters get the placeholder; a real failure
-    /// is remembered, longer with each one in a row.
-    private mutating func fail(_ key: ThumbnailKey, _ failure: Failure, now: Double) -> [Action] {
+    /// is remembered, longer with each one in a row, and shared with the
+    /// cluster; one the cluster already `remembered` is kept as long as it says.
+    private mutating func fail(_ key: ThumbnailKey, _ failure: Failure, now: Double, remembered: Double? = nil) -> [Action] {
         guard let job = jobs.removeValue(forKey: key) else { return [] }
         if case .resizing = job.stage { releaseOriginal(of: key) }
+        var actions: [Action] = []
         if failure == .busy {
             counters.busy += 1
+            if job.claimHeld, let claimTier { actions.append(.releaseClaim(key, tier: claimTier)) }
+        } else if let remembered {
+            failed[key] = (now + remembered, failed[key]?.streak ?? 1)
         } else {
             counters.failures += 1
             if failed[key] == nil, failed.count >= negativeCapacity { purgeExpired(now: now) }
@@ -480,22 +392,16 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             let streak = (failed[key]?.streak ?? 0) + 1
             let ttl = min(negativeTTL, firstNegativeTTL * Double(1 << min(streak - 1, 30)))
             failed[key] = (now + ttl, streak)
+            if let claimTier, failure != .noSource {
+                actions.append(.storeFailure(key, seconds: ttl, tier: claimTier, releasingClaim: job.claimHeld))
+            } else if let claimTier, job.claimHeld {
+                actions.append(.releaseClaim(key, tier: claimTier))
+            }
         }
-        return job.waiters.isEmpty ? [] : [.answer(job.waiters.map(\.waiter), .placeholder)]
+        if !job.waiters.isEmpty { actions.append(.answer(job.waiters.map(\.waiter), .placeholder)) }
+        return actions
     }
 }
-
-/// What a waiter of the thumbnail cache is answered with.
-public enum ThumbnailAnswer<Value> {
-    /// The thumbnail.
-    case image(Value)
-    /// The placeholder: the origin or the image failed.
-    case placeholder
-    /// Nothing to wait for: pre-warm joined a job someone else started, or the waiter was cancelled.
-    case released
-}
-
-extension ThumbnailAnswer: Sendable where Value: Sendable {}
 
 extension ThumbnailCacheState: Sendable where Value: Sendable, Waiter: Sendable, Item: Sendable {}
 

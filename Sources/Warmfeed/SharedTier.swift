@@ -1,0 +1,269 @@
+import Foundation
+import Logging
+import RedisClient
+import ServiceLifecycle
+import Synchronization
+import WarmfeedCore
+
+/// The thumbnail tier a cluster shares, on Redis: between each node's memory
+/// and its disk. What one node makes (or finds failed) is a hit on every
+/// node, and claims make sure one node makes each thumbnail.
+///
+/// Values are the thumbnail's bytes behind a `T`, or `N` for a failure (a
+/// negative entry, with the failure's time to live); Redis bounds itself
+/// (`maxmemory` with `allkeys-lru`, deploy/redis.conf). A claim is a key set
+/// with `SET … NX PX` holding this node's token, renewed every second while
+/// the node works on it: a node that dies stops renewing, and its claims
+/// expire within `claimTTL` for another node to take over. Nodes that miss a
+/// claimed thumbnail poll (a few milliseconds apart, backing off) until the
+/// thumbnail or the failure appears, or the claim is gone.
+///
+/// Every call is bounded by the client's timeout; when Redis cannot be
+/// reached the tier misses, claims are `.unavailable`, and each node carries
+/// on with its own tiers (as it would without `--redis`).
+final class SharedTier: SharedThumbnailTier, Service {
+    private struct Counters {
+        var hits = 0, misses = 0, failedHits = 0, writes = 0
+        var claimsWon = 0, claimsWaited = 0, claimsTakenOver = 0
+        var pagesClaimed = 0, pagesWarmedElsewhere = 0
+        var latency = LatencyWindow(capacity: 1024)
+        var keys: Int?
+        var bytes: Int?
+        var maxBytes: Int?
+    }
+
+    let name = "shared"
+    let client: RedisClient
+    /// Names every key, so stores (epochs) that share one Redis never mix.
+    private let prefix: String
+    /// This process's claims hold this value: only the holder renews or deletes them.
+    private let token: [UInt8]
+    let claimTTL: Duration
+    /// The longest a node waits on another's claim before making the thumbnail itself.
+    let longestWait: Duration
+    private let held = Mutex<Set<ThumbnailKey>>([])
+    private let counters = Mutex(Counters())
+    private let logger: Logger
+
+    init(client: RedisClient, epoch: UInt32, node: String, claimTTL: Duration = .seconds(5), longestWait: Duration = .seconds(20), logger: Logger) {
+        self.client = client
+        prefix = "wf:\(epoch):"
+        token = Array("\(node):\(UUID().uuidString)".utf8)
+        self.claimTTL = claimTTL
+        self.longestWait = longestWait
+        self.logger = logger
+    }
+
+    // MARK: Keys and scripts
+
+    private func key(_ kind: String, _ key: ThumbnailKey) -> [UInt8] {
+        Array("\(prefix)\(kind):\(key.itemID):\(key.variant.name):\(key.variant.format.rawValue)".utf8)
+    }
+
+    private var claimMilliseconds: [UInt8] { Array(String(Self.milliseconds(claimTTL)).utf8) }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// A value, with the time to live of a failure: `{value, pttl}`; nil when there is none.
+    private static let look = """
+        local v = redis.call('get', KEYS[1])
+        if not v then return nil end
+        return {v, redis.call('pttl', KEYS[1])}
+        """
+    /// The value if there is one; else the claim taken (1) or held by another (0).
+    private static let claimOrLook = """
+        local v = redis.call('get', KEYS[1])
+        if v then return {v, redis.call('pttl', KEYS[1])} end
+        if redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+        return 0
+        """
+    /// Deletes the claim only if this node still holds it.
+    private static let release = """
+        if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+        return 0
+        """
+    /// Extends the claim only if this node still holds it.
+    private static let renew = """
+        if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+        return 0
+        """
+
+    private func eval(_ script: String, keys: [[UInt8]], arguments: [[UInt8]] = []) async throws(RedisError) -> RedisValue {
+        try await client.run([Array("EVAL".utf8), Array(script.utf8), Array(String(keys.count).utf8)] + keys + arguments)
+    }
+
+    /// What a stored value says: a thumbnail, a failure, or nothing usable.
+    private static func read(_ value: RedisValue) -> TierRead {
+        guard case .array(let parts) = value, parts.count == 2, let bytes = parts[0].bytes, let first = bytes.first else { return .miss }
+        switch first {
+        case UInt8(ascii: "T"): return .hit(Array(bytes.dropFirst()))
+        case UInt8(ascii: "N"):
+            let remaining = Double(parts[1].integer ?? 0) / 1000
+            return remaining > 0 ? .failed(remaining: remaining) : .miss
+        default: return .miss
+        }
+    }
+
+    // MARK: ThumbnailTier
+
+    func read(_ key: ThumbnailKey) async -> TierRead {
+        let start = ContinuousClock.now
+        guard let value = try? await eval(Self.look, keys: [self.key("t", key)]) else { return .miss }
+        let seconds = Self.seconds(ContinuousClock.now - start)
+        let read = Self.read(value)
+        counters.withLock {
+            switch read {
+            case .hit:
+                $0.hits += 1
+                $0.latency.record(seconds)
+            case .failed: $0.failedHits += 1
+            case .miss: $0.misses += 1
+            }
+        }
+        return read
+    }
+
+    func write(_ key: ThumbnailKey, _ bytes: [UInt8]) async {
+        // A week at most: Redis's LRU bounds it long before, unless the cluster is idle.
+        let value = [UInt8(ascii: "T")] + bytes
+        if (try? await client.run([Array("SET".utf8), self.key("t", key), value, Array("EX".utf8), Array("604800".utf8)])) != nil {
+            counters.withLock { $0.writes += 1 }
+        }
+    }
+
+    // MARK: SharedThumbnailTier
+
+    func claim(_ key: ThumbnailKey) async -> SharedClaim {
+        let deadline = ContinuousClock.now + longestWait
+        var pause = Duration.milliseconds(5)
+        var waited = false
+        while true {
+            let answer: RedisValue
+            do throws(RedisError) {
+                answer = try await eval(Self.claimOrLook, keys: [self.key("t", key), self.key("c", key)], arguments: [token, claimMilliseconds])
+            } catch {
+                return .unavailable
+            }
+            switch answer {
+            case .integer(1):
+                held.withLock { _ = $0.insert(key) }
+                counters.withLock {
+                    $0.claimsWon += 1
+                    if waited { $0.claimsTakenOver += 1 }
+                }
+                return .won
+            case .integer:
+                // Another node makes it: wait for its thumbnail, its failure, or its claim to lapse.
+                waited = true
+                guard ContinuousClock.now + pause < deadline, !Task.isCancelled else { return .unavailable }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(100))
+            default:
+                let read = Self.read(answer)
+                // Made by another node: while this one waited, or just before it asked.
+                counters.withLock { $0.claimsWaited += 1 }
+                switch read {
+                case .hit(let bytes): return .found(bytes)
+                case .failed(let remaining): return .failed(remaining: remaining)
+                case .miss: return .unavailable
+                }
+            }
+        }
+    }
+
+    func release(_ key: ThumbnailKey) async {
+        held.withLock { _ = $0.remove(key) }
+        _ = try? await eval(Self.release, keys: [self.key("c", key)], arguments: [token])
+    }
+
+    func rememberFailure(_ key: ThumbnailKey, seconds: Double) async {
+        let milliseconds = max(1, Int(seconds * 1000))
+        _ = try? await client.run([Array("SET".utf8), self.key("t", key), Array("N".utf8), Array("PX".utf8), Array(String(milliseconds).utf8)])
+    }
+
+    // MARK: Pre-warm
+
+    /// Whether this node should warm the thumbnails of the page `page` (named
+    /// by what it shows): true for the first node to ask within ten minutes,
+    /// and whenever Redis cannot say.
+    func claimPage(_ page: String) async -> Bool {
+        let key = Array("\(prefix)w:\(page)".utf8)
+        guard let answer = try? await client.run([Array("SET".utf8), key, token, Array("NX".utf8), Array("EX".utf8), Array("600".utf8)]) else { return true }
+        let won = answer == .status("OK")
+        counters.withLock { if won { $0.pagesClaimed += 1 } else { $0.pagesWarmedElsewhere += 1 } }
+        return won
+    }
+
+    // MARK: Running
+
+    /// Renews held claims every second, reads Redis's size every few seconds,
+    /// and says in the log when Redis goes away and comes back.
+    func run() async throws {
+        var wasUp: Bool?
+        var tick = 0
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            let claims = held.withLock { Array($0) }
+            for key in claims {
+                _ = try? await eval(Self.renew, keys: [self.key("c", key)], arguments: [token, claimMilliseconds])
+            }
+            if tick % 5 == 0 {
+                await readSize()
+            } else if !client.status.up {
+                // Probe (once per back-off): a Redis that is back is used again within a second or so.
+                _ = try? await client.run("PING")
+            }
+            let status = client.status
+            if status.up != wasUp {
+                if status.up {
+                    if wasUp != nil { logger.notice("Redis answers again: the shared tier is back", metadata: ["redis": "\(status.location)"]) }
+                } else {
+                    logger.warning(
+                        "Redis cannot be reached: serving from this node's own tiers until it answers",
+                        metadata: ["redis": "\(status.location)", "error": "\(status.lastError ?? "no answer")"])
+                }
+                wasUp = status.up
+            }
+            tick += 1
+            try? await Task.sleep(for: .seconds(1))
+        }
+        client.close()
+    }
+
+    private func readSize() async {
+        let keys = try? await client.run("DBSIZE").integer
+        var used: Int?, max: Int?
+        if case .bytes(let info)? = try? await client.run("INFO", "memory") {
+            for line in String(decoding: info, as: UTF8.self).split(whereSeparator: \.isNewline) {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                if parts[0] == "used_memory" { used = Int(parts[1]) }
+                if parts[0] == "maxmemory" { max = Int(parts[1]) }
+            }
+        }
+        counters.withLock {
+            $0.keys = keys
+            $0.bytes = used
+            $0.maxBytes = max
+        }
+    }
+
+    /// What the admin view shows (`claimsUnavailable`, counted by the cache, is left for it to fill).
+    var snapshot: CacheStats.Shared {
+        let status = client.status
+        return counters.withLock {
+            CacheStats.Shared(
+                location: status.location, up: status.up, problem: status.up ? nil : status.lastError,
+                keys: $0.keys, bytes: $0.bytes, maxBytes: $0.maxBytes, hits: $0.hits, failedHits: $0.failedHits, misses: $0.misses,
+                writes: $0.writes, claimsWon: $0.claimsWon, claimsWaited: $0.claimsWaited, claimsTakenOver: $0.claimsTakenOver,
+                claimsUnavailable: 0, pagesClaimed: $0.pagesClaimed, pagesWarmedElsewhere: $0.pagesWarmedElsewhere,
+                errors: status.errors, latency: CacheStats.Latency($0.latency)
+            )
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+}

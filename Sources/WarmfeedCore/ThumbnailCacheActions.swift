@@ -1,0 +1,163 @@
+/// The vocabulary of the thumbnail cache's state machine: who asks, what
+/// was decided, how a job failed, what to do next, and what was counted.
+extension ThumbnailCacheState {
+    /// Who asks.
+    public enum Asker: Sendable {
+        /// A reader's browser: counted in the hit ratio; its jobs run first.
+        case reader
+        /// Pre-warm: not counted as a reader's hit or miss; waits only on jobs it starts.
+        case prewarm
+    }
+
+    /// How a request was decided, for the counters and metrics.
+    public enum Decision: Sendable, Equatable {
+        /// Served from memory.
+        case hit
+        /// Answered with the placeholder: the origin failed for it recently.
+        case failedRecently
+        /// Joined the job already making it.
+        case joined
+        /// Started a job.
+        case started
+    }
+
+    /// What a waiter is answered with.
+    public typealias Answer = ThumbnailAnswer<Value>
+
+    /// Why a job failed. Real failures are remembered (negative cache), for
+    /// `firstNegativeTTL` seconds, doubling with each failure in a row up to
+    /// `negativeTTL`; `busy` is not a failure of the origin and is not remembered.
+    public enum Failure: Error, Sendable, Equatable {
+        /// The item has no original that may be fetched.
+        case noSource
+        /// The origin failed (an error status, a reset, a timeout, a refused URL).
+        case origin
+        /// The original could not be made into a thumbnail (not an image, truncated, too large).
+        case image
+        /// The origin was busy (no connection to it came free in time) or the
+        /// fetcher stopped: the waiters get the placeholder, nothing is remembered.
+        case busy
+    }
+
+    /// A thumbnail ready to keep: its value for memory and waiters, its bytes
+    /// for the lookup tiers (passed through, never kept here), its cost in bytes.
+    public struct Made {
+        public var value: Value
+        public var bytes: [UInt8]
+        public var cost: Int
+
+        /// Makes one.
+        public init(value: Value, bytes: [UInt8], cost: Int) {
+            self.value = value
+            self.bytes = bytes
+            self.cost = cost
+        }
+    }
+
+    /// Something for the caller to do, outside the lock.
+    public enum Action {
+        /// Answer these waiters.
+        case answer([Waiter], Answer)
+        /// Look for `key` in lookup tier `tier`, then report `tierAnswered`.
+        case lookUp(ThumbnailKey, tier: Int)
+        /// Fetch the original of `item` (id `itemID`), then report `originalArrived`.
+        case fetchOriginal(itemID: Int64, item: Item, urgent: Bool)
+        /// A reader now waits on the fetch of `item`'s original, started for
+        /// pre-warm: if it still waits for a connection, it goes first.
+        case promoteFetch(itemID: Int64, item: Item)
+        /// Resize `original` into `key`'s variant, then report `resized`.
+        case resize(ThumbnailKey, original: [UInt8], urgent: Bool)
+        /// A reader now waits on `key`'s resize, started for pre-warm: if it
+        /// still waits for a worker, it goes ahead of pre-warm's.
+        case promoteResize(ThumbnailKey)
+        /// Write `bytes` for `key` into each of these lookup tiers; then, when
+        /// `releasingClaim` names a tier, give up the claim held there (after
+        /// the write, so a node waiting on the claim finds the thumbnail).
+        case store(ThumbnailKey, bytes: [UInt8], tiers: [Int], releasingClaim: Int?)
+        /// Claim the making of `key` in shared tier `tier` (or find it made,
+        /// or failed, by the node that held the claim), then report `claimAnswered`.
+        case claim(ThumbnailKey, tier: Int)
+        /// Remember in shared tier `tier` that `key` failed, for `seconds`;
+        /// then give up the claim held there when `releasingClaim`.
+        case storeFailure(ThumbnailKey, seconds: Double, tier: Int, releasingClaim: Bool)
+        /// Give up the claim on `key` held in tier `tier` (the job ended with nothing to share).
+        case releaseClaim(ThumbnailKey, tier: Int)
+        /// Values dropped from memory: let them go outside the lock.
+        case release([Value])
+    }
+
+    /// What a lookup tier answered.
+    public enum Lookup {
+        /// It had the thumbnail.
+        case hit(Made)
+        /// It did not.
+        case miss
+        /// It remembers the thumbnail failed (another node of a cluster found
+        /// so), for `remaining` more seconds.
+        case failed(remaining: Double)
+    }
+
+    /// What a claim on making a thumbnail came to.
+    public enum Claim {
+        /// This node holds the claim: it fetches and resizes.
+        case won
+        /// Another node held it and made the thumbnail meanwhile.
+        case found(Made)
+        /// Another node held it and the origin failed; remembered for `remaining` seconds.
+        case failed(remaining: Double)
+        /// The shared tier could not be asked (or the wait ran out): this node
+        /// makes the thumbnail itself, as it would without a shared tier.
+        case unavailable
+    }
+
+    /// Counters for the admin view.
+    public struct Counters: Sendable, Equatable {
+        /// Readers' requests served from memory.
+        public var hits = 0
+        /// Readers' requests that started a job.
+        public var misses = 0
+        /// Readers' requests that joined a job already running.
+        public var coalesced = 0
+        /// Readers' requests answered from the negative cache.
+        public var negativeHits = 0
+        /// Entries evicted from memory to keep it inside its budget.
+        public var evictions = 0
+        /// Jobs that ended in failure (each one negative-cached).
+        public var failures = 0
+        /// Jobs that ended because the origin was busy (not remembered).
+        public var busy = 0
+        /// Jobs started by pre-warm rather than by a reader.
+        public var prewarmStarts = 0
+        /// Hits in each lookup tier.
+        public var tierHits: [Int]
+        /// Originals fetched from the origin, and how many of those failed.
+        public var originFetches = 0
+        public var originErrors = 0
+        /// Originals found already kept (an item's other variant fetched it).
+        public var originalReuses = 0
+        /// Waiters that went away before their answer.
+        public var cancelledWaiters = 0
+        /// Thumbnails resized here.
+        public var resizes = 0
+        /// Claims on making a thumbnail this node won (it made them), and
+        /// misses another node's work answered (they waited on its claim).
+        public var claimsWon = 0
+        public var claimsWaited = 0
+        /// Claims that could not be asked for (the shared tier was down or slow): made here regardless.
+        public var claimsUnavailable = 0
+        /// Failures learnt from the shared tier (another node's origin fetch failed).
+        public var sharedFailures = 0
+    }
+}
+
+/// What a waiter of the thumbnail cache is answered with.
+public enum ThumbnailAnswer<Value> {
+    /// The thumbnail.
+    case image(Value)
+    /// The placeholder: the origin or the image failed.
+    case placeholder
+    /// Nothing to wait for: pre-warm joined a job someone else started, or the waiter was cancelled.
+    case released
+}
+
+extension ThumbnailAnswer: Sendable where Value: Sendable {}

@@ -1,0 +1,38 @@
+/// What the thumbnail cache can be asked without an event: what it holds,
+/// what runs, what is remembered (for the routes, pre-warm and the admin view).
+extension ThumbnailCacheState {
+    /// The value for `key` if it is in memory now, counted as a reader's hit; nil otherwise (nothing counted).
+    public mutating func cachedForReader(_ key: ThumbnailKey, now: Double) -> Value? {
+        guard memory.contains(key) else { return nil }
+        if key.variant.scale > 1 { lastDenseRequest = now }
+        counters.hits += 1
+        return memory.value(for: key)
+    }
+
+    /// Whether `key` is in memory, without counting a hit or touching its recency.
+    public func isCached(_ key: ThumbnailKey) -> Bool { memory.contains(key) }
+
+    /// Whether a job for `key` is running.
+    public func isInFlight(_ key: ThumbnailKey) -> Bool { jobs[key] != nil }
+
+    /// The scales pre-warm makes at `now`: 1x always, 2x only while readers on
+    /// dense screens are about (one asked for a 2x within `denseDemandWindow`).
+    /// A DPR-1 audience never pays for 2x work it would not ask for.
+    public func scalesInDemand(now: Double) -> [Int] {
+        guard let last = lastDenseRequest, now - last < denseDemandWindow else { return [1] }
+        return ThumbnailVariant.scales
+    }
+
+    /// Entries and bytes in memory, failures remembered, jobs running, and
+    /// the bytes of originals: kept for a later variant plus waiting for
+    /// libvips (an original in both is counted twice, erring high).
+    public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
+        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost + resizingBytes)
+    }
+
+    /// Bytes of originals waiting for libvips, and fetches held back until they shrink.
+    public var waitingForResize: (bytes: Int, deferredFetches: Int) {
+        (resizingBytes, deferredFetches.urgent.count + deferredFetches.prewarm.count)
+    }
+
+}

@@ -56,9 +56,9 @@ final class Prewarmer: Service, Sendable {
     private let clock: Uptime
     private let thumbnailsAtOnce: Int
     private let metrics: WarmfeedMetrics
-    /// In a cluster: whether this node is the one to warm a page's thumbnails
-    /// (the first to ask; the others find them in the shared tier).
-    private let claimPage: (@Sendable (String) async -> Bool)?
+    /// In a cluster: who warms a page's thumbnails (the first node to ask;
+    /// the others wait for it, then find them in the shared tier).
+    private let claims: SharedTier?
     let logger: Logger
 
     /// A pre-warmer warming `lead` pages ahead of each reader, at most
@@ -67,9 +67,9 @@ final class Prewarmer: Service, Sendable {
     init(
         lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: WarmfeedMetrics,
         concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = .seconds(3),
-        claimPage: (@Sendable (String) async -> Bool)? = nil, logger: Logger
+        claims: SharedTier? = nil, logger: Logger
     ) {
-        self.claimPage = claimPage
+        self.claims = claims
         startGate = StartGate(limit: pageOneHold)
         self.metrics = metrics
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
@@ -196,10 +196,13 @@ final class Prewarmer: Service, Sendable {
     private func makeThumbnails(of page: Page) async {
         // Named by what it shows, so a page warmed by one node (whatever cursor
         // or revision it was reached by) is not warmed again by another.
-        if let claimPage, let first = page.items.first?.id, let last = page.items.last?.id,
-           !(await claimPage("\(first)-\(last)-\(page.items.count)-\(thumbnails.scalesInDemand.count)")) {
-            return
+        var claimed: String?
+        if let claims, let first = page.items.first?.id, let last = page.items.last?.id {
+            let name = "\(first)-\(last)-\(page.items.count)-\(thumbnails.scalesInDemand.count)"
+            guard await claims.claimPage(name) else { return }
+            claimed = name
         }
+        defer { if let claims, let claimed, !Task.isCancelled { Task { await claims.pageWarmed(claimed) } } }
         // All 1x first (what most screens ask for), then 2x when dense screens are
         // about, which then finds the original already fetched.
         var keys: [(ThumbnailKey, FeedItem)] = []

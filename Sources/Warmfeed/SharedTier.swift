@@ -186,14 +186,35 @@ final class SharedTier: SharedThumbnailTier, Service {
     // MARK: Pre-warm
 
     /// Whether this node should warm the thumbnails of the page `page` (named
-    /// by what it shows): true for the first node to ask within ten minutes,
-    /// and whenever Redis cannot say.
+    /// by what it shows). The first node to ask warms it; a node asking while
+    /// another warms it waits (bounded) until that node says it is done, so a
+    /// page it serves next has its thumbnails in the shared tier; a node
+    /// asking later is told it is warm. True whenever Redis cannot say.
     func claimPage(_ page: String) async -> Bool {
         let key = Array("\(prefix)w:\(page)".utf8)
-        guard let answer = try? await client.run([Array("SET".utf8), key, token, Array("NX".utf8), Array("EX".utf8), Array("600".utf8)]) else { return true }
-        let won = answer == .status("OK")
-        counters.withLock { if won { $0.pagesClaimed += 1 } else { $0.pagesWarmedElsewhere += 1 } }
-        return won
+        let deadline = ContinuousClock.now + longestWait
+        var pause = Duration.milliseconds(10)
+        while true {
+            // Warming: a short claim (a node that dies lets another take over); warm: ten minutes.
+            guard let answer = try? await client.run([Array("SET".utf8), key, token, Array("NX".utf8), Array("PX".utf8), Array("10000".utf8)]) else { return true }
+            if answer == .status("OK") {
+                counters.withLock { $0.pagesClaimed += 1 }
+                return true
+            }
+            guard let value = try? await client.run([Array("GET".utf8), key]) else { return true }
+            if value == .bytes(Array("warm".utf8)) || ContinuousClock.now + pause >= deadline || Task.isCancelled {
+                counters.withLock { $0.pagesWarmedElsewhere += 1 }
+                return false
+            }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(100))
+        }
+    }
+
+    /// This node has warmed `page`: the other nodes need not, for ten minutes.
+    func pageWarmed(_ page: String) async {
+        let key = Array("\(prefix)w:\(page)".utf8)
+        _ = try? await client.run([Array("SET".utf8), key, Array("warm".utf8), Array("EX".utf8), Array("600".utf8)])
     }
 
     // MARK: Running

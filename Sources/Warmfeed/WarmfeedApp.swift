@@ -104,11 +104,9 @@ public final class WarmfeedApp: Sendable {
             metrics: metrics,
             previews: previews
         )
-        var claimPage: (@Sendable (String) async -> Bool)?
-        if let shared { claimPage = { await shared.claimPage($0) } }
         prewarmer = Prewarmer(
             lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics,
-            pageOneHold: configuration.pageOneHold, claimPage: claimPage, logger: logger
+            pageOneHold: configuration.pageOneHold, claims: shared, logger: logger
         )
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil
         // The first visitor finds page 1 warm: it is warmed from the start, as after an import

@@ -1,0 +1,262 @@
+"""A Warmfeed cluster as plain processes on loopback, the topology of
+docker-compose.yml: PostgreSQL (scripts/postgres), redis-server, one
+`warmfeed origin`, three `warmfeed serve` nodes and nginx running
+deploy/nginx.conf itself, its upstream, listen and path lines rewritten for
+loopback. Used by test_cluster.py and bench/cluster.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WARMFEED_BIN = os.environ.get("WARMFEED_BIN", str(ROOT / ".build" / "debug" / "warmfeed"))
+TOKEN = "test-token"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_json(url: str, token: str | None = TOKEN, timeout: float = 10) -> dict:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    with urllib.request.urlopen(request, timeout=timeout) as r:
+        return json.load(r)
+
+
+class Process:
+    """A `warmfeed` subcommand that prints its address on stdout; its log in a file."""
+
+    def __init__(self, args: list[str], log_path: str, env: dict[str, str] | None = None,
+                 banner: bytes = rb"is serving (http://127\.0\.0\.1:\d+)/"):
+        self.args = args
+        self.log_path = log_path
+        self._log = open(log_path, "ab")
+        self.proc = subprocess.Popen([WARMFEED_BIN, *args], stdout=subprocess.PIPE, stderr=self._log,
+                                     env={**os.environ, **(env or {})})
+        self.url = self._read_address(banner, timeout=180)
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _read_address(self, banner: bytes, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        line = b""
+        fd = self.proc.stdout.fileno()
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1)
+            if not chunk:
+                break
+            line += chunk
+            if chunk == b"\n":
+                m = re.search(banner, line)
+                if m:
+                    return m.group(1).decode()
+                line = b""
+        self.kill9()
+        raise RuntimeError(f"{' '.join(self.args[:1])} did not print its address; log:\n{self.log()}")
+
+    def _drain(self) -> None:
+        try:
+            while self.proc.stdout.read(4096):
+                pass
+        except (OSError, ValueError):
+            pass
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    def log(self) -> str:
+        try:
+            return Path(self.log_path).read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+    def stop(self) -> int | None:
+        """SIGTERM, then SIGKILL after 15 s; the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+        return self.proc.returncode
+
+    def kill9(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Redis:
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["redis-server", str(ROOT / "deploy" / "redis.conf"), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--maxmemory", "64mb", "--dir", self.folder, "--logfile", os.path.join(self.folder, "redis.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            if self.cli("PING") == "PONG":
+                return
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not answer PING")
+
+    def cli(self, *words: str) -> str:
+        r = subprocess.run(["redis-cli", "-p", str(self.port), *words], capture_output=True, text=True, timeout=10)
+        return r.stdout.strip()
+
+    def count(self, pattern: str) -> int:
+        r = subprocess.run(["redis-cli", "-p", str(self.port), "--scan", "--pattern", pattern],
+                           capture_output=True, text=True, timeout=30)
+        return len([line for line in r.stdout.splitlines() if line])
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Postgres:
+    def __init__(self, folder: str):
+        self.folder = folder
+        os.chmod(os.path.dirname(folder), 0o755)
+        self.url = subprocess.run([str(ROOT / "scripts" / "postgres"), "start", folder], check=True,
+                                  capture_output=True, text=True).stdout.strip()
+
+    def stop(self) -> None:
+        subprocess.run([str(ROOT / "scripts" / "postgres"), "stop", self.folder], capture_output=True)
+
+
+def nginx_config(listen_port: int, node_ports: list[int], folder: str, upstream_header: bool = False) -> str:
+    """deploy/nginx.conf for loopback: the nodes at `node_ports`, listening on
+    `listen_port`, every path inside `folder`. With `upstream_header`, each
+    answer says which node gave it (X-Upstream), for tests only."""
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    for index, port in enumerate(node_ports, start=1):
+        text = text.replace(f"server node{index}:8080 ", f"server 127.0.0.1:{port} ")
+    assert "node1:8080" not in text and len(node_ports) == 3, "deploy/nginx.conf has three node lines"
+    text = text.replace("listen 80;", f"listen 127.0.0.1:{listen_port};")
+    text = text.replace("/var/cache/nginx/warmfeed", f"{folder}/cache")
+    text = text.replace("/var/log/nginx", folder).replace("/run/nginx-warmfeed.pid", f"{folder}/nginx.pid")
+    text = text.replace("worker_processes auto;", "worker_processes 1;")
+    if upstream_header:
+        text = text.replace("        listen 127.0.0.1", "        add_header X-Upstream $upstream_addr always;\n        listen 127.0.0.1", 1)
+    return text
+
+
+class Nginx:
+    def __init__(self, folder: str, node_ports: list[int], upstream_header: bool = False):
+        self.folder = folder
+        self.port = free_port()
+        os.makedirs(f"{folder}/cache", exist_ok=True)
+        self.config = f"{folder}/nginx.conf"
+        Path(self.config).write_text(nginx_config(self.port, node_ports, folder, upstream_header))
+        self.proc = subprocess.Popen(["nginx", "-c", self.config, "-p", folder, "-e", f"{folder}/startup.log",
+                                      "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for _ in range(200):
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"nginx did not start: {self.proc.stderr.read().decode(errors='replace')}")
+                time.sleep(0.05)
+        raise RuntimeError("nginx did not listen")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Cluster:
+    """The whole topology. `redis=False` leaves the shared tier out (for the
+    benchmark's comparison); `node_args` go to every node."""
+
+    def __init__(self, nodes: int = 3, demo_items: int = 1000, page_size: int = 30, redis: bool = True,
+                 origin_latency: int = 250, pool: str | None = None, node_args: tuple[str, ...] = (),
+                 upstream_header: bool = False):
+        self.folder = tempfile.mkdtemp(prefix="warmfeed-cluster-")
+        os.chmod(self.folder, 0o755)
+        self.postgres = self.redis = self.origin = self.nginx = None
+        self.nodes: list[Process] = []
+        try:
+            self.postgres = Postgres(f"{self.folder}/pg")
+            self.redis = Redis(self.folder) if redis else None
+            self.origin = Process(["origin", "--port", "0", "--data", f"{self.folder}/origin", "--latency", str(origin_latency),
+                                   *(("--demo-pool", pool) if pool else ())], f"{self.folder}/origin.log")
+            env = {"WARMFEED_ADMIN_TOKEN": TOKEN}
+            for n in range(1, nodes + 1):
+                # One after the other: the first seeds the demo feed into the empty store.
+                self.nodes.append(Process(
+                    ["serve", "--port", "0", "--data", f"{self.folder}/node{n}", "--node-name", f"node{n}",
+                     "--store", self.postgres.url, "--demo-origin", self.origin.url,
+                     *(("--redis", self.redis.url) if self.redis else ()),
+                     "--demo-items", str(demo_items), "--page-size", str(page_size),
+                     "--public", str(ROOT / "Public"), "--templates", str(ROOT / "Templates"), *node_args],
+                    f"{self.folder}/node{n}.log", env=env))
+            ports = [node.port for node in self.nodes]
+            while len(ports) < 3:  # nginx.conf names three nodes: one node stands in for the missing
+                ports.append(ports[0])
+            self.nginx = Nginx(f"{self.folder}/nginx", ports, upstream_header)
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def url(self) -> str:
+        return self.nginx.url
+
+    def node_stats(self) -> list[dict]:
+        return [get_json(node.url + "/admin/cache") for node in self.nodes if node.proc.poll() is None]
+
+    def origin_stats(self) -> dict:
+        return get_json(self.origin.url + "/stats", token=None)
+
+    def logs(self) -> str:
+        parts = [f"--- {Path(p.log_path).name}\n{p.log()[-1500:]}" for p in [self.origin, *self.nodes] if p]
+        return "\n".join(parts)
+
+    def stop(self) -> None:
+        for part in [self.nginx, *reversed(self.nodes), self.origin, self.redis, self.postgres]:
+            if part is not None:
+                try:
+                    part.stop()
+                except Exception:
+                    pass
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -163,7 +163,7 @@ def nginx_config(listen_port: int, node_ports: list[int], folder: str, upstream_
         text = text.replace(f"server node{index}:8080 ", f"server 127.0.0.1:{port} ")
     assert "node1:8080" not in text and len(node_ports) == 3, "deploy/nginx.conf has three node lines"
     text = text.replace("listen 80;", f"listen 127.0.0.1:{listen_port};")
-    text = text.replace("/var/cache/nginx/warmfeed", f"{folder}/cache")
+    text = text.replace("/var/cache/nginx", f"{folder}/cache")
     text = text.replace("/var/log/nginx", folder).replace("/run/nginx-warmfeed.pid", f"{folder}/nginx.pid")
     text = text.replace("worker_processes auto;", "worker_processes 1;")
     if upstream_header:
@@ -176,6 +176,9 @@ class Nginx:
         self.folder = folder
         self.port = free_port()
         os.makedirs(f"{folder}/cache", exist_ok=True)
+        # nginx's workers run as an unprivileged user: they must reach their temp and cache folders.
+        for path in (folder, f"{folder}/cache"):
+            os.chmod(path, 0o755)
         self.config = f"{folder}/nginx.conf"
         Path(self.config).write_text(nginx_config(self.port, node_ports, folder, upstream_header))
         self.proc = subprocess.Popen(["nginx", "-c", self.config, "-p", folder, "-e", f"{folder}/startup.log",

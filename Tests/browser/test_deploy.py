@@ -1,0 +1,171 @@
+"""Issue 13: what ships for running a cluster, checked without a Docker
+engine. `docker-compose config` (Debian's docker-compose) must accept
+docker-compose.yml as written and find in it the whole topology, with health
+checks and volumes; nginx must accept deploy/nginx.conf and route by it (real
+nginx in front of three small Python backends that say who they are): the same
+thumbnail URL to the same backend, one reader's pages to one backend, a dead
+backend's requests to another, static files from nginx's cache. test_cluster.py
+runs the same nginx.conf in front of real nodes.
+"""
+
+from __future__ import annotations
+
+import http.client
+import shutil
+import subprocess
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import yaml
+
+import cluster as topology
+
+NODES = ("node1", "node2", "node3")
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    if shutil.which("docker-compose") is None:
+        pytest.fail("docker-compose is missing: scripts/setup --tests installs it")
+    result = subprocess.run(["docker-compose", "-f", str(topology.ROOT / "docker-compose.yml"), "config"],
+                            capture_output=True, text=True, cwd=topology.ROOT, env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, f"docker-compose config refused docker-compose.yml:\n{result.stderr}"
+    return yaml.safe_load(result.stdout)
+
+
+def test_compose_names_the_whole_cluster(compose):
+    services = compose["services"]
+    assert set(services) == {"nginx", *NODES, "redis", "postgres", "origin"}
+    for name, service in services.items():
+        assert "healthcheck" in service, f"{name} has no health check"
+    for node in NODES:
+        service = services[node]
+        command = service["command"]
+        assert command[:1] == ["serve"] and "--demo-origin" in command and service["environment"]["WARMFEED_REDIS"]
+        assert service["environment"]["WARMFEED_STORE"].startswith("postgres://")
+        assert {"postgres", "redis", "origin"} <= set(service["depends_on"])
+        assert all(dep["condition"] == "service_healthy" for dep in service["depends_on"].values())
+        assert any(str(v).endswith(":/data:rw") or str(v).endswith(":/data") for v in service["volumes"]), service["volumes"]
+        assert service["build"]["context"] == str(topology.ROOT)
+    assert services["origin"]["command"][:1] == ["origin"]
+    assert services["nginx"]["ports"][0]["target"] == 80
+    assert any("nginx.conf:/etc/nginx/nginx.conf" in str(v) for v in services["nginx"]["volumes"])
+    assert {f"{n}-data" for n in NODES} | {"postgres-data"} <= set(compose["volumes"])
+
+
+def test_the_redis_config_bounds_redis_as_a_cache():
+    text = (topology.ROOT / "deploy" / "redis.conf").read_text()
+    assert "maxmemory-policy allkeys-lru" in text and "\nmaxmemory " in text
+    assert 'save ""' in text and "appendonly no" in text
+
+
+def test_the_dockerfile_builds_in_one_stage_and_runs_in_a_slim_one():
+    text = (topology.ROOT / "Dockerfile").read_text()
+    stages = [line for line in text.splitlines() if line.startswith("FROM ")]
+    assert len(stages) == 2 and " AS build" in stages[0] and "slim" in stages[1]
+    assert "libhiredis-dev" in text and "libhiredis0.14" in text and "HEALTHCHECK" in text
+    assert "swift build -c release --product warmfeed" in text
+
+
+class Backend:
+    """A tiny HTTP server that answers every GET with its own name, counting requests per path."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.dead = False
+        self.hits: dict[str, int] = {}
+        backend = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if backend.dead:
+                    # As a killed process: the connection closes with no answer.
+                    self.close_connection = True
+                    return
+                backend.hits[self.path] = backend.hits.get(self.path, 0) + 1
+                body = backend.name.encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "public, max-age=60")
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.dead = True  # connections nginx keeps alive get no more answers
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def front():
+    # Not pytest's tmp_path: its parents are closed to nginx's unprivileged workers.
+    folder = tempfile.mkdtemp(prefix="warmfeed-nginx-")
+    backends = [Backend(name) for name in NODES]
+    nginx = topology.Nginx(folder, [b.port for b in backends])
+    try:
+        yield nginx, backends
+    finally:
+        nginx.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+        for b in backends:
+            try:
+                b.stop()
+            except OSError:
+                pass
+
+
+def ask(nginx, path: str, cookie: str | None = None) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", nginx.port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Cookie": f"wf={cookie}"} if cookie else {})
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
+def test_nginx_keeps_each_thumbnail_and_each_reader_on_one_node(front):
+    nginx, backends = front
+    owners = {}
+    for item in range(1, 61):
+        answers = {ask(nginx, f"/thumbs/{item}/1x")[1] for _ in range(3)}
+        assert len(answers) == 1, f"/thumbs/{item}/1x went to {answers}"
+        owners[item] = answers.pop()
+    assert set(owners.values()) == set(NODES), "thumbnails spread over every node"
+    readers = {}
+    for reader in range(40):
+        cookie = f"{reader:016x}"
+        answers = {ask(nginx, path, cookie)[1] for path in ("/", "/fragment?page=2", "/fragment?page=3")}
+        assert len(answers) == 1, f"reader {cookie}'s pages went to {answers}"
+        readers[cookie] = answers.pop()
+    assert len(set(readers.values())) > 1, "readers spread over more than one node"
+
+
+def test_a_dead_nodes_requests_go_to_another_without_an_error(front):
+    nginx, backends = front
+    dead = backends[0]
+    mine = [item for item in range(1, 200) if ask(nginx, f"/thumbs/{item}/1x")[1] == dead.name][:10]
+    assert mine, "some thumbnails hash to node1"
+    dead.stop()
+    for item in mine:
+        status, body = ask(nginx, f"/thumbs/{item}/1x")
+        assert status == 200 and body in ("node2", "node3"), (item, status, body)
+
+
+def test_static_files_are_served_from_nginxs_cache(front):
+    nginx, backends = front
+    for _ in range(3):
+        assert ask(nginx, "/static/feed.js?v=1")[0] == 200
+    assert sum(b.hits.get("/static/feed.js?v=1", 0) for b in backends) == 1

@@ -66,7 +66,14 @@ public struct WarmfeedConfiguration: Sendable {
     /// nodes of a cluster share one; nil runs the demo origin inside this process.
     public var demoOrigin: String?
     /// This node's name in the admin view, the logs and its claims (the host name by default).
-    public var nodeName = ProcessInfo.processInfo.hostName
+    public var nodeName = Self.hostName()
+
+    /// gethostname(2): no name lookup (Foundation's `hostName` may ask DNS).
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "warmfeed" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// The defaults.
     public init() {}

@@ -83,6 +83,12 @@ import Testing
             for id in Int64(170)...Int64(174) { #expect(Self.isImage(try await cluster.nodes[0].thumbnail(id))) }
             for id in Int64(170)...Int64(174) { #expect(Self.isImage(try await cluster.nodes[1].thumbnail(id))) }
             #expect(try await cluster.shared(1)["hits"] as! Int >= 5)
+            // /metrics says the same.
+            let metrics = try await cluster.nodes[1].get("/metrics", headers: [("Authorization", "Bearer test-admin-token")]).text
+            #expect(metrics.contains("warmfeed_shared_up 1"))
+            #expect(metrics.contains("warmfeed_thumbnail_shared_hits_total"))
+            #expect(metrics.contains("warmfeed_thumbnail_resizes_total"))
+            #expect(metrics.contains("warmfeed_shared_claims_won"))
             #expect(cluster.originRequests == ids.count + 5)
         } catch {
             await cluster.stop()

@@ -125,8 +125,23 @@ class Redis:
         for _ in range(200):
             if self.cli("PING") == "PONG":
                 return
+            if self.proc.poll() is not None:
+                break
             time.sleep(0.05)
-        raise RuntimeError("redis-server did not answer PING")
+        self.stop()
+        raise RuntimeError(f"redis-server did not answer PING on port {self.port}; log:\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return Path(self.folder, "redis.log").read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+    def pause(self, seconds: float) -> None:
+        """A slow Redis: every client's commands wait `seconds` (CLIENT PAUSE ALL),
+        from now; returns at once. The nodes' calls hit their timeout meanwhile."""
+        answer = self.cli("CLIENT", "PAUSE", str(int(seconds * 1000)), "ALL")
+        assert answer == "OK", f"CLIENT PAUSE: {answer!r}"
 
     def cli(self, *words: str) -> str:
         r = subprocess.run(["redis-cli", "-p", str(self.port), *words], capture_output=True, text=True, timeout=10)
@@ -191,7 +206,15 @@ class Nginx:
                 if self.proc.poll() is not None:
                     raise RuntimeError(f"nginx did not start: {self.proc.stderr.read().decode(errors='replace')}")
                 time.sleep(0.05)
-        raise RuntimeError("nginx did not listen")
+        self.stop()
+        raise RuntimeError(f"nginx did not listen on port {self.port}; error log:\n{self.log()}")
+
+    def log(self) -> str:
+        """The end of nginx's error log (deploy/nginx.conf's error_log, moved into the folder)."""
+        try:
+            return Path(self.folder, "error.log").read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
 
     @property
     def url(self) -> str:

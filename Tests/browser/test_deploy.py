@@ -11,6 +11,7 @@ runs the same nginx.conf in front of real nodes.
 from __future__ import annotations
 
 import http.client
+import re
 import shutil
 import subprocess
 import tempfile
@@ -69,12 +70,38 @@ def test_the_dockerfile_builds_in_one_stage_and_runs_in_a_slim_one():
     assert "swift build -c release --product warmfeed" in text
 
 
+def tools_version(manifest) -> tuple[int, int]:
+    m = re.match(r"//\s*swift-tools-version:\s*(\d+)\.(\d+)", manifest.read_text())
+    assert m, f"{manifest} names no swift-tools-version"
+    return int(m[1]), int(m[2])
+
+
+def test_the_dockerfiles_swift_can_build_the_package_and_its_dependencies():
+    # The dependencies checked out here are the oldest a fresh resolve (the
+    # image has no Package.resolved) can pick: Package.swift asks for them as minimums.
+    checkouts = topology.ROOT / ".build" / "checkouts"
+    if not checkouts.is_dir():
+        pytest.skip("no .build/checkouts: the dependencies' tools versions are known after a build")
+    needed = {"Package.swift": tools_version(topology.ROOT / "Package.swift")}
+    for package in sorted(checkouts.iterdir()):
+        # Package@swift-X.swift is an older toolchain's manifest: the oldest one decides.
+        manifests = sorted(package.glob("Package*.swift"))
+        if manifests:
+            needed[package.name] = min(tools_version(m) for m in manifests)
+    m = re.search(r"^FROM swift:(\d+)\.(\d+)", (topology.ROOT / "Dockerfile").read_text(), re.M)
+    assert m, "the Dockerfile's build stage is FROM swift:X.Y"
+    image = (int(m[1]), int(m[2]))
+    too_new = {name: version for name, version in needed.items() if version > image}
+    assert not too_new, f"swift:{image[0]}.{image[1]} cannot build these (swift-tools-version): {too_new}"
+
+
 class Backend:
     """A tiny HTTP server that answers every GET with its own name, counting requests per path."""
 
     def __init__(self, name: str):
         self.name = name
         self.dead = False
+        self.unavailable: tuple[str, ...] = ()  # path prefixes answered 503, as a node whose store is down
         self.hits: dict[str, int] = {}
         backend = self
 
@@ -91,6 +118,13 @@ class Backend:
                     return
                 backend.hits[self.path] = backend.hits.get(self.path, 0) + 1
                 body = backend.name.encode()
+                if self.path.startswith(backend.unavailable):
+                    self.send_response(503)
+                    self.send_header("Retry-After", "1")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "public, max-age=60")
@@ -169,3 +203,18 @@ def test_static_files_are_served_from_nginxs_cache(front):
     for _ in range(3):
         assert ask(nginx, "/static/feed.js?v=1")[0] == 200
     assert sum(b.hits.get("/static/feed.js?v=1", 0) for b in backends) == 1
+
+
+def test_a_store_outage_leaves_every_node_in_service(front):
+    # PostgreSQL down: every node answers 503 for the pages it has not cached
+    # and still serves the ones it has. nginx must pass both on, not count the
+    # 503s as failures, mark every node down and answer 502 for everything.
+    nginx, backends = front
+    for b in backends:
+        b.unavailable = ("/?page=",)
+    for reader in range(12):
+        status, body = ask(nginx, f"/?page={reader + 5}", f"{reader:016x}")
+        assert (status, body in NODES) == (503, True), f"an uncached page, reader {reader}: {status} {body[:80]!r}"
+    for reader in range(12):
+        status, body = ask(nginx, "/", f"{reader:016x}")
+        assert (status, body in NODES) == (200, True), f"a cached page, reader {reader}: {status} {body[:80]!r}"

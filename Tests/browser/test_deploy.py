@@ -4,7 +4,9 @@ docker-compose.yml as written and find in it the whole topology, with health
 checks and volumes; nginx must accept deploy/nginx.conf and route by it (real
 nginx in front of three small Python backends that say who they are): the same
 thumbnail URL to the same backend, one reader's pages to one backend, a dead
-backend's requests to another, static files from nginx's cache. test_cluster.py
+backend's requests to another, static files from nginx's cache, and a store
+outage (every node's 503) passed on without taking the nodes out. The Dockerfile's
+Swift must be able to build every dependency. test_cluster.py
 runs the same nginx.conf in front of real nodes.
 """
 
@@ -77,8 +79,8 @@ def tools_version(manifest) -> tuple[int, int]:
 
 
 def test_the_dockerfiles_swift_can_build_the_package_and_its_dependencies():
-    # The dependencies checked out here are the oldest a fresh resolve (the
-    # image has no Package.resolved) can pick: Package.swift asks for them as minimums.
+    # The image resolves afresh (no Package.resolved in it): it gets the
+    # versions checked out here or newer ones, so it must at least build these.
     checkouts = topology.ROOT / ".build" / "checkouts"
     if not checkouts.is_dir():
         pytest.skip("no .build/checkouts: the dependencies' tools versions are known after a build")

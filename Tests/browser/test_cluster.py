@@ -143,3 +143,51 @@ def test_redis_stopped_serving_goes_on_without_a_5xx(browser, cluster):
     assert sum(path.startswith("/thumbs/") and status == 200 for path, status in statuses) >= 60
     stats = cluster.node_stats()
     assert all(s["shared"]["up"] is False for s in stats), [s["shared"] for s in stats]
+
+
+def test_a_node_killed_holding_claims_has_them_taken_over():
+    """A slow origin (3 s), so node 1 still holds its claims when it is killed
+    with SIGKILL; node 2, asked for the same thumbnails, waits on the claims,
+    then takes them over when they expire and makes the thumbnails itself."""
+    c = topology.Cluster(nodes=2, demo_items=200, page_size=30, pool=SHARED_POOL, origin_latency=3000,
+                         node_args=("--prewarm", "0"))
+    try:
+        import http.client
+        import threading
+
+        items = range(150, 155)
+
+        def ask(node, item: int, answers: dict | None = None):
+            conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=60)
+            try:
+                conn.request("GET", f"/thumbs/{item}/1x", headers={"Accept": "image/webp"})
+                response = conn.getresponse()
+                response.read()
+                if answers is not None:
+                    answers[item] = (response.status, response.getheader("Content-Type"))
+            except OSError:
+                pass  # node 1's answers die with it
+            finally:
+                conn.close()
+
+        doomed, survivor = c.nodes
+        for item in items:
+            threading.Thread(target=ask, args=(doomed, item), daemon=True).start()
+        # Node 1 has claimed them all and is waiting on the origin.
+        deadline = time.monotonic() + 30
+        while c.redis.count("wf:*:c:*") < len(items) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert c.redis.count("wf:*:c:*") == len(items), "node 1 never claimed the thumbnails"
+        doomed.kill9()
+        answers: dict = {}
+        threads = [threading.Thread(target=ask, args=(survivor, item, answers)) for item in items]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert answers == {item: (200, "image/webp") for item in items}, answers
+        shared = topology.get_json(survivor.url + "/admin/cache")["shared"]
+        assert shared["claims_taken_over"] == len(items), shared
+        assert topology.get_json(survivor.url + "/admin/cache")["resizes"] == len(items)
+    finally:
+        c.stop()

@@ -38,6 +38,29 @@ def get_json(url: str, token: str | None = TOKEN, timeout: float = 10) -> dict:
         return json.load(r)
 
 
+def read_address(proc: subprocess.Popen, banner: bytes, timeout: float) -> str | None:
+    """The first group of `banner` in a line `proc` prints on stdout within
+    `timeout` seconds (read a byte at a time, so nothing after it is taken from
+    the pipe); None if it exits or stays silent."""
+    deadline = time.monotonic() + timeout
+    line = b""
+    fd = proc.stdout.fileno()
+    while time.monotonic() < deadline and proc.poll() is None:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        chunk = os.read(fd, 1)
+        if not chunk:
+            break
+        line += chunk
+        if chunk == b"\n":
+            m = re.search(banner, line)
+            if m:
+                return m.group(1).decode()
+            line = b""
+    return None
+
+
 class Process:
     """A `warmfeed` subcommand that prints its address on stdout; its log in a file."""
 
@@ -52,24 +75,11 @@ class Process:
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _read_address(self, banner: bytes, timeout: float) -> str:
-        deadline = time.monotonic() + timeout
-        line = b""
-        fd = self.proc.stdout.fileno()
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if not ready:
-                continue
-            chunk = os.read(fd, 1)
-            if not chunk:
-                break
-            line += chunk
-            if chunk == b"\n":
-                m = re.search(banner, line)
-                if m:
-                    return m.group(1).decode()
-                line = b""
-        self.kill9()
-        raise RuntimeError(f"{' '.join(self.args[:1])} did not print its address; log:\n{self.log()}")
+        url = read_address(self.proc, banner, timeout)
+        if url is None:
+            self.kill9()
+            raise RuntimeError(f"{' '.join(self.args[:1])} did not print its address; log:\n{self.log()}")
+        return url
 
     def _drain(self) -> None:
         try:

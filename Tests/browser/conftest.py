@@ -11,7 +11,6 @@ from __future__ import annotations
 import http.client
 import os
 import re
-import select
 import shutil
 import signal
 import subprocess
@@ -24,6 +23,8 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 from playwright.sync_api import sync_playwright
+
+from cluster import read_address
 
 ROOT = Path(__file__).resolve().parents[2]
 WARMFEED_BIN = os.environ.get("WARMFEED_BIN", str(ROOT / ".build" / "debug" / "warmfeed"))
@@ -81,24 +82,9 @@ class Server:
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _read_address(self, timeout: float) -> str:
-        deadline = time.monotonic() + timeout
-        line = b""
-        fd = self.proc.stdout.fileno()
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                break
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if not ready:
-                continue
-            chunk = os.read(fd, 1)
-            if not chunk:
-                break
-            line += chunk
-            if chunk == b"\n":
-                m = re.search(rb"http://127\.0\.0\.1:(\d+)/", line)
-                if m:
-                    return f"http://127.0.0.1:{int(m.group(1))}"
-                line = b""
+        url = read_address(self.proc, rb"(http://127\.0\.0\.1:\d+)/", timeout)
+        if url is not None:
+            return url
         log = self.log()
         self.stop()
         pytest.fail(f"warmfeed did not print its address; log:\n{log}")

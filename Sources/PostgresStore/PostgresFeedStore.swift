@@ -76,7 +76,21 @@ public final class PostgresFeedStore: FeedStore {
         } catch {
             throw StoreUnavailable(PostgresProblem.explain(error, location))
         }
-        return try PostgresFeedStore(location: location, opened: opened, connections: connections, queryTimeout: queryTimeout, logger: logger)
+        let store = try PostgresFeedStore(location: location, opened: opened, connections: connections, queryTimeout: queryTimeout, logger: logger)
+        await store.openConnections(min(connections, 4))
+        return store
+    }
+
+    /// Opens `count` pool connections now, with a query on each at once: a
+    /// node's first readers (a burst of thumbnails) would otherwise each wait
+    /// for a new connection and its SCRAM handshake. Not the pool's
+    /// `minimumConnections`: a pool that keeps connections up by itself keeps
+    /// trying while PostgreSQL is away, and its shutdown then waited on those
+    /// attempts (a test process hung in CI).
+    private func openConnections(_ count: Int) async {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<count { group.addTask { _ = try? await self.rows("SELECT pg_sleep(0.01)") } }
+        }
     }
 
     private init(location: PostgresLocation, opened: PostgresSchema.Opened, connections: Int, queryTimeout: Duration, logger: Logger) throws {

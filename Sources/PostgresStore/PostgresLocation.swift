@@ -112,10 +112,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         )
         configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = connections
-        // Kept open from the start: a node's first readers (a burst of thumbnails
-        // at once) would otherwise wait for new connections and their SCRAM
-        // handshakes, one each, on top of their own queries.
-        configuration.options.minimumConnections = max(1, min(connections, 4))
+        configuration.options.minimumConnections = 1
         return configuration
     }
 }

@@ -117,6 +117,8 @@ final class CacheObserver: Service, Sendable {
         stats.resizes = thumbs.counters.resizes
         stats.sharedHits = hits(in: "shared")
         if var shared = shared?.snapshot {
+            shared.claimsWon = thumbs.counters.claimsWon
+            shared.claimsWaited = thumbs.counters.claimsWaited
             shared.claimsUnavailable = thumbs.counters.claimsUnavailable
             stats.shared = shared
         }

@@ -24,7 +24,7 @@ import WarmfeedCore
 final class SharedTier: SharedThumbnailTier, Service {
     private struct Counters {
         var hits = 0, misses = 0, failedHits = 0, writes = 0
-        var claimsWon = 0, claimsWaited = 0, claimsTakenOver = 0
+        var claimsTakenOver = 0
         var pagesClaimed = 0, pagesWarmedElsewhere = 0
         var latency = LatencyWindow(capacity: 1024)
         var keys: Int?
@@ -111,7 +111,7 @@ final class SharedTier: SharedThumbnailTier, Service {
     func read(_ key: ThumbnailKey) async -> TierRead {
         let start = ContinuousClock.now
         guard let value = try? await eval(Self.look, keys: [self.key("t", key)]) else { return .miss }
-        let seconds = Self.seconds(ContinuousClock.now - start)
+        let seconds = Uptime.seconds(ContinuousClock.now - start)
         let read = Self.read(value)
         counters.withLock {
             switch read {
@@ -149,10 +149,7 @@ final class SharedTier: SharedThumbnailTier, Service {
             switch answer {
             case .integer(1):
                 held.withLock { _ = $0.insert(key) }
-                counters.withLock {
-                    $0.claimsWon += 1
-                    if waited { $0.claimsTakenOver += 1 }
-                }
+                if waited { counters.withLock { $0.claimsTakenOver += 1 } }
                 return .won
             case .integer:
                 // Another node makes it: wait for its thumbnail, its failure, or its claim to lapse.
@@ -161,10 +158,7 @@ final class SharedTier: SharedThumbnailTier, Service {
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(100))
             default:
-                let read = Self.read(answer)
-                // Made by another node: while this one waited, or just before it asked.
-                counters.withLock { $0.claimsWaited += 1 }
-                switch read {
+                switch Self.read(answer) {
                 case .hit(let bytes): return .found(bytes)
                 case .failed(let remaining): return .failed(remaining: remaining)
                 case .miss: return .unavailable
@@ -270,21 +264,19 @@ final class SharedTier: SharedThumbnailTier, Service {
         }
     }
 
-    /// What the admin view shows (`claimsUnavailable`, counted by the cache, is left for it to fill).
+    /// What the admin view shows. Claims won, waited on and made without one
+    /// are the cache's own counts: it fills them in.
     var snapshot: CacheStats.Shared {
         let status = client.status
         return counters.withLock {
             CacheStats.Shared(
                 location: status.location, up: status.up, problem: status.up ? nil : status.lastError,
                 keys: $0.keys, bytes: $0.bytes, maxBytes: $0.maxBytes, hits: $0.hits, failedHits: $0.failedHits, misses: $0.misses,
-                writes: $0.writes, claimsWon: $0.claimsWon, claimsWaited: $0.claimsWaited, claimsTakenOver: $0.claimsTakenOver,
+                writes: $0.writes, claimsWon: 0, claimsWaited: 0, claimsTakenOver: $0.claimsTakenOver,
                 claimsUnavailable: 0, pagesClaimed: $0.pagesClaimed, pagesWarmedElsewhere: $0.pagesWarmedElsewhere,
                 errors: status.errors, latency: CacheStats.Latency($0.latency)
             )
         }
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
 }

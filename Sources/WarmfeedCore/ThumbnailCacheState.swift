@@ -253,17 +253,6 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         return []
     }
 
-    /// Drops failures whose time is up and that have been quiet since for `negativeTTL`.
-    public mutating func purgeExpired(now: Double) {
-        failed = failed.filter { $0.value.until + negativeTTL > now }
-    }
-
-    /// How long `key` is remembered as failed from `now`, when it is (for tests and the admin view).
-    public func remembered(_ key: ThumbnailKey, now: Double) -> Double? {
-        guard let until = failed[key]?.until, until > now else { return nil }
-        return until - now
-    }
-
     // MARK: Steps
 
     /// What a job in its current stage needs next.

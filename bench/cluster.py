@@ -127,6 +127,7 @@ def readers_run(redis: bool, readers: int, pages: int, seed: int) -> dict:
         "readers_thumbnail_answers": answered,
         "shared_hit_ms_p50": statistics.median([s["latency"]["p50_ms"] for s in shared if s["latency"].get("p50_ms")] or [0]) if shared else None,
         "shared_hit_ms_p99": max([s["latency"]["p99_ms"] for s in shared if s["latency"].get("p99_ms")] or [0]) if shared else None,
+        "node_rss_mb": [round((s["memory_use"]["rss_bytes"] or 0) / 2**20) for s in stats],
         "claims": {k: sum(s[k] for s in shared) for k in ("claims_won", "claims_waited", "claims_taken_over", "claims_unavailable",
                                                           "pages_claimed", "pages_warmed_elsewhere")} if shared else None,
     }

@@ -47,9 +47,12 @@ public final class RedisClient: Sendable {
     private let maxQueued: Int
 
     /// Starts `connections` threads for `location`; connections are made on first use.
-    public init(_ location: RedisLocation, connections: Int = 4, timeout: Duration = .milliseconds(250)) {
+    /// `firstBackOff` is how long Redis is left alone after a first failure (it doubles, up to 5 s or more).
+    public init(_ location: RedisLocation, connections: Int = 4, timeout: Duration = .milliseconds(250), firstBackOff: Duration = .milliseconds(250)) {
         self.location = location
         self.timeout = timeout
+        let firstBackOff = Double(firstBackOff.components.seconds) + Double(firstBackOff.components.attoseconds) * 1e-18
+        shared.health = RedisHealth(firstBackOff: firstBackOff, longestBackOff: max(5, firstBackOff))
         maxQueued = 64 * max(1, connections)
         for index in 0..<max(1, connections) {
             let thread = Thread { [self] in work() }

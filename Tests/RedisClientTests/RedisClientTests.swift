@@ -25,13 +25,20 @@ import Testing
     @Test func stoppedRedisFailsFastThenComesBack() async throws {
         let redis = try OwnRedis()
         let client = RedisClient(try RedisLocation(redis.url), connections: 2, timeout: .milliseconds(200))
-        defer { client.close() }
+        // A client that waits a minute before its first probe: the fast failures in between, whatever the machine's pace.
+        let patient = RedisClient(try RedisLocation(redis.url), connections: 1, timeout: .milliseconds(200), firstBackOff: .seconds(60))
+        defer {
+            client.close()
+            patient.close()
+        }
         #expect(try await client.run("SET", "a", "1") == .status("OK"))
+        #expect(try await patient.run("GET", "a") == .bytes(Array("1".utf8)))
         redis.stop()
         // The first command finds the broken connection; after it Redis is down.
         await #expect(throws: RedisError.self) { try await client.run("GET", "a") }
         #expect(!client.status.up)
-        await #expect(throws: RedisError.down) { try await client.run("GET", "a") }
+        await #expect(throws: RedisError.self) { try await patient.run("GET", "a") }
+        await #expect(throws: RedisError.down) { try await patient.run("GET", "a") }
         try redis.start()
         // A probe per back-off: within a few seconds one gets through.
         var answered = false
@@ -56,7 +63,7 @@ import Testing
 
     @Test func aRedisThatIsNotThereIsAnErrorNotAHang() async throws {
         let port = try FaultyOrigin.RefusingPort()
-        let client = RedisClient(try RedisLocation("redis://127.0.0.1:\(port.port)/0"), connections: 1, timeout: .milliseconds(200))
+        let client = RedisClient(try RedisLocation("redis://127.0.0.1:\(port.port)/0"), connections: 1, timeout: .milliseconds(200), firstBackOff: .seconds(60))
         defer { client.close() }
         await #expect(throws: RedisError.self) { try await client.run("PING") }
         await #expect(throws: RedisError.down) { try await client.run("PING") }

@@ -121,9 +121,19 @@ public final class SQLiteFeedStore: FeedStore {
     /// count this process has not seen bumps `revision`, so pages rendered
     /// before it are not served again. Cheap (one primary-key read); the server
     /// calls it every second.
+    ///
+    /// Read through the page reader, never through GRDB's pool: the server
+    /// calls this from a task, and a synchronous GRDB read there blocks a
+    /// thread of Swift's cooperative pool until a reader is free, while the
+    /// pool's readers are held by async reads (`item(id:)`) that need a
+    /// cooperative thread to finish. With both of a 2-core machine's
+    /// cooperative threads blocked so, the whole process froze (a test run
+    /// hung; gdb showed both threads here).
     public func noticeOtherWriters() {
-        guard let writes = try? pool.read({ db in
-            try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writes'") ?? 0
+        guard let writes = try? pages.read({ connection -> Int64 in
+            var writes: Int64 = 0
+            try connection.query(SQL.writes, []) { writes = $0.columnInteger(0) ?? 0 }
+            return writes
         }) else { return }
         let changed = writesSeen.withLock { seen -> Bool in
             defer { seen = writes }
@@ -158,6 +168,8 @@ public final class SQLiteFeedStore: FeedStore {
         static let pageBefore = "SELECT \(columns) FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
         /// seq is dense from 1, so the highest seq is the count, found by an index seek.
         static let total = "SELECT MAX(seq) FROM item"
+        /// How many writes the store has had (every process's).
+        static let writes = "SELECT value FROM meta WHERE key = 'writes'"
     }
 }
 

@@ -4,10 +4,10 @@ import WarmfeedCore
 /// `GET /thumbs/<item id>/<1x|2x>`: an item's thumbnail, WebP or JPEG by `Accept`.
 ///
 /// A thumbnail in memory is answered at once from the server thread; anything
-/// else waits off the server threads for the disk, the job in flight, or a new
-/// job. A failing origin gets the placeholder, never a 5xx.
+/// else waits off the server threads for a tier (the shared one, the disk),
+/// the job in flight, or a new job, which alone reads the item from the store.
+/// A failing origin or store gets the placeholder, never a 5xx.
 struct ThumbnailRoutes: Sendable {
-    let store: any FeedStore
     let service: ThumbnailService
 
     static let prefix = "/thumbs/"
@@ -38,22 +38,10 @@ struct ThumbnailRoutes: Sendable {
             return .prepared(prepared)
         }
         return .later {
-            let found: FeedItem?
-            do {
-                found = try await store.item(id: id)
-            } catch {
-                // The store is down: the box keeps its placeholder, and the next look asks again.
-                return placeholderResponse()
-            }
-            guard let item = found else {
-                return .plain(404, "no such item: \(id)")
-            }
-            guard item.imageURL != nil else {
-                return placeholderResponse()
-            }
-            switch await service.thumbnail(key, of: item) {
-            case .image(let prepared): return prepared.response
-            case .placeholder: return placeholderResponse()
+            switch await service.thumbnail(key) {
+            case .image(let prepared): prepared.response
+            case .placeholder: placeholderResponse()
+            case .noSuchItem: .plain(404, "no such item: \(id)")
             }
         }
     }

@@ -16,8 +16,11 @@ final class ThumbnailService: Sendable {
     enum Outcome: Sendable {
         /// The thumbnail, as the whole response, built once.
         case image(PreparedResponse)
-        /// The origin failed (now or recently): serve the placeholder.
+        /// The origin failed (now or recently), the item has no picture, or
+        /// the store does not answer: serve the placeholder.
         case placeholder
+        /// No item has that id.
+        case noSuchItem
     }
 
     typealias Waiter = CheckedContinuation<ThumbnailAnswer<PreparedResponse>, Never>
@@ -42,13 +45,16 @@ final class ThumbnailService: Sendable {
     let metrics: WarmfeedMetrics
     /// Where each picture's preview is kept, when anywhere.
     let previews: PreviewKeeper?
+    /// Where a reader's job reads its item, once no tier has the thumbnail.
+    let store: any FeedStore
 
     init(
-        memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
+        store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics,
         previews: PreviewKeeper? = nil
     ) {
         self.previews = previews
+        self.store = store
         state = Mutex(State(
             memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count,
             claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier },
@@ -77,12 +83,15 @@ final class ThumbnailService: Sendable {
         return state.withLock { $0.scalesInDemand(now: now) }
     }
 
-    /// A reader's request: from memory, by joining the job in flight, or by making it now.
-    /// When the request is cancelled its waiter is let go; the job goes on.
-    func thumbnail(_ key: ThumbnailKey, of item: FeedItem) async -> Outcome {
-        switch await ask(key, of: item, from: .reader) {
+    /// A reader's request: from memory, by joining the job in flight, from a
+    /// tier, or by making it now. The item is read from the store only when
+    /// it must be made: a thumbnail another node or the disk has costs no
+    /// store read. When the request is cancelled its waiter is let go; the job goes on.
+    func thumbnail(_ key: ThumbnailKey) async -> Outcome {
+        switch await ask(key, of: nil, from: .reader) {
         case .image(let prepared): .image(prepared)
         case .placeholder, .released: .placeholder
+        case .noSuchItem: .noSuchItem
         }
     }
 
@@ -92,7 +101,7 @@ final class ThumbnailService: Sendable {
         _ = await ask(key, of: item, from: .prewarm)
     }
 
-    private func ask(_ key: ThumbnailKey, of item: FeedItem, from asker: State.Asker) async -> State.Answer {
+    private func ask(_ key: ThumbnailKey, of item: FeedItem?, from asker: State.Asker) async -> State.Answer {
         let id = waiterIDs.add(1, ordering: .relaxed).newValue
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
@@ -143,6 +152,8 @@ final class ThumbnailService: Sendable {
                 for waiter in waiters { waiter.resume(returning: answer) }
             case .lookUp(let key, let tier):
                 Task { await lookUp(key, tier: tier) }
+            case .readItem(let key):
+                Task(priority: Task.currentPriority) { await readItem(of: key) }
             case .fetchOriginal(let itemID, let item, let urgent):
                 // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips queues.
                 if urgent {
@@ -197,6 +208,22 @@ final class ThumbnailService: Sendable {
         if case .hit = lookup { metrics.tierHit(tiers[tier].name) }
         let now = clock.now
         apply { $0.tierAnswered(key, tier: tier, lookup, now: now) }
+    }
+
+    /// Reads the item a reader's job needs made.
+    private func readItem(of key: ThumbnailKey) async {
+        let read: State.ItemRead
+        do {
+            if let item = try await store.item(id: key.itemID) {
+                read = item.imageURL == nil ? .placeholder : .found(item)
+            } else {
+                read = .noSuchItem
+            }
+        } catch {
+            // The store is down: the box keeps its placeholder, and the next look asks again.
+            read = .placeholder
+        }
+        apply { $0.itemRead(key, read) }
     }
 
     private func shared(_ tier: Int) -> (any SharedThumbnailTier)? { tiers[tier] as? any SharedThumbnailTier }

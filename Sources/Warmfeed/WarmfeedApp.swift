@@ -91,7 +91,7 @@ public final class WarmfeedApp: Sendable {
         limits.lowSpeedTime = .seconds(5)
         let metrics = WarmfeedMetrics()
         thumbnails = ThumbnailService(
-            memoryBudget: configuration.thumbnailCacheBytes,
+            store: store, memoryBudget: configuration.thumbnailCacheBytes,
             originalsBudget: configuration.originalsCacheBytes,
             negativeTTL: (Uptime.seconds(configuration.firstNegativeTTL), Uptime.seconds(configuration.negativeTTL)),
             // The shared tier between memory and disk: a hit there is a hit made by any node.
@@ -125,7 +125,7 @@ public final class WarmfeedApp: Sendable {
 
         var router = Router()
         FeedRoutes(pages: pages, prewarmer: tracked, logger: logger).add(to: &router)
-        ThumbnailRoutes(store: store, service: thumbnails).add(to: &router)
+        ThumbnailRoutes(service: thumbnails).add(to: &router)
         AdminRoutes(token: adminToken, observer: observer, renderer: renderer).add(to: &router)
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }
         router.get("/healthz") { _ in .now(.plain(200, "ok")) }

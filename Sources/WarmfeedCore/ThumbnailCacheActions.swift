@@ -60,6 +60,9 @@ extension ThumbnailCacheState {
         case answer([Waiter], Answer)
         /// Look for `key` in lookup tier `tier`, then report `tierAnswered`.
         case lookUp(ThumbnailKey, tier: Int)
+        /// Read the item `key` is a thumbnail of, and say what came (`itemRead`):
+        /// every tier missed, and the request came without it.
+        case readItem(ThumbnailKey)
         /// Fetch the original of `item` (id `itemID`), then report `originalArrived`.
         case fetchOriginal(itemID: Int64, item: Item, urgent: Bool)
         /// A reader now waits on the fetch of `item`'s original, started for
@@ -95,6 +98,16 @@ extension ThumbnailCacheState {
         /// It remembers the thumbnail failed (another node of a cluster found
         /// so), for `remaining` more seconds.
         case failed(remaining: Double)
+    }
+
+    /// What reading a job's item found (see `Action.readItem`).
+    public enum ItemRead {
+        /// The item: the job goes on to the claim or the origin.
+        case found(Item)
+        /// No item has that id: its waiters are answered `.noSuchItem`.
+        case noSuchItem
+        /// It has no picture, or the store does not answer: its waiters get the placeholder.
+        case placeholder
     }
 
     /// What a claim on making a thumbnail came to.
@@ -156,6 +169,8 @@ public enum ThumbnailAnswer<Value> {
     case image(Value)
     /// The placeholder: the origin or the image failed.
     case placeholder
+    /// No item has the id the thumbnail was asked for.
+    case noSuchItem
     /// Nothing to wait for: pre-warm joined a job someone else started, or the waiter was cancelled.
     case released
 }

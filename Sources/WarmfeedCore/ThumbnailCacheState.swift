@@ -21,13 +21,17 @@ import DequeModule
 public struct ThumbnailCacheState<Value, Waiter, Item> {
     enum Stage {
         case lookingUp(tier: Int)
+        /// Every tier missed and the job came without its item: the caller reads it.
+        case readingItem
         case claiming
         case awaitingOriginal
         case resizing
     }
 
     struct Job {
-        var item: Item
+        /// Nil until it is needed: a reader's request comes without it, and a
+        /// thumbnail found in a tier never needs it.
+        var item: Item?
         var waiters: [(id: UInt64, waiter: Waiter)]
         var stage: Stage
         var urgent: Bool
@@ -111,9 +115,10 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
 
     /// A request for `key` (of `item`) at `now`. The `waiter`, when given, is
     /// answered through an `.answer` action, now or when the job ends; `id`
-    /// names it for `cancel`.
+    /// names it for `cancel`. Without `item`, the job asks for it
+    /// (`.readItem`) only once every tier has missed.
     public mutating func request(
-        _ key: ThumbnailKey, of item: Item, waiter: (id: UInt64, waiter: Waiter)?, from asker: Asker, now: Double
+        _ key: ThumbnailKey, of item: Item?, waiter: (id: UInt64, waiter: Waiter)?, from asker: Asker, now: Double
     ) -> (decision: Decision, actions: [Action]) {
         let reader = asker == .reader
         if reader, key.variant.scale > 1 { lastDenseRequest = now }
@@ -142,9 +147,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
                             deferredFetches.urgent.append(key.itemID)
                             return (.joined, [])
                         }
-                        return (.joined, [.promoteFetch(itemID: key.itemID, item: jobs[key]!.item)])
+                        return (.joined, jobs[key]!.item.map { [.promoteFetch(itemID: key.itemID, item: $0)] } ?? [])
                     case .resizing: return (.joined, [.promoteResize(key)])
-                    case .lookingUp, .claiming: break
+                    case .lookingUp, .readingItem, .claiming: break
                     }
                 }
                 return (.joined, [])
@@ -176,6 +181,22 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         case .miss:
             jobs[key]!.stage = .lookingUp(tier: tier + 1)
             return nextStep(for: key)
+        }
+    }
+
+    /// The item `key` is a thumbnail of was read (see `Action.readItem`).
+    public mutating func itemRead(_ key: ThumbnailKey, _ read: ItemRead) -> [Action] {
+        guard let job = jobs[key], case .readingItem = job.stage else { return [] }
+        switch read {
+        case .found(let item):
+            jobs[key]!.item = item
+            jobs[key]!.stage = .lookingUp(tier: lookupTiers)
+            return nextStep(for: key)
+        case .noSuchItem, .placeholder:
+            // Nothing was asked of the origin: nothing is remembered, and the next request reads again.
+            jobs[key] = nil
+            let answer: Answer = if case .noSuchItem = read { .noSuchItem } else { .placeholder }
+            return job.waiters.isEmpty ? [] : [.answer(job.waiters.map(\.waiter), answer)]
         }
     }
 
@@ -259,6 +280,10 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     private mutating func nextStep(for key: ThumbnailKey) -> [Action] {
         guard let job = jobs[key], case .lookingUp(let tier) = job.stage else { return [] }
         if tier < lookupTiers { return [.lookUp(key, tier: tier)] }
+        guard let item = job.item else {
+            jobs[key]!.stage = .readingItem
+            return [.readItem(key)]
+        }
         // Every tier missed: in a cluster, one node makes it, the others wait for it.
         if let claimTier, !job.claimAsked {
             jobs[key]!.claimAsked = true
@@ -280,7 +305,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             return []
         }
         fetching += 1
-        return [.fetchOriginal(itemID: key.itemID, item: job.item, urgent: job.urgent)]
+        return [.fetchOriginal(itemID: key.itemID, item: item, urgent: job.urgent)]
     }
 
     /// Whether the originals waiting for libvips, with those on their way,
@@ -328,13 +353,13 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             } else {
                 break
             }
-            guard let keys = originalFetches[itemID], let key = keys.first(where: { jobs[$0] != nil }), let job = jobs[key] else {
+            guard let keys = originalFetches[itemID], let key = keys.first(where: { jobs[$0] != nil }), let item = jobs[key]?.item else {
                 originalFetches[itemID] = nil
                 continue
             }
             let urgent = keys.contains { jobs[$0]?.urgent == true }
             fetching += 1
-            actions.append(.fetchOriginal(itemID: itemID, item: job.item, urgent: urgent))
+            actions.append(.fetchOriginal(itemID: itemID, item: item, urgent: urgent))
         }
         return actions
     }

@@ -22,6 +22,7 @@ import Testing
                 case .image(let value): answers[waiter] = value
                 case .placeholder: answers[waiter] = "placeholder"
                 case .released: answers[waiter] = "released"
+                case .noSuchItem: answers[waiter] = "no such item"
                 }
             }
         }

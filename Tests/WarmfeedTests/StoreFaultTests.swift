@@ -127,6 +127,50 @@ struct OwnPostgres {
         await feed.stop()
     }
 
+    /// A thumbnail on disk needs no item: it is served while the store is
+    /// down (the item is read only to make one), and one never made still
+    /// gets the placeholder, not a 5xx.
+    @Test func aThumbnailOnDiskIsServedWhileTheStoreIsDown() async throws {
+        let postgres = try OwnPostgres.start()
+        defer { postgres.remove() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-down-disk-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configure: (inout WarmfeedConfiguration) -> Void = { configuration in
+            configuration.store = postgres.url
+            configuration.prewarmPages = 0
+        }
+        let first = try await ServedFeed.start(items: 50, dataFolder: folder, configure: configure)
+        let made = try await first.thumbnail(3)
+        #expect(made.header("Content-Type") == "image/webp")
+        // The disk tier is written after the answer: wait for the file.
+        let file = URL(fileURLWithPath: folder).appendingPathComponent("thumbs/3-1x.webp").path
+        var written = false
+        for _ in 0..<100 where !written {
+            written = FileManager.default.fileExists(atPath: file)
+            if !written { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(written, "the thumbnail never reached the disk tier")
+        await first.stop(keepingData: true)
+
+        // A new process: nothing in memory, the thumbnail on disk, and PostgreSQL gone.
+        let restarted = try await ServedFeed.start(items: 50, dataFolder: folder, configure: configure)
+        do {
+            try postgres.stop()
+            let fromDisk = try await restarted.thumbnail(3)
+            #expect(fromDisk.status == 200)
+            #expect(fromDisk.header("X-Warmfeed-Placeholder") == nil)
+            #expect(fromDisk.body == made.body)
+            let neverMade = try await restarted.thumbnail(4)
+            #expect(neverMade.status == 200)
+            #expect(neverMade.header("X-Warmfeed-Placeholder") == "1")
+            #expect(try await restarted.adminJSON()["disk_hits"] as? Int == 1)
+        } catch {
+            await restarted.stop(keepingData: true)
+            throw error
+        }
+        await restarted.stop(keepingData: true)
+    }
+
     @Test func twoNodesOnOneDatabaseServeOneFeed() async throws {
         let postgres = try OwnPostgres.start()
         defer { postgres.remove() }

@@ -182,7 +182,7 @@ public final class PostgresFeedStore: FeedStore {
 
     /// Closes the refresh lead's connection and the pool. Each step is given
     /// a bound: a shutdown that waits on a connection postgres-nio never ends
-    /// would hold the process (a test run hung in CI at exactly this point).
+    /// (postgres-nio #599, #601) would hold a node's SIGTERM, or a test, forever.
     public func close() async {
         let lead = lead
         if (try? await within(Self.closeLimit, "the refresh lead's connection did not close") { await lead.release() }) == nil {

@@ -102,6 +102,7 @@ def readers_run(redis: bool, readers: int, pages: int, seed: int) -> dict:
         seconds = time.monotonic() - start
         stats = settle(cluster)
         origin = cluster.origin_stats()
+        item_reads = item_lookups(cluster.postgres.url)
     finally:
         cluster.stop()
     distinct = origin["distinct"] or 1
@@ -125,12 +126,24 @@ def readers_run(redis: bool, readers: int, pages: int, seed: int) -> dict:
         "resizes": resizes,
         "resizes_per_original": round(resizes / distinct, 3),
         "readers_thumbnail_answers": answered,
+        "store_item_lookups": item_reads,
         "shared_hit_ms_p50": statistics.median([s["latency"]["p50_ms"] for s in shared if s["latency"].get("p50_ms")] or [0]) if shared else None,
         "shared_hit_ms_p99": max([s["latency"]["p99_ms"] for s in shared if s["latency"].get("p99_ms")] or [0]) if shared else None,
         "node_rss_mb": [round((s["memory_use"]["rss_bytes"] or 0) / 2**20) for s in stats],
         "claims": {k: sum(s[k] for s in shared) for k in ("claims_won", "claims_waited", "claims_taken_over", "claims_unavailable",
                                                           "pages_claimed", "pages_warmed_elsewhere")} if shared else None,
     }
+
+
+def item_lookups(url: str) -> int | None:
+    """Index scans of the item table's primary key, as PostgreSQL counted
+    them: one per item read by id (the thumbnail path's store reads), plus one
+    per batch of previews written. Read after a pause, as PostgreSQL publishes
+    its counters about once a second."""
+    time.sleep(2)
+    out = subprocess.run(["psql", url, "-Atc", "SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'item_pkey'"],
+                         capture_output=True, text=True)
+    return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else None
 
 
 def settle(cluster: topology.Cluster, timeout: float = 120) -> list[dict]:
@@ -176,6 +189,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the pages/s comparison (medians)")
     parser.add_argument("--duration", default="10s")
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--readers-only", action="store_true", help="only the readers' runs, not the pages/s comparison")
     args = parser.parse_args()
     print(f"warmfeed: {topology.WARMFEED_BIN}")
     runs = [readers_run(redis, args.readers, args.pages, seed=13) for redis in (True, False)]
@@ -187,6 +201,12 @@ def main() -> int:
     print(f"resizes per distinct original:         {with_redis['resizes_per_original']:.2f} with Redis, "
           f"{without['resizes_per_original']:.2f} without (goal 1.00)")
     print(f"shared-tier hit p50/p99: {with_redis['shared_hit_ms_p50']:.2f} / {with_redis['shared_hit_ms_p99']:.2f} ms")
+    for run in runs:
+        missed_memory = sum(v for k, v in run["readers_thumbnail_answers"].items() if k != "memory")
+        print(f"store item lookups ({'with' if run['redis'] else 'without'} Redis): {run['store_item_lookups']} "
+              f"for {missed_memory} readers' thumbnails not answered from memory")
+    if args.readers_only:
+        return 0
 
     rounds = {1: [], 3: []}
     for _ in range(args.rounds):

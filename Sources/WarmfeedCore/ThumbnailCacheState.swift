@@ -184,44 +184,6 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         }
     }
 
-    /// The item `key` is a thumbnail of was read (see `Action.readItem`).
-    public mutating func itemRead(_ key: ThumbnailKey, _ read: ItemRead) -> [Action] {
-        guard let job = jobs[key], case .readingItem = job.stage else { return [] }
-        switch read {
-        case .found(let item):
-            jobs[key]!.item = item
-            jobs[key]!.stage = .lookingUp(tier: lookupTiers)
-            return nextStep(for: key)
-        case .noSuchItem, .placeholder:
-            // Nothing was asked of the origin: nothing is remembered, and the next request reads again.
-            jobs[key] = nil
-            let answer: Answer = if case .noSuchItem = read { .noSuchItem } else { .placeholder }
-            return job.waiters.isEmpty ? [] : [.answer(job.waiters.map(\.waiter), answer)]
-        }
-    }
-
-    /// The claim on making `key` came to `claim` (see `Action.claim`).
-    public mutating func claimAnswered(_ key: ThumbnailKey, _ claim: Claim, now: Double) -> [Action] {
-        guard let job = jobs[key], case .claiming = job.stage else { return [] }
-        switch claim {
-        case .won:
-            counters.claimsWon += 1
-            jobs[key]!.claimHeld = true
-        case .unavailable:
-            counters.claimsUnavailable += 1
-        case .found(let made):
-            counters.claimsWaited += 1
-            // The node that made it wrote every tier it shares; this node's own tiers above get it.
-            return keep(key, made, storeInto: Array(0..<(claimTier ?? 0)))
-        case .failed(let remaining):
-            counters.claimsWaited += 1
-            counters.sharedFailures += 1
-            return fail(key, .origin, now: now, remembered: remaining)
-        }
-        jobs[key]!.stage = .lookingUp(tier: lookupTiers)
-        return nextStep(for: key)
-    }
-
     /// The original of item `itemID` arrived (or failed); `seconds` is what the fetch took.
     public mutating func originalArrived(itemID: Int64, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
         guard let waiting = originalFetches.removeValue(forKey: itemID) else { return [] }
@@ -277,7 +239,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     // MARK: Steps
 
     /// What a job in its current stage needs next.
-    private mutating func nextStep(for key: ThumbnailKey) -> [Action] {
+    mutating func nextStep(for key: ThumbnailKey) -> [Action] {
         guard let job = jobs[key], case .lookingUp(let tier) = job.stage else { return [] }
         if tier < lookupTiers { return [.lookUp(key, tier: tier)] }
         guard let item = job.item else {
@@ -372,7 +334,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     }
 
     /// Ends `key`'s job with `made`: kept in memory, written into `tiers`, waiters answered.
-    private mutating func keep(_ key: ThumbnailKey, _ made: Made, storeInto tiers: [Int]) -> [Action] {
+    mutating func keep(_ key: ThumbnailKey, _ made: Made, storeInto tiers: [Int]) -> [Action] {
         let job = jobs.removeValue(forKey: key)
         failed[key] = nil
         let evicted = memory.insert(made.value, for: key, cost: made.cost)
@@ -388,7 +350,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// Ends `key`'s job in failure: waiters get the placeholder; a real failure
     /// is remembered, longer with each one in a row, and shared with the
     /// cluster; one the cluster already `remembered` is kept as long as it says.
-    private mutating func fail(_ key: ThumbnailKey, _ failure: Failure, now: Double, remembered: Double? = nil) -> [Action] {
+    mutating func fail(_ key: ThumbnailKey, _ failure: Failure, now: Double, remembered: Double? = nil) -> [Action] {
         guard let job = jobs.removeValue(forKey: key) else { return [] }
         if case .resizing = job.stage { releaseOriginal(of: key) }
         var actions: [Action] = []

@@ -137,8 +137,8 @@ def readers_run(redis: bool, readers: int, pages: int, seed: int) -> dict:
 
 def item_lookups(url: str) -> int | None:
     """Index scans of the item table's primary key, as PostgreSQL counted
-    them: one per item read by id (the thumbnail path's store reads), plus one
-    per batch of previews written. Read after a pause, as PostgreSQL publishes
+    them: one per item read by id (the thumbnail path's store reads), plus
+    those of the preview writes (about one per resize). Read after a pause, as PostgreSQL publishes
     its counters about once a second."""
     time.sleep(2)
     out = subprocess.run(["psql", url, "-Atc", "SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'item_pkey'"],

@@ -185,13 +185,16 @@ public final class PostgresFeedStore: FeedStore {
     /// (postgres-nio #599, #601) would hold a node's SIGTERM, or a test, forever.
     public func close() async {
         let lead = lead
-        if (try? await within(Self.closeLimit, "the refresh lead's connection did not close") { await lead.release() }) == nil {
-            logger.warning("the refresh lead's connection did not close within \(Self.closeLimit); going on", metadata: ["store": "\(location)"])
-        }
+        await waitBounded("the refresh lead's connection to close") { await lead.release() }
         pool.cancel()
         let pool = pool
-        if (try? await within(Self.closeLimit, "the pool did not close") { await pool.value }) == nil {
-            logger.warning("the connection pool did not close within \(Self.closeLimit); going on", metadata: ["store": "\(location)"])
+        await waitBounded("the connection pool to close") { await pool.value }
+    }
+
+    /// Waits for `step` at most `closeLimit`, then goes on, with a warning that says what did not end.
+    private func waitBounded(_ what: String, _ step: @escaping @Sendable () async -> Void) async {
+        if (try? await within(Self.closeLimit, "waited for \(what)", step)) == nil {
+            logger.warning("waited \(Self.closeLimit) for \(what); going on", metadata: ["store": "\(location)"])
         }
     }
 
@@ -208,9 +211,7 @@ public final class PostgresFeedStore: FeedStore {
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
         listening.cancel()
-        if (try? await within(Self.closeLimit, "the listener did not end") { await listening.value }) == nil {
-            logger.warning("the listening connection did not end within \(Self.closeLimit) of shutdown; going on", metadata: ["store": "\(location)"])
-        }
+        await waitBounded("the listening connection to end") { await listening.value }
         await close()
     }
 

@@ -51,7 +51,7 @@ public final class RedisClient: Sendable {
     public init(_ location: RedisLocation, connections: Int = 4, timeout: Duration = .milliseconds(250), firstBackOff: Duration = .milliseconds(250)) {
         self.location = location
         self.timeout = timeout
-        let firstBackOff = Double(firstBackOff.components.seconds) + Double(firstBackOff.components.attoseconds) * 1e-18
+        let firstBackOff = Self.seconds(firstBackOff)
         shared.health = RedisHealth(firstBackOff: firstBackOff, longestBackOff: max(5, firstBackOff))
         maxQueued = 64 * max(1, connections)
         for index in 0..<max(1, connections) {
@@ -112,8 +112,11 @@ public final class RedisClient: Sendable {
     }
 
     private func seconds() -> Double {
-        let elapsed = ContinuousClock.now - started
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        Self.seconds(ContinuousClock.now - started)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     private var timeoutMilliseconds: Int {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
 
@@ -50,6 +51,13 @@ static inline uint16_t wf_mhd_bind_port(struct MHD_Daemon *daemon)
 {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+/** The daemon's listening socket, or -1. */
+static inline int wf_mhd_listen_socket(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    return info == NULL ? -1 : info->listen_fd;
 }
 
 /** The connection's socket, or -1. */

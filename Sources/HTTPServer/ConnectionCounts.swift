@@ -9,11 +9,14 @@ public struct ConnectionCounts: Sendable, Codable, Equatable {
     public var madeRoom: Int
     /// New connections closed at once: the server was full and nothing waited.
     public var refused: Int
+    /// New connections answered 400 and closed: their request line was malformed.
+    public var malformed: Int
 
-    public init(held: Int = 0, slowHeads: Int = 0, madeRoom: Int = 0, refused: Int = 0) {
+    public init(held: Int = 0, slowHeads: Int = 0, madeRoom: Int = 0, refused: Int = 0, malformed: Int = 0) {
         self.held = held
         self.slowHeads = slowHeads
         self.madeRoom = madeRoom
         self.refused = refused
+        self.malformed = malformed
     }
 }

@@ -37,6 +37,8 @@ struct ConnectionTable {
         var crowdedOut = 0
         /// New connections refused because nothing could be shed.
         var refused = 0
+        /// New connections answered 400 for a malformed request line.
+        var malformed = 0
     }
 
     private struct Entry {
@@ -100,6 +102,13 @@ struct ConnectionTable {
         guard let entry = entries.removeValue(forKey: socket) else { return }
         if !entry.shed { forget(address: entry.address) }
         if entries.isEmpty { waits.removeAll() }
+    }
+
+    /// A new connection's request line is malformed: it is answered 400 and shed.
+    mutating func malformed(socket: Int32) {
+        guard let entry = entries[socket], !entry.shed else { return }
+        counts.malformed += 1
+        shed(socket)
     }
 
     /// Sheds every connection whose wait has outlasted the head timeout.

@@ -75,6 +75,7 @@ public final class HTTPServer: Service, Sendable {
             guard let daemon else {
                 throw StartError(description: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
             }
+            Self.deferAccepts(on: wf_mhd_listen_socket(daemon), seconds: configuration.deferAccept)
             let sweeper = Task.detached { [core] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(500))
@@ -117,6 +118,14 @@ public final class HTTPServer: Service, Sendable {
 
     /// Connections held now, and how many were shed since start and why.
     public var connections: ConnectionCounts { core.connectionCounts }
+
+    /// Asks the kernel to hand over a new connection only once it has sent
+    /// bytes, or after `seconds` (see `HTTPServerConfiguration.deferAccept`).
+    private static func deferAccepts(on socket: Int32, seconds: Int) {
+        guard socket >= 0, seconds > 0 else { return }
+        var value = Int32(clamping: seconds)
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_DEFER_ACCEPT, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
 
     /// Raises this process's soft open-file limit toward `needed` (never past
     /// the hard limit), as nginx's `worker_rlimit_nofile` does: the usual soft

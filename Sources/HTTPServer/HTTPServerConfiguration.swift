@@ -37,6 +37,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// The listen backlog.
     public var backlog: Int = 1024
+    /// Seconds the kernel holds a new connection that has sent nothing before
+    /// the server accepts it (`TCP_DEFER_ACCEPT`, nginx's `listen … deferred`).
+    /// A client that sends at once is accepted at once, with its request line
+    /// there to be checked before libmicrohttpd reads it; one that sends
+    /// nothing costs the server nothing until then. 0 accepts at once.
+    public var deferAccept: Int = 1
     /// Seconds a graceful shutdown waits for requests still in flight.
     public var shutdownGrace: Double = 10
 

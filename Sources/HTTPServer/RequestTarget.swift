@@ -27,6 +27,9 @@ public struct RequestTarget: Sendable, Equatable {
         guard utf8.first == UInt8(ascii: "/") else {
             throw Problem(status: 400, message: "bad request target: it must start with /")
         }
+        if hasSpaceOrControl(raw) {
+            throw Problem(status: 400, message: spaceOrControlMessage)
+        }
         let queryStart = utf8.firstIndex(of: UInt8(ascii: "?"))
         let rawPath = utf8[..<(queryStart ?? utf8.endIndex)]
         guard let pathBytes = percentDecode(rawPath, plusIsSpace: false) else {
@@ -62,6 +65,14 @@ public struct RequestTarget: Sendable, Equatable {
     }
 
     /// Whether a segment of the decoded path is `.` or `..` (a byte scan: this runs on every request).
+    /// RFC 9112 §3.2: a target has no spaces or control characters. libmicrohttpd
+    /// passes on a bare CR, a tab or a space inside one as part of it.
+    static func hasSpaceOrControl(_ raw: String) -> Bool {
+        raw.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+    }
+
+    static let spaceOrControlMessage = "bad request target: spaces and control characters are not allowed"
+
     static func hasDotSegment(_ path: [UInt8]) -> Bool {
         var segmentStart = 0
         for index in 0...path.count {

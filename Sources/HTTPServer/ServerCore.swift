@@ -49,8 +49,38 @@ final class ServerCore: Sendable {
         guard socket >= 0 else { return }
         let address = wf_mhd_connection_ipv4(connection)
         let now = ContinuousClock.now - started
+        let look = Self.firstLook(on: socket)
         connections.withLock { table in
-            Self.shutDown(table.opened(socket: socket, address: address, at: now))
+            let shed = table.opened(socket: socket, address: address, at: now)
+            Self.shutDown(shed)
+            if look == .malformed, !shed.contains(socket) {
+                table.malformed(socket: socket)
+                Self.drain(socket)
+                Self.send(Self.malformedRequestLine, to: socket)
+                Self.shutDown([socket])
+            }
+        }
+    }
+
+    /// Looks, without taking them, at the first bytes a new connection sent
+    /// (see `FirstLook`). The listening socket defers each accept until bytes
+    /// arrive (or a second passes), so a client that sends its head at once is
+    /// judged on it here, before libmicrohttpd reads it.
+    private static func firstLook(on socket: Int32) -> FirstLook {
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { buffer in
+            let count = recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+            guard count > 0 else { return .fine }
+            return FirstLook(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Reads and drops what a refused connection has sent so far, so that
+    /// closing it sends a FIN after the answer and not a reset that could
+    /// overtake it.
+    private static func drain(_ socket: Int32) {
+        withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in
+            var reads = 0
+            while reads < 4, recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) == buffer.count { reads += 1 }
         }
     }
 
@@ -77,6 +107,7 @@ final class ServerCore: Sendable {
     }
 
     private static let requestTimeout = reply(408, "Request Timeout", "the request head did not arrive in time\n")
+    private static let malformedRequestLine = reply(400, "Bad Request", "a request line must begin with a method and one space, and a head holds no NUL or bare CR\n")
 
     private static func reply(_ status: Int, _ reason: String, _ body: String) -> [UInt8] {
         Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
@@ -90,7 +121,7 @@ final class ServerCore: Sendable {
 
     var connectionCounts: ConnectionCounts {
         connections.withLock { table in
-            ConnectionCounts(held: table.held, slowHeads: table.counts.timedOut, madeRoom: table.counts.crowdedOut, refused: table.counts.refused)
+            ConnectionCounts(held: table.held, slowHeads: table.counts.timedOut, madeRoom: table.counts.crowdedOut, refused: table.counts.refused, malformed: table.counts.malformed)
         }
     }
 
@@ -177,8 +208,12 @@ final class ServerCore: Sendable {
 
     /// A raw NUL in the request target: libmicrohttpd's C string stops at it
     /// (so `/\0../x` would be served as `/`), but the version still starts one
-    /// byte after where the target really ended.
+    /// byte after where the target really ended. And a space or a control
+    /// character (a bare CR, a tab), which it keeps as part of the target.
     private func targetProblem(context: RequestContext, version: UnsafePointer<CChar>?) -> RequestHead.Problem? {
+        if RequestTarget.hasSpaceOrControl(context.rawTarget) {
+            return RequestHead.Problem(status: 400, message: RequestTarget.spaceOrControlMessage)
+        }
         guard let version, version[0] != 0, context.rawTargetEnd != 0 else { return nil }
         guard Int(bitPattern: version) == context.rawTargetEnd + 1 else {
             return RequestHead.Problem(status: 400, message: "a NUL in the request line")

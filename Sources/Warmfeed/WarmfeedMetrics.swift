@@ -35,6 +35,7 @@ final class WarmfeedMetrics: Sendable {
                      "origin_latency_p50_seconds", "origin_latency_p99_seconds", "thumbnail_latency_p50_seconds",
                      "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
                      "connections_shed_slow_head", "connections_shed_for_room", "connections_refused",
+                     "connections_malformed",
                      "page_cache_hits", "page_cache_misses", "store_up", "store_revision",
                      "shared_up", "shared_keys", "shared_bytes", "shared_claims_won", "shared_claims_waited",
                      "shared_claims_taken_over", "shared_claims_unavailable", "shared_pages_warmed_elsewhere", "shared_errors",
@@ -120,6 +121,7 @@ final class WarmfeedMetrics: Sendable {
             "connections_shed_slow_head": Double(stats.connections.slowHeads),
             "connections_shed_for_room": Double(stats.connections.madeRoom),
             "connections_refused": Double(stats.connections.refused),
+            "connections_malformed": Double(stats.connections.malformed),
             "page_cache_hits": Double(stats.pageHits),
             "page_cache_misses": Double(stats.pageMisses),
         ]

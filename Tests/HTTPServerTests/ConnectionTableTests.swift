@@ -27,6 +27,21 @@ import Testing
         #expect(table.live == 0)
     }
 
+    @Test func aMalformedNewcomerIsShedOnceAndCounted() {
+        var table = table(connections: 1)
+        #expect(table.opened(socket: 5, address: Self.a, at: .seconds(0)) == [])
+        table.malformed(socket: 5)
+        table.malformed(socket: 5)
+        #expect(table.counts.malformed == 1)
+        // It no longer counts toward the limit, nor is it timed out later.
+        #expect(table.opened(socket: 6, address: Self.a, at: .seconds(1)) == [])
+        #expect(table.expire(at: .seconds(100)) == [6])
+        table.closed(socket: 5)
+        table.closed(socket: 6)
+        #expect(table.held == 0)
+        #expect(table.live == 0)
+    }
+
     @Test func aBusyConnectionIsNeverTimedOut() {
         var table = table(headTimeout: 10)
         _ = table.opened(socket: 5, address: Self.a, at: .seconds(0))

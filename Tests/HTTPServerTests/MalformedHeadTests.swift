@@ -20,6 +20,13 @@ import Testing
         ("a chunk extension of 100 KB", "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5;" + String(repeating: "a", count: 100_000) + "\r\nhello\r\n0\r\n\r\n", 405),
         // Found by Fuzz/FuzzRequestHead: Unicode lowercases a Kelvin sign to "k", libmicrohttpd does not.
         ("chunked spelled with a Kelvin sign", "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chun\u{212A}ed\r\n\r\n", 501),
+        // libmicrohttpd 0.9.75 closes these three without a word, or waits
+        // (it takes a NUL-led line for an empty one); the server looks first.
+        ("a request line of one word", "GET\r\n\r\n", 400),
+        ("a request line split by tabs", "GET\t/\tHTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("100 NULs and a blank line", String(repeating: "\0", count: 100) + "\r\n\r\n", 400),
+        ("a request line that begins with a space", " GET / HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("a TLS hello on the plain port", "\u{16}\u{03}\u{01}\u{00}\u{05}hello", 400),
     ]
 
     @Test(arguments: cases.indices)
@@ -69,6 +76,70 @@ import Testing
             #expect(response.status == 200)
             #expect(response.text.hasPrefix("later"))
             #expect(response.header("Connection") == "close")
+        }
+    }
+
+    /// A NUL or a bare CR put at every place in a well-formed head, one at a
+    /// time: each head gets one clear 4xx or 501 and then the connection
+    /// closes; never a 200, a 5xx, a silent close, a wait, or a second header block.
+    @Test(arguments: [UInt8(0), 0x0d])
+    func aStrayByteAnywhereInTheHeadIsRefused(stray: UInt8) async throws {
+        let head = Array("GET /?page=2 HTTP/1.1\r\nHost: a\r\nAccept: */*\r\n\r\n".utf8)
+        try await withServer(router: { $0.get("/") { _ in .now(.plain(200, "ok")) } }) { server in
+            let port = server.port
+            let answers = try await onThread { () throws -> [(Int, String)] in
+                try (0..<head.count - 1).map { place in
+                    var bytes = head
+                    bytes.insert(stray, at: place)
+                    let connection = try TestConnection(port: port, timeout: 5)
+                    try connection.send(bytes)
+                    let text = connection.readUntilClose().map { String(decoding: $0, as: UTF8.self) } ?? "(no close within 5 s)"
+                    return (place, text)
+                }
+            }
+            for (place, text) in answers {
+                let statusLines = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.") }
+                let status = statusLines.first.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+                let where_ = "byte \(stray) at \(place): \(String(text.prefix(80)).debugDescription)"
+                #expect((400..<500).contains(status) || status == 501, "\(where_)")
+                #expect(statusLines.count == 1, "\(where_)")
+            }
+        }
+    }
+
+    /// A head is judged on what has arrived; one empty line before it is
+    /// allowed (RFC 9112 §2.2), and what follows its empty line is not looked at.
+    @Test func theFirstLookOnItsOwn() {
+        func look(_ text: String) -> FirstLook {
+            Array(text.utf8).withUnsafeBytes { FirstLook($0) }
+        }
+        for text in ["GET / HTTP/1.1\r\n", "\r\nGET / HTTP/1.1\r\n", "\n\nHEAD /", "M-SEARCH * HTTP/1.1", "GET ",
+                     "", "G", "GET", "\r\n", "\r", "\r\nGE", "GET / HTTP/1.1\r", "GET / HTTP/1.1\nHost: a\n\n\0\r",
+                     "GET / HTTP/1.1\r\nHost: a\r\n\r\nbody\0with\rbytes", "GET /\u{E9} HTTP/1.1\r\n"] {
+            #expect(look(text) == .fine, "\(text.debugDescription)")
+        }
+        for text in ["GET\r\n", "GET\n", "GET\t/", "\0GET / HTTP/1.1", " GET /", "\rGET /", "GET\0 /",
+                     "GET/index.html HTTP/1.1", "\u{16}\u{03}\u{01}", "G\u{E9}T / HTTP/1.1",
+                     "GET / HTTP/1.1\r\nHost: a\0b\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\rb\r\n", "GET /\0 HTTP/1.1",
+                     "GET / HTTP/1.1\r\nX: 1\r\n\0\r\n\r\n"] {
+            #expect(look(text) == .malformed, "\(text.debugDescription)")
+        }
+    }
+
+    /// The server looks at a new connection's first bytes only: what follows
+    /// on the same connection is still read whole by libmicrohttpd.
+    @Test func aGoodFirstRequestKeepsItsConnection() async throws {
+        try await withServer(router: { $0.get("/") { _ in .now(.plain(200, "ok")) } }) { server in
+            let port = server.port
+            let statuses = try await onThread { () throws -> [Int] in
+                let connection = try TestConnection(port: port, timeout: 5)
+                try connection.send("\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                let first = try connection.readResponse().status
+                try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                return [first, try connection.readResponse().status]
+            }
+            #expect(statuses == [200, 200])
+            #expect(server.connections.malformed == 0)
         }
     }
 

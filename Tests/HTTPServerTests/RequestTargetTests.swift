@@ -17,6 +17,7 @@ import Testing
         ("/static/../Package.swift", 400), ("/static/%2e%2e%2fPackage.swift", 400), ("/static/%2E%2E/x", 400),
         ("/./x", 400), ("/static/feed.js%00.png", 400), ("/?page=%00", 400), ("/%zz", 400), ("/%4", 400),
         ("/?a=%", 400), ("/%ff%fe", 400), ("/a\\..\\b", 400), ("*", 400), ("http://example.com/", 400),
+        ("/\r?page=2", 400), ("/?p\rage=2", 400), ("/a b", 400), ("/a\tb", 400), ("/?q=\u{7F}", 400),
     ])
     func refusesBadTargets(raw: String, status: Int) {
         #expect(throws: RequestTarget.Problem.self) { try RequestTarget.parse(raw) }

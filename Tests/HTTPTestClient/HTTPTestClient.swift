@@ -89,6 +89,20 @@ public final class TestConnection: @unchecked Sendable {
         return response
     }
 
+    /// Every byte the server sends until it closes the connection, or nil if it
+    /// has not closed it within the read timeout.
+    public func readUntilClose() -> [UInt8]? {
+        var bytes = buffer
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 || (n < 0 && errno == ECONNRESET) { return bytes }
+            if n < 0 { return nil }
+            bytes += chunk[..<n]
+        }
+    }
+
     /// Whether the server closed the connection (a read returns end-of-file) within the read timeout.
     public func waitForClose() -> Bool {
         var byte: UInt8 = 0

@@ -8,6 +8,7 @@ import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestHead(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    checkFirstLook(fuzzInput(data, count))
     // A head libmicrohttpd refuses itself never reaches the check.
     guard let head = HeadLines(fuzzInput(data, count)) else { return 0 }
     var rules = RequestHead()
@@ -21,4 +22,19 @@ public func fuzzRequestHead(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
         "RequestHead: \(problem.map { "\($0.status) \($0.message)" } ?? "passes"); the rules: \(expected.map(String.init) ?? "passes"); for \(head)")
     check(problem.map { !$0.message.isEmpty } ?? true, "a problem with no message")
     return 0
+}
+
+/// FirstLook, the look at a new connection's first bytes: it judges what has
+/// arrived, so more bytes never clear a head it refused, and a NUL in the
+/// request line is always refused.
+func checkFirstLook(_ bytes: [UInt8]) {
+    let whole = bytes.withUnsafeBytes { FirstLook($0) }
+    for cut in [bytes.count / 2, bytes.count * 3 / 4] {
+        let part = bytes[..<cut].withUnsafeBytes { FirstLook($0) }
+        check(part == .fine || whole == .malformed, "FirstLook refused \(cut) bytes but not all \(bytes.count)")
+    }
+    let firstLine = bytes.drop { $0 == 0x0D || $0 == 0x0A }.prefix { $0 != 0x0A }
+    if firstLine.contains(0) {
+        check(whole == .malformed, "FirstLook passed a NUL in the request line")
+    }
 }

@@ -10,3 +10,8 @@ extension HTTPField {
         self.init(name: fieldName, value: value)
     }
 }
+
+extension HTTPField.Name {
+    /// `Sec-Fetch-Mode`: `navigate` when a browser loads a document.
+    public static let secFetchMode = HTTPField.Name("Sec-Fetch-Mode")!
+}

@@ -26,8 +26,13 @@ public struct Request: Sendable {
 
     /// The first value of header `name`, without regard to case.
     public func header(_ name: String) -> String? {
-        guard let name = HTTPField.Name(name) else { return nil }
-        return headers.first { $0.name == name }?.value
+        HTTPField.Name(name).flatMap(header)
+    }
+
+    /// The first value of header `name`: the form for every request, with a
+    /// name made once (`.accept`, `.secFetchMode`), not parsed from a string each time.
+    public func header(_ name: HTTPField.Name) -> String? {
+        headers.first { $0.name == name }?.value
     }
 
     /// Every value the client sent for the cookie `name`, in the order sent
@@ -43,7 +48,7 @@ public struct Request: Sendable {
 
     /// Whether the client said it accepts gzip (`Accept-Encoding`, honouring `q=0`).
     public var acceptsGzip: Bool {
-        guard let accept = header("Accept-Encoding") else { return false }
+        guard let accept = header(.acceptEncoding) else { return false }
         for part in accept.split(separator: ",") {
             let pieces = part.split(separator: ";").map { $0.trimmingSpaces() }
             guard let coding = pieces.first, coding.lowercased() == "gzip" || coding == "*" else { continue }

@@ -19,64 +19,98 @@ public struct RequestTarget: Sendable, Equatable {
 
     /// Parses a raw target. Targets longer than `maxLength` bytes, or with more
     /// than `maxQueryItems` query pairs, are refused with 414.
+    ///
+    /// Every request passes here, so the target is read in place as bytes, and
+    /// a piece with no escape becomes its `String` without an array between.
     public static func parse(_ raw: String, maxLength: Int = 8192, maxQueryItems: Int = 100) throws(Problem) -> RequestTarget {
-        let utf8 = Array(raw.utf8)
+        var raw = raw
+        return try raw.withUTF8 { parse(bytes: $0, maxLength: maxLength, maxQueryItems: maxQueryItems) }.get()
+    }
+
+    private static func parse(bytes utf8: UnsafeBufferPointer<UInt8>, maxLength: Int, maxQueryItems: Int) -> Result<RequestTarget, Problem> {
         guard utf8.count <= maxLength else {
-            throw Problem(status: 414, message: "URL too long: at most \(maxLength) bytes")
+            return .failure(Problem(status: 414, message: "URL too long: at most \(maxLength) bytes"))
         }
         guard utf8.first == UInt8(ascii: "/") else {
-            throw Problem(status: 400, message: "bad request target: it must start with /")
+            return .failure(Problem(status: 400, message: "bad request target: it must start with /"))
         }
-        if hasSpaceOrControl(raw) {
-            throw Problem(status: 400, message: spaceOrControlMessage)
+        if utf8.contains(where: isSpaceOrControl) {
+            return .failure(Problem(status: 400, message: spaceOrControlMessage))
         }
         let queryStart = utf8.firstIndex(of: UInt8(ascii: "?"))
         let rawPath = utf8[..<(queryStart ?? utf8.endIndex)]
-        guard let pathBytes = percentDecode(rawPath, plusIsSpace: false) else {
-            throw Problem(status: 400, message: "bad path: invalid percent-encoding")
+        let path: String
+        if rawPath.contains(UInt8(ascii: "%")) {
+            guard let pathBytes = percentDecode(rawPath, plusIsSpace: false) else {
+                return .failure(Problem(status: 400, message: "bad path: invalid percent-encoding"))
+            }
+            if let problem = pathProblem(pathBytes) { return .failure(problem) }
+            switch text(pathBytes, what: "path") {
+            case .success(let text): path = text
+            case .failure(let problem): return .failure(problem)
+            }
+        } else {
+            if let problem = pathProblem(rawPath) { return .failure(problem) }
+            path = String(decoding: UnsafeBufferPointer(rebasing: rawPath), as: UTF8.self)
         }
-        if hasDotSegment(pathBytes) {
-            throw Problem(status: 400, message: "bad path: dot segments are not allowed")
-        }
-        if pathBytes.contains(UInt8(ascii: "\\")) {
-            throw Problem(status: 400, message: "bad path: backslashes are not allowed")
-        }
-        let path = try text(pathBytes, what: "path")
         var query: [QueryItem] = []
         if let queryStart {
             let rawQuery = utf8[(queryStart + 1)...]
             let pairs = rawQuery.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
             guard pairs.count <= maxQueryItems else {
-                throw Problem(status: 414, message: "too many query parameters: at most \(maxQueryItems)")
+                return .failure(Problem(status: 414, message: "too many query parameters: at most \(maxQueryItems)"))
             }
+            query.reserveCapacity(pairs.count)
             for pair in pairs {
                 let equals = pair.firstIndex(of: UInt8(ascii: "="))
                 let rawName = pair[..<(equals ?? pair.endIndex)]
                 let rawValue = equals.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
-                guard let name = percentDecode(rawName, plusIsSpace: true),
-                      let value = percentDecode(rawValue, plusIsSpace: true)
-                else {
-                    throw Problem(status: 400, message: "bad query: invalid percent-encoding")
+                switch (queryText(rawName), queryText(rawValue)) {
+                case (.success(let name), .success(let value)): query.append(QueryItem(name, value))
+                case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
                 }
-                query.append(QueryItem(try text(name, what: "query"), try text(value, what: "query")))
             }
         }
-        return RequestTarget(path: path, query: query)
+        return .success(RequestTarget(path: path, query: query))
     }
 
-    /// Whether a segment of the decoded path is `.` or `..` (a byte scan: this runs on every request).
+    /// A `.` or `..` segment or a backslash in a decoded path.
+    private static func pathProblem<Path: RandomAccessCollection<UInt8>>(_ path: Path) -> Problem? where Path.Index == Int {
+        if hasDotSegment(path) {
+            return Problem(status: 400, message: "bad path: dot segments are not allowed")
+        }
+        if path.contains(UInt8(ascii: "\\")) {
+            return Problem(status: 400, message: "bad path: backslashes are not allowed")
+        }
+        return nil
+    }
+
+    /// A query name or value, decoded (`+` is a space there).
+    private static func queryText(_ raw: Slice<UnsafeBufferPointer<UInt8>>) -> Result<String, Problem> {
+        guard raw.contains(UInt8(ascii: "%")) || raw.contains(UInt8(ascii: "+")) else {
+            return .success(String(decoding: UnsafeBufferPointer(rebasing: raw), as: UTF8.self))
+        }
+        guard let bytes = percentDecode(raw, plusIsSpace: true) else {
+            return .failure(Problem(status: 400, message: "bad query: invalid percent-encoding"))
+        }
+        return text(bytes, what: "query")
+    }
+
     /// RFC 9112 §3.2: a target has no spaces or control characters. libmicrohttpd
     /// passes on a bare CR, a tab or a space inside one as part of it.
     static func hasSpaceOrControl(_ raw: String) -> Bool {
-        raw.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+        raw.utf8.contains(where: isSpaceOrControl)
     }
+
+    private static func isSpaceOrControl(_ byte: UInt8) -> Bool { byte <= 0x20 || byte == 0x7F }
 
     static let spaceOrControlMessage = "bad request target: spaces and control characters are not allowed"
 
-    static func hasDotSegment(_ path: [UInt8]) -> Bool {
-        var segmentStart = 0
-        for index in 0...path.count {
-            guard index == path.count || path[index] == UInt8(ascii: "/") else { continue }
+    /// Whether a segment of the decoded path is `.` or `..` (a byte scan: this runs on every request).
+    static func hasDotSegment<Path: RandomAccessCollection<UInt8>>(_ path: Path) -> Bool where Path.Index == Int {
+        var segmentStart = path.startIndex
+        for index in path.startIndex...path.endIndex {
+            guard index == path.endIndex || path[index] == UInt8(ascii: "/") else { continue }
             let length = index - segmentStart
             if length == 1 || length == 2,
                path[segmentStart] == UInt8(ascii: "."), length == 1 || path[segmentStart + 1] == UInt8(ascii: ".") {
@@ -87,18 +121,18 @@ public struct RequestTarget: Sendable, Equatable {
         return false
     }
 
-    private static func text(_ bytes: [UInt8], what: String) throws(Problem) -> String {
+    private static func text(_ bytes: [UInt8], what: String) -> Result<String, Problem> {
         if bytes.contains(0) {
-            throw Problem(status: 400, message: "bad \(what): NUL bytes are not allowed")
+            return .failure(Problem(status: 400, message: "bad \(what): NUL bytes are not allowed"))
         }
         guard let string = String(validating: bytes, as: UTF8.self) else {
-            throw Problem(status: 400, message: "bad \(what): not UTF-8")
+            return .failure(Problem(status: 400, message: "bad \(what): not UTF-8"))
         }
-        return string
+        return .success(string)
     }
 
     /// Decodes `%XX` escapes (and `+` as space in queries); nil for a broken escape.
-    static func percentDecode(_ bytes: ArraySlice<UInt8>, plusIsSpace: Bool) -> [UInt8]? {
+    static func percentDecode<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, plusIsSpace: Bool) -> [UInt8]? where Bytes.Index == Int {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex

@@ -75,7 +75,7 @@ public struct StaticFiles: Sendable {
             .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, no-cache",
             .vary: "Accept-Encoding",
         ]
-        if let ifNoneMatch = request.header("If-None-Match"), Self.matches(ifNoneMatch, etag: file.etag) {
+        if let ifNoneMatch = request.header(.ifNoneMatch), Self.matches(ifNoneMatch, etag: file.etag) {
             return Response(status: 304, headers: headers)
         }
         headers[.contentType] = file.contentType

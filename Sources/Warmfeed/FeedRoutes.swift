@@ -120,7 +120,7 @@ struct ReaderCookie: Sendable {
     var tracked: String? { setCookie == nil || navigating ? id : nil }
 
     init(request: Request, issueIfMissing: Bool) {
-        navigating = request.header("Sec-Fetch-Mode") == "navigate"
+        navigating = request.header(.secFetchMode) == "navigate"
         for value in request.cookies(named: "wf") where value.count == 16 &&
             value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
             id = value

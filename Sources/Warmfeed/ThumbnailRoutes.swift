@@ -29,7 +29,7 @@ struct ThumbnailRoutes: Sendable {
         guard parts.count == 2, let id = Self.itemID(parts[0]) else {
             return .now(.plain(404, "no such thumbnail: use /thumbs/<item id>/<1x|2x>"))
         }
-        let format: ImageFormat = (request.header("Accept") ?? "").contains("image/webp") ? .webp : .jpeg
+        let format: ImageFormat = (request.header(.accept) ?? "").contains("image/webp") ? .webp : .jpeg
         guard let variant = ThumbnailVariant(name: String(parts[1]), format: format) else {
             return .now(.plain(400, "unknown thumbnail variant \"\(parts[1].prefix(20))\": use 1x or 2x"))
         }

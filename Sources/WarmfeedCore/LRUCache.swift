@@ -6,54 +6,61 @@
 /// live in arrays of their own, so reordering on a hit (every cached request)
 /// touches two integers and never copies an entry.
 public struct LRUCache<Key: Hashable, Value> {
-    fileprivate struct Entry {
-        var key: Key
-        var value: Value
-        var cost: Int
+    @usableFromInline struct Entry {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
+
+        @inlinable init(key: Key, value: Value, cost: Int) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+        }
     }
 
-    private static var none: Int { -1 }
+    @inlinable static var none: Int { -1 }
 
     /// The most total cost kept.
     public let capacity: Int
     /// The total cost of what is kept now.
-    public private(set) var totalCost = 0
-    private var slots: [Entry?] = []
-    private var newer: [Int] = []
-    private var older: [Int] = []
-    private var free: [Int] = []
-    private var index: [Key: Int] = [:]
-    private var newest = LRUCache.none
-    private var oldest = LRUCache.none
+    @inlinable public var totalCost: Int { keptCost }
+    @usableFromInline var keptCost = 0
+    @usableFromInline var slots: [Entry?] = []
+    @usableFromInline var newer: [Int] = []
+    @usableFromInline var older: [Int] = []
+    @usableFromInline var free: [Int] = []
+    @usableFromInline var index: [Key: Int] = [:]
+    @usableFromInline var newest = LRUCache.none
+    @usableFromInline var oldest = LRUCache.none
 
     /// An empty cache holding at most `capacity` in total cost.
-    public init(capacity: Int) {
+    @inlinable public init(capacity: Int) {
         self.capacity = max(0, capacity)
     }
 
     /// How many entries are kept.
-    public var count: Int { index.count }
+    @inlinable public var count: Int { index.count }
 
     /// The value for `key`, which becomes the most recently used.
-    public mutating func value(for key: Key) -> Value? {
+    @inlinable public mutating func value(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToNewest(slot)
         return slots[slot]?.value
     }
 
     /// Whether `key` is kept, without touching its recency.
-    public func contains(_ key: Key) -> Bool { index[key] != nil }
+    @inlinable public func contains(_ key: Key) -> Bool { index[key] != nil }
 
     /// The value for `key`, without touching its recency.
-    public func peek(_ key: Key) -> Value? { index[key].flatMap { slots[$0]?.value } }
+    @inlinable public func peek(_ key: Key) -> Value? { index[key].flatMap { slots[$0]?.value } }
 
     /// Every value, in no particular order, without touching recency.
-    public var values: some Sequence<Value> { slots.lazy.compactMap { $0?.value } }
+    @inlinable public var values: some Sequence<Value> { slots.lazy.compactMap { $0?.value } }
 
     /// Keeps `value` for `key` (replacing any old value), then evicts the least
     /// recently used entries until the total fits. An entry costlier than the
     /// whole capacity is not kept. Returns what was evicted, oldest first.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
         removeValue(for: key)
         guard cost <= capacity else { return [] }
@@ -69,7 +76,7 @@ public struct LRUCache<Key: Hashable, Value> {
         }
         link(slot)
         index[key] = slot
-        totalCost += cost
+        keptCost += cost
         var evicted: [(key: Key, value: Value)] = []
         while totalCost > capacity, oldest != Self.none, let victim = slots[oldest] {
             removeValue(for: victim.key)
@@ -79,41 +86,41 @@ public struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Forgets `key`; returns its value if it was kept.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func removeValue(for key: Key) -> Value? {
         removeEntry(for: key)?.value
     }
 
     /// Forgets `key`; returns its value and cost if it was kept.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func removeEntry(for key: Key) -> (value: Value, cost: Int)? {
         guard let slot = index.removeValue(forKey: key), let entry = slots[slot] else { return nil }
         unlink(slot)
         slots[slot] = nil
         free.append(slot)
-        totalCost -= entry.cost
+        keptCost -= entry.cost
         return (entry.value, entry.cost)
     }
 
     /// Forgets the least recently used entry and returns it; nil when empty.
-    public mutating func removeLeastRecent() -> (key: Key, value: Value, cost: Int)? {
+    @inlinable public mutating func removeLeastRecent() -> (key: Key, value: Value, cost: Int)? {
         guard oldest != Self.none, let key = slots[oldest]?.key, let entry = removeEntry(for: key) else { return nil }
         return (key, entry.value, entry.cost)
     }
 
     /// Forgets everything.
-    public mutating func removeAll() {
+    @inlinable public mutating func removeAll() {
         self = LRUCache(capacity: capacity)
     }
 
     /// The least recently used entry, without touching its recency; nil when empty.
-    public var leastRecent: (key: Key, value: Value)? {
+    @inlinable public var leastRecent: (key: Key, value: Value)? {
         guard oldest != Self.none, let entry = slots[oldest] else { return nil }
         return (entry.key, entry.value)
     }
 
     /// Keys from most to least recently used (for tests and the admin view).
-    public var keysByRecency: [Key] {
+    @inlinable public var keysByRecency: [Key] {
         var keys: [Key] = []
         var slot = newest
         while slot != Self.none, let entry = slots[slot] {
@@ -123,14 +130,14 @@ public struct LRUCache<Key: Hashable, Value> {
         return keys
     }
 
-    private mutating func moveToNewest(_ slot: Int) {
+    @inlinable mutating func moveToNewest(_ slot: Int) {
         guard slot != newest else { return }
         unlink(slot)
         link(slot)
     }
 
     /// Puts `slot` at the newest end.
-    private mutating func link(_ slot: Int) {
+    @inlinable mutating func link(_ slot: Int) {
         older[slot] = newest
         newer[slot] = Self.none
         if newest != Self.none { newer[newest] = slot }
@@ -138,7 +145,7 @@ public struct LRUCache<Key: Hashable, Value> {
         if oldest == Self.none { oldest = slot }
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable mutating func unlink(_ slot: Int) {
         let (newerSlot, olderSlot) = (newer[slot], older[slot])
         if newerSlot != Self.none { older[newerSlot] = olderSlot } else { newest = olderSlot }
         if olderSlot != Self.none { newer[olderSlot] = newerSlot } else { oldest = newerSlot }

@@ -25,13 +25,13 @@ public struct SegmentedLRU<Key: Hashable, Value> {
     public let protectedCapacity: Int
     // The segments never evict on their own (their own bound is unreachable):
     // the total is kept here, so every eviction is returned to the caller.
-    private var probation: LRUCache<Key, Value>
-    private var protected: LRUCache<Key, Value>
+    @usableFromInline var probation: LRUCache<Key, Value>
+    @usableFromInline var protected: LRUCache<Key, Value>
     /// Keys lately evicted from probation, each at cost 1.
-    private var ghosts: LRUCache<Key, Void>
+    @usableFromInline var ghosts: LRUCache<Key, Void>
 
     /// An empty cache of `capacity`, `protectedShare` of it for entries seen twice (Caffeine: 80%).
-    public init(capacity: Int, protectedShare: Double = 0.8, ghostKeys: Int = 4096) {
+    @inlinable public init(capacity: Int, protectedShare: Double = 0.8, ghostKeys: Int = 4096) {
         self.capacity = max(0, capacity)
         protectedCapacity = Int(Double(self.capacity) * min(1, max(0, protectedShare)))
         ghosts = LRUCache(capacity: ghostKeys)
@@ -40,27 +40,27 @@ public struct SegmentedLRU<Key: Hashable, Value> {
     }
 
     /// How many entries are kept.
-    public var count: Int { probation.count + protected.count }
+    @inlinable public var count: Int { probation.count + protected.count }
 
     /// The total cost of what is kept now.
-    public var totalCost: Int { probation.totalCost + protected.totalCost }
+    @inlinable public var totalCost: Int { probation.totalCost + protected.totalCost }
 
     /// The cost of the entries seen more than once.
-    public var protectedCost: Int { protected.totalCost }
+    @inlinable public var protectedCost: Int { protected.totalCost }
 
     /// Whether `key` is kept, without touching its recency.
-    public func contains(_ key: Key) -> Bool { protected.contains(key) || probation.contains(key) }
+    @inlinable public func contains(_ key: Key) -> Bool { protected.contains(key) || probation.contains(key) }
 
     /// The value for `key`. A hit on probation promotes the entry; a hit on
     /// the protected segment makes it its most recent.
-    public mutating func value(for key: Key) -> Value? {
+    @inlinable public mutating func value(for key: Key) -> Value? {
         if let value = protected.value(for: key) { return value }
         guard let (value, cost) = probation.removeEntry(for: key) else { return nil }
         protect(value, for: key, cost: cost)
         return value
     }
 
-    private mutating func protect(_ value: Value, for key: Key, cost: Int) {
+    @inlinable mutating func protect(_ value: Value, for key: Key, cost: Int) {
         protected.insert(value, for: key, cost: cost)
         while protected.totalCost > protectedCapacity, let demoted = protected.removeLeastRecent() {
             probation.insert(demoted.value, for: demoted.key, cost: demoted.cost)
@@ -73,7 +73,7 @@ public struct SegmentedLRU<Key: Hashable, Value> {
     /// makes room from the tail of probation, and from the protected tail only
     /// when probation is empty. An entry costlier than the whole capacity is
     /// not kept. Returns what was evicted, least recent first.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func insert(_ value: Value, for key: Key, cost: Int) -> [(key: Key, value: Value)] {
         let wasProtected = protected.removeValue(for: key) != nil
         probation.removeValue(for: key)
@@ -98,7 +98,7 @@ public struct SegmentedLRU<Key: Hashable, Value> {
     }
 
     /// Forgets `key`; returns its value if it was kept.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func removeValue(for key: Key) -> Value? {
         protected.removeValue(for: key) ?? probation.removeValue(for: key)
     }

@@ -79,34 +79,40 @@ struct RowValues: TemplateValues {
     unowned(unsafe) let rows: PageRows
     let offset: Int
 
-    // Fields are read through the array's subscript one at a time
-    // (`items[offset].title`): binding the whole item copies, and retains, all its strings.
+    // Fields are read in place, through a pointer to the item: an array's
+    // subscript, `items[offset].title`, copied the whole item (a retain and a
+    // release of each of its strings) for every field written, which perf put
+    // at 15% of the server's CPU on random deep pages.
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
-        let items = rows.page.items
-        switch PageValues.RowField(rawValue: field)! {
-        case .id: html.append(Int(items[offset].id ?? 0))
-        case .position: html.append(rows.page.firstPosition + offset)
-        case .total: html.append(rows.page.total)
-        case .title: html.append(items[offset].title, escaped: escaped)
-        case .colour: PreviewPalette.write(preview: items[offset].preview, id: items[offset].id ?? 0, into: &html)
-        case .iso: Timestamp.writeISO(items[offset].published, into: &html)
-        case .date: Timestamp.writeDisplay(items[offset].published, into: &html)
-        case .summary: html.append(items[offset].summary, escaped: escaped)
-        case .link: if let link = items[offset].link { html.append(link, escaped: escaped) }
-        case .number: if offset == 0 { html.append(rows.number) }
-        case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
-        case .thumb, .pageStart: break
+        rows.page.items.withUnsafeBufferPointer { items in
+            let item = items.baseAddress! + offset
+            switch PageValues.RowField(rawValue: field)! {
+            case .id: html.append(Int(item.pointee.id ?? 0))
+            case .position: html.append(rows.page.firstPosition + offset)
+            case .total: html.append(rows.page.total)
+            case .title: html.append(item.pointee.title, escaped: escaped)
+            case .colour: PreviewPalette.write(preview: item.pointee.preview, id: item.pointee.id ?? 0, into: &html)
+            case .iso: Timestamp.writeISO(item.pointee.published, into: &html)
+            case .date: Timestamp.writeDisplay(item.pointee.published, into: &html)
+            case .summary: html.append(item.pointee.summary, escaped: escaped)
+            case .link: if let link = item.pointee.link { html.append(link, escaped: escaped) }
+            case .number: if offset == 0 { html.append(rows.number) }
+            case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
+            case .thumb, .pageStart: break
+            }
         }
     }
 
     func isPresent(_ field: Int) -> Bool {
-        let items = rows.page.items
-        return switch PageValues.RowField(rawValue: field)! {
-        case .summary: !items[offset].summary.isEmpty
-        case .thumb: items[offset].imageURL != nil
-        case .link: items[offset].link.map(PageRenderer.isSafeLink) ?? false
-        case .pageStart, .number, .url: offset == 0
-        default: true
+        rows.page.items.withUnsafeBufferPointer { items in
+            let item = items.baseAddress! + offset
+            return switch PageValues.RowField(rawValue: field)! {
+            case .summary: !item.pointee.summary.isEmpty
+            case .thumb: item.pointee.imageURL != nil
+            case .link: item.pointee.link.map(PageRenderer.isSafeLink) ?? false
+            case .pageStart, .number, .url: offset == 0
+            default: true
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ public struct ConnectionCounts: Sendable, Codable, Equatable {
     public var madeRoom: Int
     /// New connections closed at once: the server was full and nothing waited.
     public var refused: Int
-    /// New connections answered 400 and closed: their request line was malformed.
+    /// New connections answered 400 and closed at a first look: a malformed request line, or a NUL or bare CR in the head.
     public var malformed: Int
 
     public init(held: Int = 0, slowHeads: Int = 0, madeRoom: Int = 0, refused: Int = 0, malformed: Int = 0) {

@@ -37,7 +37,7 @@ struct ConnectionTable {
         var crowdedOut = 0
         /// New connections refused because nothing could be shed.
         var refused = 0
-        /// New connections answered 400 for a malformed request line.
+        /// New connections answered 400 at a first look (see `FirstLook`).
         var malformed = 0
     }
 
@@ -104,7 +104,7 @@ struct ConnectionTable {
         if entries.isEmpty { waits.removeAll() }
     }
 
-    /// A new connection's request line is malformed: it is answered 400 and shed.
+    /// A new connection's first bytes break RFC 9112 (see `FirstLook`): it is answered 400 and shed.
     mutating func malformed(socket: Int32) {
         guard let entry = entries[socket], !entry.shed else { return }
         counts.malformed += 1

@@ -83,9 +83,12 @@ struct RowValues: TemplateValues {
     // subscript, `items[offset].title`, copied the whole item (a retain and a
     // release of each of its strings) for every field written, which perf put
     // at 15% of the server's CPU on random deep pages.
+    private func withItem<T>(_ body: (UnsafePointer<FeedItem>) -> T) -> T {
+        rows.page.items.withUnsafeBufferPointer { body($0.baseAddress! + offset) }
+    }
+
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
-        rows.page.items.withUnsafeBufferPointer { items in
-            let item = items.baseAddress! + offset
+        withItem { item in
             switch PageValues.RowField(rawValue: field)! {
             case .id: html.append(Int(item.pointee.id ?? 0))
             case .position: html.append(rows.page.firstPosition + offset)
@@ -104,9 +107,8 @@ struct RowValues: TemplateValues {
     }
 
     func isPresent(_ field: Int) -> Bool {
-        rows.page.items.withUnsafeBufferPointer { items in
-            let item = items.baseAddress! + offset
-            return switch PageValues.RowField(rawValue: field)! {
+        withItem { item in
+            switch PageValues.RowField(rawValue: field)! {
             case .summary: !item.pointee.summary.isEmpty
             case .thumb: item.pointee.imageURL != nil
             case .link: item.pointee.link.map(PageRenderer.isSafeLink) ?? false

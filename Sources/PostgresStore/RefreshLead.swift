@@ -49,6 +49,10 @@ actor RefreshLead {
     func release() async {
         guard let connection else { return }
         self.connection = nil
+        // Unlocked first: a close alone frees the lock only once PostgreSQL has
+        // seen the session end, and a node asking at once could still find it
+        // held (PostgresStoreTests failed so in one CI run).
+        _ = try? await connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.refreshLock))", logger: logger)
         try? await connection.close()
     }
 }

@@ -61,7 +61,7 @@ struct AdminRoutes: Sendable {
             ["name": "Store", "value": "\(store.backend) at \(store.location), revision \(store.revision): "
                 + (store.answering ? "answering" : "DOWN (\(store.problem ?? "not answering")): cached pages only, others get 503")],
             ["name": "Memory", "value": "\(stats.memory.entries) thumbnails, \(mb(stats.memory.bytes)) of \(mb(stats.memory.budgetBytes))"],
-            ["name": "Disk", "value": "\(stats.disk.entries) thumbnails, \(mb(stats.disk.bytes)) of \(mb(stats.disk.budgetBytes)); \(stats.diskCorruptFilesReplaced) corrupt files replaced"],
+            ["name": "Disk", "value": "\(stats.disk.entries) thumbnails (at most \(stats.diskMaxEntries)), \(mb(stats.disk.bytes)) of \(mb(stats.disk.budgetBytes)); \(stats.diskCorruptFilesReplaced) corrupt files replaced"],
             ["name": "Rendered pages", "value": "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes)); readers' requests: \(stats.pageHits) from the cache, \(stats.pageMisses) rendered"],
             ["name": "Hit ratio", "value": "\(percent(stats.hitRatio)) (\(stats.hits) hits, \(stats.misses) misses, \(stats.coalesced) coalesced)"],
             ["name": "Evictions", "value": "\(stats.evictions)"],
@@ -70,7 +70,7 @@ struct AdminRoutes: Sendable {
             ["name": "Pre-warm", "value": "\(stats.prewarm.queued) queued, \(stats.prewarm.running) running, \(stats.prewarm.done) done, \(stats.prewarm.cancelled) cancelled, \(stats.prewarm.dropped) dropped; \(stats.prewarm.readers) readers; page 1 \(stats.prewarm.pageOneWarmSeconds.map { "warm after \(String(format: "%.1f", $0)) s" } ?? "not warm yet"); leads \(stats.prewarm.leads.isEmpty ? "none" : stats.prewarm.leads.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "\($0.key) pages × \($0.value)" }.joined(separator: ", ")); a page warms in \(stats.prewarm.pageWarmSeconds.map { String(format: "%.2f s", $0) } ?? "—")"],
             ["name": "Origin", "value": "\(stats.origin.fetches) fetches, \(stats.origin.errors) errors, \(stats.origin.inFlight) in flight; p50 \(ms(stats.origin.latency.p50Ms)), p99 \(ms(stats.origin.latency.p99Ms))"],
             ["name": "Thumbnailing", "value": "p50 \(ms(stats.thumbnailLatency.p50Ms)), p99 \(ms(stats.thumbnailLatency.p99Ms))"],
-            ["name": "Memory use", "value": "\(stats.memoryUse.rssBytes.map(mb) ?? "–") resident: thumbnails \(mb(stats.memoryUse.thumbnailsBytes)), originals \(mb(stats.memoryUse.originalsBytes)), pages \(mb(stats.memoryUse.pagesBytes)), demo origin \(mb(stats.memoryUse.demoOriginBytes))"],
+            ["name": "Memory use", "value": "\(stats.memoryUse.rssBytes.map(mb) ?? "–") resident: thumbnails \(mb(stats.memoryUse.thumbnailsBytes)), originals \(mb(stats.memoryUse.originalsBytes)), pages \(mb(stats.memoryUse.pagesBytes)), disk index \(mb(stats.memoryUse.diskIndexBytes)) of \(mb(stats.memoryUse.diskIndexBudgetBytes)), demo origin \(mb(stats.memoryUse.demoOriginBytes))"],
             ["name": "Up", "value": String(format: "%.0f s", stats.uptimeSeconds)],
         ] + (stats.shared.map { shared in
             let size = shared.keys.map { "\($0) keys, " } ?? ""

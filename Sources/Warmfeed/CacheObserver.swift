@@ -87,6 +87,7 @@ final class CacheObserver: Service, Sendable {
             memory: .init(entries: thumbs.entries, bytes: thumbs.bytes, budgetBytes: thumbs.budget),
             disk: .init(entries: thumbs.disk.entries, bytes: thumbs.disk.bytes, budgetBytes: thumbs.disk.budget),
             diskCorruptFilesReplaced: thumbs.disk.corrupt,
+            diskMaxEntries: thumbs.disk.maxEntries,
             pages: .init(entries: page.entries, bytes: page.bytes, budgetBytes: pages.capacity),
             pageHits: pages.lookups.hits,
             pageMisses: pages.lookups.misses,
@@ -110,7 +111,8 @@ final class CacheObserver: Service, Sendable {
             connections: server.withLock { $0?.connections } ?? ConnectionCounts(),
             memoryUse: .init(
                 rssBytes: Self.residentBytes(), thumbnailsBytes: thumbs.bytes, originalsBytes: thumbs.originalBytes,
-                pagesBytes: page.bytes, demoOriginBytes: demo?.keptBytes ?? 0
+                pagesBytes: page.bytes, diskIndexBytes: thumbs.disk.indexBytes, diskIndexBudgetBytes: thumbs.disk.indexBudget,
+                demoOriginBytes: demo?.keptBytes ?? 0
             )
         )
         stats.node = node

@@ -82,6 +82,8 @@ struct CacheStats: Codable, Sendable {
     var memory: Tier
     var disk: Tier
     var diskCorruptFilesReplaced: Int
+    /// The most thumbnails the disk tier's index holds within its memory budget.
+    var diskMaxEntries: Int
     var pages: Tier
     /// Readers' page requests answered from the page cache, and not.
     var pageHits: Int
@@ -151,6 +153,9 @@ struct CacheStats: Codable, Sendable {
         var originalsBytes: Int
         /// Rendered pages.
         var pagesBytes: Int
+        /// The index of the thumbnails on disk (`--disk-index-mb`), and its budget.
+        var diskIndexBytes: Int
+        var diskIndexBudgetBytes: Int
         /// Originals the demo origin keeps in memory (0 without it).
         var demoOriginBytes: Int
     }

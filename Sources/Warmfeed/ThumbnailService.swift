@@ -124,7 +124,7 @@ final class ThumbnailService: Sendable {
         let (counters, usage, originLatency, thumbnailLatency) = state.withLock {
             ($0.counters, $0.usage, $0.originLatency, $0.thumbnailLatency)
         }
-        let disk = tiers.lazy.compactMap { $0 as? ThumbnailDiskTier }.first?.usage ?? (0, 0, 0, 0)
+        let disk = tiers.lazy.compactMap { $0 as? ThumbnailDiskTier }.first?.usage ?? ThumbnailDiskTier.Usage()
         return ThumbnailSnapshot(
             counters: counters, entries: usage.entries, bytes: usage.bytes, budget: usage.budget,
             negative: usage.negative, inFlight: usage.inFlight, originalBytes: usage.originalBytes, disk: disk,
@@ -317,7 +317,7 @@ struct ThumbnailSnapshot: Sendable {
     var negative: Int
     var inFlight: Int
     var originalBytes: Int
-    var disk: (entries: Int, bytes: Int, budget: Int, corrupt: Int)
+    var disk: ThumbnailDiskTier.Usage
     var originLatency: LatencyWindow
     var thumbnailLatency: LatencyWindow
 

@@ -95,7 +95,7 @@ public final class WarmfeedApp: Sendable {
             originalsBudget: configuration.originalsCacheBytes,
             negativeTTL: (Uptime.seconds(configuration.firstNegativeTTL), Uptime.seconds(configuration.negativeTTL)),
             // The shared tier between memory and disk: a hit there is a hit made by any node.
-            tiers: (shared.map { [$0] } ?? []) + [try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes)],
+            tiers: (shared.map { [$0] } ?? []) + [try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes, indexBudget: configuration.diskIndexBytes)],
             fetcher: fetcher,
             thumbnailer: Thumbnailer(),
             origin: ImageSource(demo: demo, demoBaseURL: demoBaseURL),

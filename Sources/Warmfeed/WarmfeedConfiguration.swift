@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RedisClient
+import WarmfeedCore
 
 /// Everything `warmfeed serve` can be told.
 public struct WarmfeedConfiguration: Sendable {
@@ -31,6 +32,9 @@ public struct WarmfeedConfiguration: Sendable {
     public var originalsCacheBytes = 32 << 20
     /// Disk for thumbnails (in the data folder), in bytes.
     public var diskCacheBytes = 1024 << 20
+    /// Memory for the index of the thumbnails on disk, in bytes: about 58 bytes
+    /// a thumbnail at most, so the default holds about 290,000.
+    public var diskIndexBytes = ThumbnailDiskTier.defaultIndexBudget
     /// Pages warmed ahead of each reader (0: no pre-warm).
     public var prewarmPages = 2
     /// The demo origin's latency (jittered ±20%).
@@ -88,7 +92,7 @@ public struct WarmfeedConfiguration: Sendable {
         guard http.connectionsPerAddress >= 1 else { throw ConfigurationError("--max-connections-per-address must be at least 1") }
         guard (1...3600).contains(http.headTimeout) else { throw ConfigurationError("--head-timeout must be from 1 to 3600 seconds") }
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
-        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0, originalsCacheBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
+        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0, originalsCacheBytes >= 0, diskIndexBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
         guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
         if let refreshInterval {
             guard source != nil else { throw ConfigurationError("--refresh needs --source") }

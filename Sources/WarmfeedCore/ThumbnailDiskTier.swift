@@ -8,26 +8,31 @@ import SystemPackage
 /// Each file carries a header (magic, length, FNV-1a-64 of the body) checked on
 /// every read: a torn or corrupted file is deleted and reported as a miss, never
 /// served. Writes go to a temporary file renamed into place (atomic on POSIX).
-/// The total size is bounded; the least recently used files go first.
+/// The total size is bounded, and so is the memory of the index of what is on
+/// disk (`DiskTierIndex`); past either, the least recently used files go first.
 public final class ThumbnailDiskTier: Sendable {
     private static let magic: [UInt8] = Array("WFT1".utf8)
     private static let headerSize = 4 + 8 + 8
 
     /// The folder holding the files.
     public let folder: URL
-    private let index: Mutex<LRUCache<ThumbnailKey, Int>>
+    /// The memory budget of the index, in bytes.
+    public let indexBudget: Int
+    private let index: Mutex<DiskTierIndex>
     private let corrupt = Mutex(0)
 
     /// Opens the tier in `folder` (created when missing), indexing the files
-    /// already there, oldest first, within `budget` bytes.
-    public init(folder: URL, budget: Int) throws {
+    /// already there, oldest first, within `budget` bytes on disk and an index
+    /// of `indexBudget` bytes of memory.
+    public init(folder: URL, budget: Int, indexBudget: Int = ThumbnailDiskTier.defaultIndexBudget) throws {
         self.folder = folder
+        self.indexBudget = indexBudget
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var found: [(key: ThumbnailKey, size: Int, modified: Date)] = []
+        var found: [(key: UInt64, size: Int, modified: Date)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names {
             let url = folder.appendingPathComponent(name)
-            guard let key = Self.key(fromFileName: name) else {
+            guard let key = Self.key(fromFileName: name)?.packed else {
                 // Leftover temporary files from a write cut short.
                 if name.hasPrefix(".tmp-") { try? FileManager.default.removeItem(at: url) }
                 continue
@@ -35,26 +40,27 @@ public final class ThumbnailDiskTier: Sendable {
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
             found.append((key, (attributes?[.size] as? Int) ?? 0, (attributes?[.modificationDate] as? Date) ?? .distantPast))
         }
-        var lru = LRUCache<ThumbnailKey, Int>(capacity: budget)
+        var known = DiskTierIndex(diskBudget: budget, memoryBudget: indexBudget)
         for entry in found.sorted(by: { $0.modified < $1.modified }) {
-            for evicted in lru.insert(entry.size, for: entry.key, cost: entry.size) {
-                try? FileManager.default.removeItem(at: folder.appendingPathComponent(Self.fileName(of: evicted.key)))
+            for evicted in known.insert(entry.key, size: entry.size) {
+                guard let key = ThumbnailKey(packed: evicted) else { continue }
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(Self.fileName(of: key)))
             }
         }
-        index = Mutex(lru)
+        index = Mutex(known)
     }
 
     /// The thumbnail for `key` if a valid file holds it; a corrupt file is removed.
     public func read(_ key: ThumbnailKey) -> [UInt8]? {
-        guard index.withLock({ $0.value(for: key) }) != nil else { return nil }
+        guard let packed = key.packed, index.withLock({ $0.touch(packed) }) else { return nil }
         let path = path(of: key)
         guard let file = try? Self.contents(of: path) else {
-            index.withLock { _ = $0.removeValue(for: key) }
+            index.withLock { _ = $0.remove(packed) }
             return nil
         }
         guard let body = Self.unwrap(file) else {
             corrupt.withLock { $0 += 1 }
-            index.withLock { _ = $0.removeValue(for: key) }
+            index.withLock { _ = $0.remove(packed) }
             _ = path.withPlatformString { unlink($0) }
             return nil
         }
@@ -63,6 +69,7 @@ public final class ThumbnailDiskTier: Sendable {
 
     /// Stores the thumbnail for `key`, evicting old files past the budget.
     public func write(_ key: ThumbnailKey, _ bytes: [UInt8]) {
+        guard let packed = key.packed else { return }
         let path = path(of: key)
         let temporary = FilePath(folder.appendingPathComponent(".tmp-\(UUID().uuidString)").path)
         let file = Self.wrap(bytes)
@@ -75,9 +82,10 @@ public final class ThumbnailDiskTier: Sendable {
             _ = temporary.withPlatformString { unlink($0) }
             return
         }
-        let evicted = index.withLock { $0.insert(file.count, for: key, cost: file.count) }
-        for victim in evicted where victim.key != key {
-            _ = self.path(of: victim.key).withPlatformString { unlink($0) }
+        let evicted = index.withLock { $0.insert(packed, size: file.count) }
+        for victim in evicted {
+            guard let victim = ThumbnailKey(packed: victim) else { continue }
+            _ = self.path(of: victim).withPlatformString { unlink($0) }
         }
     }
 
@@ -105,10 +113,33 @@ public final class ThumbnailDiskTier: Sendable {
         if result != 0 { throw Errno(rawValue: errno) }
     }
 
-    /// Files and bytes on disk, the budget, and corrupt files found so far.
-    public var usage: (entries: Int, bytes: Int, budget: Int, corrupt: Int) {
-        let (entries, bytes, budget) = index.withLock { ($0.count, $0.totalCost, $0.capacity) }
-        return (entries, bytes, budget, corrupt.withLock { $0 })
+    /// The index's memory budget unless one is given: about 290,000 thumbnails
+    /// (the default 1 GiB on disk holds about as many of 3.6 KB).
+    public static let defaultIndexBudget = 16 << 20
+
+    /// What the tier holds and may hold.
+    public struct Usage: Sendable, Equatable {
+        /// Files and bytes on disk, and the disk budget.
+        public var entries = 0, bytes = 0, budget = 0
+        /// Corrupt or torn files found (and removed) so far.
+        public var corrupt = 0
+        /// The memory the index holds now, its budget, and the files it can index at most.
+        public var indexBytes = 0, indexBudget = 0, maxEntries = 0
+
+        public init() {}
+    }
+
+    /// What the tier holds now.
+    public var usage: Usage {
+        var usage = index.withLock { index in
+            var usage = Usage()
+            (usage.entries, usage.bytes, usage.budget) = (index.count, index.diskBytes, index.diskBudget)
+            (usage.indexBytes, usage.maxEntries) = (index.memoryBytes, index.maxEntries)
+            return usage
+        }
+        usage.indexBudget = indexBudget
+        usage.corrupt = corrupt.withLock { $0 }
+        return usage
     }
 
     static func fileName(of key: ThumbnailKey) -> String {

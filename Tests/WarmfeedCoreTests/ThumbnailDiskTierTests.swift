@@ -49,6 +49,27 @@ import Testing
         #expect(smaller.usage.entries == 1)
     }
 
+    @Test func theIndexBudgetBoundsTheFilesKept() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Memory for a few dozen entries, disk for many more: the index decides.
+        let tier = try ThumbnailDiskTier(folder: folder, budget: 1 << 20, indexBudget: 2_000)
+        let most = tier.usage.maxEntries
+        #expect((8...100).contains(most))
+        for id in 1...(most + 20) { tier.write(key(Int64(id)), Array(repeating: 1, count: 100)) }
+        #expect(tier.usage.entries == most)
+        #expect(tier.usage.indexBytes <= tier.usage.indexBudget + 5 * 64)
+        // The least recently used files went from the disk too, not only from the index.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == most)
+        #expect(tier.read(key(1)) == nil)
+        #expect(tier.read(key(Int64(most + 20))) != nil)
+        // Reopened with the same budget over the same files: the same ones stay.
+        let reopened = try ThumbnailDiskTier(folder: folder, budget: 1 << 20, indexBudget: 2_000)
+        #expect(reopened.usage.entries == most)
+        // An id the index cannot pack is not written at all, rather than written and forgotten.
+        tier.write(ThumbnailKey(itemID: -5, variant: ThumbnailVariant(scale: 1, format: .webp)), [1, 2, 3])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == most)
+    }
+
     @Test func fileNamesRoundTripAndStrangersAreIgnored() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         for candidate in [key(5), key(99, 2), ThumbnailKey(itemID: 3, variant: ThumbnailVariant(scale: 1, format: .jpeg))] {

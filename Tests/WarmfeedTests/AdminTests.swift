@@ -27,7 +27,7 @@ import Testing
             // Where memory goes: the resident size beside each cache's bytes.
             let use = stats["memory_use"] as? [String: Any]
             #expect((use?["rss_bytes"] as? Int ?? 0) > 1 << 20)
-            for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "demo_origin_bytes"] { #expect(use?[key] is Int, "\(key)") }
+            for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "disk_index_bytes", "demo_origin_bytes"] { #expect(use?[key] is Int, "\(key)") }
             // The server's connections: this request's own among those held, nothing shed.
             let connections = stats["connections"] as? [String: Any]
             #expect((connections?["held"] as? Int ?? 0) >= 1)
@@ -37,6 +37,8 @@ import Testing
             #expect(metrics.text.contains("warmfeed_thumbnail_hits_total"))
             #expect(metrics.text.contains("warmfeed_memory_budget_bytes 268435456"))
             #expect(metrics.text.contains("warmfeed_connections_shed_for_room 0"))
+            #expect(use?["disk_index_budget_bytes"] as? Int == 16 << 20)
+            #expect(metrics.text.contains("warmfeed_disk_index_budget_bytes 16777216"))
             #expect(metrics.text.contains("warmfeed_page_cache_hits ") && metrics.text.contains("warmfeed_page_cache_misses "))
             let origin = stats["origin"] as? [String: Any]
             for key in ["busy", "cancelled"] { #expect(origin?[key] as? Int == 0, "\(key)") }

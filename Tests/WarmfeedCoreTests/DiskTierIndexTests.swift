@@ -1,0 +1,117 @@
+import Testing
+@testable import WarmfeedCore
+
+@Suite struct DiskTierIndexTests {
+    @Test func keysPackIntoEightBytesAndBack() {
+        let keys = [
+            ThumbnailKey(itemID: 0, variant: ThumbnailVariant(scale: 1, format: .webp)),
+            ThumbnailKey(itemID: 1, variant: ThumbnailVariant(scale: 2, format: .jpeg)),
+            ThumbnailKey(itemID: 123_456_789, variant: ThumbnailVariant(scale: 2, format: .webp)),
+            ThumbnailKey(itemID: (1 << 60) - 1, variant: ThumbnailVariant(scale: 1, format: .jpeg)),
+        ]
+        let packed = keys.compactMap(\.packed)
+        #expect(packed.count == keys.count)
+        #expect(Set(packed).count == keys.count)
+        #expect(packed.map { ThumbnailKey(packed: $0) } == keys)
+        // Ids the 8 bytes cannot hold, and an unknown density: not kept on disk, never confused with another.
+        #expect(ThumbnailKey(itemID: -1, variant: ThumbnailVariant(scale: 1, format: .webp)).packed == nil)
+        #expect(ThumbnailKey(itemID: 1 << 60, variant: ThumbnailVariant(scale: 1, format: .webp)).packed == nil)
+        #expect(ThumbnailKey(itemID: 5, variant: ThumbnailVariant(scale: 3, format: .webp)).packed == nil)
+    }
+
+    @Test func evictsTheLeastRecentlyUsedPastTheDiskBudget() {
+        var index = DiskTierIndex(diskBudget: 300, memoryBudget: 1 << 20)
+        #expect(changed(&index) { $0.insert(1, size: 100) }.isEmpty)
+        #expect(changed(&index) { $0.insert(2, size: 100) }.isEmpty)
+        #expect(changed(&index) { $0.insert(3, size: 100) }.isEmpty)
+        #expect(changed(&index) { $0.touch(1) })
+        #expect(changed(&index) { $0.insert(4, size: 100) } == [2])
+        #expect(index.keysByRecency == [4, 1, 3])
+        #expect(index.diskBytes == 300)
+        // A bigger replacement makes room for itself.
+        #expect(changed(&index) { $0.insert(3, size: 200) } == [1])
+        #expect(index.keysByRecency == [3, 4])
+        // Larger than the whole budget: not kept, and its own file goes.
+        #expect(changed(&index) { $0.insert(9, size: 301) } == [9])
+        #expect(!index.contains(9))
+        #expect(!changed(&index) { $0.touch(7) })
+    }
+
+    @Test func theMemoryBudgetBoundsTheEntries() {
+        var index = DiskTierIndex(diskBudget: .max, memoryBudget: 64 << 10)
+        #expect(index.maxEntries > 1000)
+        for key in 0..<UInt64(index.maxEntries) { #expect(changed(&index) { $0.insert(key, size: 1) }.isEmpty) }
+        // Full: each new thumbnail pushes out the least recently used one.
+        #expect(changed(&index) { $0.insert(1_000_000, size: 1) } == [0])
+        #expect(index.count == index.maxEntries)
+        // What it holds stays within its budget (up to malloc's rounding of each of the five blocks).
+        #expect(index.memoryBytes <= (64 << 10) + 5 * 64)
+        #expect(index.memoryBytes > (64 << 10) / 2)
+        // A small budget still indexes a few; none indexes nothing.
+        #expect(DiskTierIndex(diskBudget: 1000, memoryBudget: 200).maxEntries >= 1)
+        var none = DiskTierIndex(diskBudget: 1000, memoryBudget: 0)
+        #expect(changed(&none) { $0.insert(1, size: 10) } == [1])
+        #expect(none.count == 0)
+    }
+
+    @Test func theDefaultBudgetHoldsAboutAQuarterOfAMillion() {
+        let index = DiskTierIndex(diskBudget: 1 << 30, memoryBudget: ThumbnailDiskTier.defaultIndexBudget)
+        #expect((250_000...400_000).contains(index.maxEntries))
+    }
+
+    /// Random inserts, touches and removals against a plain list kept in
+    /// recency order: the same keys in the same order, the same evictions.
+    @Test func matchesAPlainModelUnderRandomUse() {
+        var generator = SplitMix(seed: 42)
+        let budget = 5_000
+        var index = DiskTierIndex(diskBudget: budget, memoryBudget: 2_000)
+        var model: [(key: UInt64, size: Int)] = []  // newest first
+        for _ in 0..<20_000 {
+            let key = generator.next() % 200
+            switch generator.next() % 4 {
+            case 0, 1:
+                let size = Int(generator.next() % 400) + 1
+                let evicted = index.insert(key, size: size)
+                model.removeAll { $0.key == key }
+                model.insert((key, size), at: 0)
+                var expected: [UInt64] = []
+                while model.count > index.maxEntries || model.reduce(0, { $0 + $1.size }) > budget {
+                    expected.append(model.removeLast().key)
+                }
+                #expect(evicted == expected)
+            case 2:
+                let found = index.touch(key)
+                if let at = model.firstIndex(where: { $0.key == key }) {
+                    model.insert(model.remove(at: at), at: 0)
+                    #expect(found)
+                } else {
+                    #expect(!found)
+                }
+            default:
+                #expect(changed(&index) { $0.remove(key) } == model.contains { $0.key == key })
+                model.removeAll { $0.key == key }
+            }
+            #expect(index.count == model.count)
+        }
+        #expect(index.keysByRecency == model.map(\.key))
+        #expect(index.diskBytes == model.reduce(0) { $0 + $1.size })
+    }
+}
+
+/// What a mutating call returns (`#expect` cannot mutate inside its expansion).
+func changed<Value>(_ index: inout DiskTierIndex, _ call: (inout DiskTierIndex) -> Value) -> Value {
+    call(&index)
+}
+
+/// A small seeded generator, so a failure repeats.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -142,11 +142,12 @@ public struct TestResponse: Sendable {
 
 /// One-shot requests on a fresh connection.
 public enum TestHTTP {
-    /// Sends `method target` with `headers` on a new connection and reads the response.
+    /// Sends `method target` with `headers` on a new connection and reads the
+    /// response, giving up after `timeout` seconds without a byte.
     public static func request(
-        port: Int, _ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: String? = nil
+        port: Int, _ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: String? = nil, timeout: Int = 15
     ) throws -> TestResponse {
-        let connection = try TestConnection(port: port)
+        let connection = try TestConnection(port: port, timeout: timeout)
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -156,8 +157,8 @@ public enum TestHTTP {
     }
 
     /// A GET.
-    public static func get(port: Int, _ target: String, headers: [(String, String)] = []) throws -> TestResponse {
-        try request(port: port, "GET", target, headers: headers)
+    public static func get(port: Int, _ target: String, headers: [(String, String)] = [], timeout: Int = 15) throws -> TestResponse {
+        try request(port: port, "GET", target, headers: headers, timeout: timeout)
     }
 }
 

@@ -60,9 +60,10 @@ import WarmfeedCore
             let data = try Self.dataFolder(withItemsAt: paths, on: origin)
             defer { try? FileManager.default.removeItem(atPath: data) }
             // Held as long as the warm-up takes, however busy the machine: the count below must not hang on its speed.
+            // The client waits as long (CI once took over 15 s here, with a build beside it).
             let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data, configure: { $0.pageOneHold = .seconds(120) })
             do {
-                let page = RenderedPage(try await feed.get("/").text)
+                let page = RenderedPage(try await feed.get("/", timeout: 130).text)
                 #expect(page.rows.count == 10)
                 let before = try await feed.adminJSON()
                 for row in page.rows {

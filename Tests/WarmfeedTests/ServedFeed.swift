@@ -53,9 +53,9 @@ struct ServedFeed {
         try await get("/thumbs/\(id)/\(variant)", headers: webp ? [("Accept", "image/avif,image/webp,*/*")] : [("Accept", "image/jpeg,*/*")])
     }
 
-    func get(_ target: String, headers: [(String, String)] = []) async throws -> TestResponse {
+    func get(_ target: String, headers: [(String, String)] = [], timeout: Int = 15) async throws -> TestResponse {
         let port = port
-        return try await onThread { try TestHTTP.get(port: port, target, headers: headers) }
+        return try await onThread { try TestHTTP.get(port: port, target, headers: headers, timeout: timeout) }
     }
 
     func request(_ method: String, _ target: String, body: String? = nil) async throws -> TestResponse {

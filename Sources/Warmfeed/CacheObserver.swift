@@ -112,7 +112,7 @@ final class CacheObserver: Service, Sendable {
             memoryUse: .init(
                 rssBytes: Self.residentBytes(), thumbnailsBytes: thumbs.bytes, originalsBytes: thumbs.originalBytes,
                 pagesBytes: page.bytes, diskIndexBytes: thumbs.disk.indexBytes, diskIndexBudgetBytes: thumbs.disk.indexBudget,
-                demoOriginBytes: demo?.keptBytes ?? 0
+                sqliteBytes: SQLiteFeedStore.memoryInUse, demoOriginBytes: demo?.keptBytes ?? 0
             )
         )
         stats.node = node

@@ -156,6 +156,8 @@ struct CacheStats: Codable, Sendable {
         /// The index of the thumbnails on disk (`--disk-index-mb`), and its budget.
         var diskIndexBytes: Int
         var diskIndexBudgetBytes: Int
+        /// What SQLite holds: the page caches of the store's connections.
+        var sqliteBytes: Int
         /// Originals the demo origin keeps in memory (0 without it).
         var demoOriginBytes: Int
     }

@@ -5,8 +5,10 @@ import WarmfeedCore
 
 /// The feed's routes: documents at `/`, fragments at `/fragment`.
 ///
-/// A page already rendered is answered at once from the server thread; a page
-/// not yet rendered is read and rendered off the server threads (`.later`).
+/// A page already rendered is answered at once from the server thread. A page
+/// not yet rendered is read and rendered there too when the store reads at
+/// once (SQLite); otherwise (PostgreSQL, or a client that wants it gzipped)
+/// off the server threads (`.later`).
 /// Every page served tells the pre-warmer where its reader is.
 struct FeedRoutes: Sendable {
     let pages: PageService
@@ -63,21 +65,38 @@ struct FeedRoutes: Sendable {
             }
             return .now(response(rendering, gzip: gzip, reader: reader))
         }
+        if !gzip, pages.rendersAtOnce {
+            let rendering: PageCache.Rendering?
+            do {
+                rendering = try pages.renderAtOnce(key)
+            } catch {
+                return .now(storeFailure(error, kind: kind))
+            }
+            guard let rendering else { return .now(noSuchPage(kind)) }
+            track(reader, rendering, query: key.query, revision: revision)
+            return reader.setCookie == nil ? .prepared(rendering.plain) : .now(response(rendering, gzip: false, reader: reader))
+        }
         return .later {
             do {
-                guard var rendering = try await pages.render(key) else {
-                    return failure(404, "no such page: the feed is shorter than that", kind: kind)
-                }
+                guard var rendering = try await pages.render(key) else { return noSuchPage(kind) }
                 if gzip { rendering = pages.compressed(rendering, for: key) }
                 track(reader, rendering, query: key.query, revision: revision)
                 return response(rendering, gzip: gzip, reader: reader)
             } catch {
-                logger.error("page failed", metadata: ["error": "\(error)"])
-                var response = failure(503, "the feed store is not answering; try again shortly", kind: kind)
-                response.headers.append(HTTPField("Retry-After", "2"))
-                return response
+                return storeFailure(error, kind: kind)
             }
         }
+    }
+
+    private func noSuchPage(_ kind: PageCache.Kind) -> Response {
+        failure(404, "no such page: the feed is shorter than that", kind: kind)
+    }
+
+    private func storeFailure(_ error: any Error, kind: PageCache.Kind) -> Response {
+        logger.error("page failed", metadata: ["error": "\(error)"])
+        var response = failure(503, "the feed store is not answering; try again shortly", kind: kind)
+        response.headers.append(HTTPField("Retry-After", "2"))
+        return response
     }
 
     /// Tells pre-warm where a reader is: one whose browser came back with the

@@ -10,12 +10,15 @@ final class PageService: Sendable {
     let renderer: PageRenderer
     let cache: PageCache
     let pageSize: Int
+    /// The store, when it reads a page at once on the caller's thread.
+    private let immediate: (any ImmediatePages)?
     /// How many batches of previews have been kept so far (see `PreviewKeeper`).
     let previewGeneration: @Sendable () -> Int
 
     init(store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int, previewGeneration: @escaping @Sendable () -> Int = { 0 }) {
         self.previewGeneration = previewGeneration
         self.store = store
+        self.immediate = store as? any ImmediatePages
         self.renderer = renderer
         self.cache = cache
         self.pageSize = pageSize
@@ -45,11 +48,29 @@ final class PageService: Sendable {
         return rendering
     }
 
+    /// Whether the store reads a page at once, so `renderAtOnce` may be used.
+    var rendersAtOnce: Bool { immediate != nil }
+
     /// Reads and renders the page for `key` (a document or a fragment),
     /// keeping what it rendered; nil when there is no such page.
     func render(_ key: PageCache.Key) async throws -> PageCache.Rendering? {
         let generation = previewGeneration()
         guard let (page, fragment) = try await fragment(for: key.query, revision: key.revision) else { return nil }
+        return document(key, page: page, fragment: fragment, generation: generation)
+    }
+
+    /// `render(_:)` on the caller's thread, for a store that reads at once
+    /// (`rendersAtOnce`); nil when there is no such page.
+    func renderAtOnce(_ key: PageCache.Key) throws -> PageCache.Rendering? {
+        guard let immediate else { preconditionFailure("renderAtOnce needs a store that reads at once") }
+        let generation = previewGeneration()
+        guard let page = try immediate.pageAtOnce(key.query.request, size: pageSize) else { return nil }
+        let fragment = fragment(of: page, query: key.query, revision: key.revision, generation: generation)
+        return document(key, page: page, fragment: fragment, generation: generation)
+    }
+
+    /// The rendering `key` asks for: `fragment` itself, or the document around it (kept).
+    private func document(_ key: PageCache.Key, page: Page, fragment: PageCache.Rendering, generation: Int) -> PageCache.Rendering {
         guard key.kind == .document else { return fragment }
         let html = fragment.html.withUnsafeBytes { Array($0) }
         let document = rendering(renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page, generation: generation)
@@ -68,12 +89,17 @@ final class PageService: Sendable {
     func fragment(for query: PageQuery, revision: Int) async throws -> (Page, PageCache.Rendering)? {
         let generation = previewGeneration()
         guard let page = try await store.page(query.request, size: pageSize) else { return nil }
+        return (page, fragment(of: page, query: query, revision: revision, generation: generation))
+    }
+
+    /// The fragment of `page` (from the cache, or rendered and kept).
+    private func fragment(of page: Page, query: PageQuery, revision: Int, generation: Int) -> PageCache.Rendering {
         let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
-        if let kept = cache.rendering(for: key).flatMap(current) { return (page, kept) }
+        if let kept = cache.rendering(for: key).flatMap(current) { return kept }
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
         let fragment = rendering(renderer.fragment(of: page, query: query, number: number), number: number, page: page, generation: generation)
         cache.keep(fragment, for: key)
-        return (page, fragment)
+        return fragment
     }
 }
 

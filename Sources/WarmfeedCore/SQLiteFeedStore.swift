@@ -10,7 +10,7 @@ import Synchronization
 /// `seq`, its rank from the oldest, kept dense by every write; it turns a deep
 /// link to page N into an index seek (`seq <= total - (N-1)·size`) instead of an
 /// OFFSET scan, so page 30,000 costs what page 1 costs.
-public final class SQLiteFeedStore: FeedStore {
+public final class SQLiteFeedStore: ImmediatePages {
     private let pool: DatabasePool
     private let path: String
     /// Pages are read past GRDB, on connections of their own (see `SQLitePageReader`).
@@ -85,6 +85,12 @@ public final class SQLiteFeedStore: FeedStore {
     /// The page for `request`, `size` items long; nil when no such page exists
     /// (a page number past the end, a cursor with nothing after it).
     public func page(_ request: PageRequest, size: Int) async throws -> Page? {
+        try pageAtOnce(request, size: size)
+    }
+
+    /// The page for `request`, read on this thread (a read never waits for a
+    /// writer: the store runs in WAL mode).
+    public func pageAtOnce(_ request: PageRequest, size: Int) throws -> Page? {
         precondition(size > 0)
         return try pages.read { connection -> Page? in
             var total = 0

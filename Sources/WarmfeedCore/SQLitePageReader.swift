@@ -33,6 +33,11 @@ final class SQLitePageReader: Sendable {
     }
 }
 
+extension SQLiteFeedStore {
+    /// The bytes SQLite holds in this process (page caches of every connection, statements, schema).
+    public static var memoryInUse: Int { Int(sqlite3_memory_used()) }
+}
+
 /// One read-only SQLite connection with the page queries prepared once.
 /// Used by one thread at a time (`SQLitePageReader` hands it out).
 final class ReadConnection: @unchecked Sendable {

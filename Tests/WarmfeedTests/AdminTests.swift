@@ -27,7 +27,7 @@ import Testing
             // Where memory goes: the resident size beside each cache's bytes.
             let use = stats["memory_use"] as? [String: Any]
             #expect((use?["rss_bytes"] as? Int ?? 0) > 1 << 20)
-            for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "disk_index_bytes", "demo_origin_bytes"] { #expect(use?[key] is Int, "\(key)") }
+            for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "disk_index_bytes", "sqlite_bytes", "demo_origin_bytes"] { #expect(use?[key] is Int, "\(key)") }
             // The server's connections: this request's own among those held, nothing shed.
             let connections = stats["connections"] as? [String: Any]
             #expect((connections?["held"] as? Int ?? 0) >= 1)

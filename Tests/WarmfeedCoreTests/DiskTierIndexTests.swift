@@ -62,7 +62,7 @@ import Testing
     /// Random inserts, touches and removals against a plain list kept in
     /// recency order: the same keys in the same order, the same evictions.
     @Test func matchesAPlainModelUnderRandomUse() {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let budget = 5_000
         var index = DiskTierIndex(diskBudget: budget, memoryBudget: 2_000)
         var model: [(key: UInt64, size: Int)] = []  // newest first
@@ -101,17 +101,4 @@ import Testing
 /// What a mutating call returns (`#expect` cannot mutate inside its expansion).
 func changed<Value>(_ index: inout DiskTierIndex, _ call: (inout DiskTierIndex) -> Value) -> Value {
     call(&index)
-}
-
-/// A small seeded generator, so a failure repeats.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -32,8 +32,8 @@ public struct WarmfeedConfiguration: Sendable {
     public var originalsCacheBytes = 32 << 20
     /// Disk for thumbnails (in the data folder), in bytes.
     public var diskCacheBytes = 1024 << 20
-    /// Memory for the index of the thumbnails on disk, in bytes: about 58 bytes
-    /// a thumbnail at most, so the default holds about 290,000.
+    /// Memory for the index of the thumbnails on disk, in bytes: at most 40–43
+    /// bytes a thumbnail, so the default (16 MiB) holds 393,216.
     public var diskIndexBytes = ThumbnailDiskTier.defaultIndexBudget
     /// Pages warmed ahead of each reader (0: no pre-warm).
     public var prewarmPages = 2

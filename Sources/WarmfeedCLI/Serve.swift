@@ -42,7 +42,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")
     var diskCacheMB = 1024
 
-    @Option(name: .customLong("disk-index-mb"), help: "Memory for the index of the thumbnails on disk, in MiB (about 18,000 thumbnails a MiB; past it the least recently used file goes).")
+    @Option(name: .customLong("disk-index-mb"), help: "Memory for the index of the thumbnails on disk, in MiB (about 24,000 thumbnails a MiB; past it the least recently used file goes).")
     var diskIndexMB = ThumbnailDiskTier.defaultIndexBudget >> 20
 
     @Option(help: "Pages warmed ahead of each reader (0 turns pre-warm off).")

@@ -1,5 +1,5 @@
 /// The disk tier's index: which thumbnails are on disk, each one's size and
-/// its recency, in about 32–60 bytes a thumbnail and within a memory budget of
+/// its recency, in at most 40–43 bytes a thumbnail and within a memory budget of
 /// its own, as nginx's `keys_zone=name:size` bounds the keys of its proxy cache.
 ///
 /// A pure value with no locks and no I/O: the tier wraps it in a `Mutex` and
@@ -64,7 +64,8 @@ struct DiskTierIndex {
     /// Indexes `key` with `size` bytes on disk (replacing an older entry for it)
     /// as the most recently used, then evicts the least recently used past the
     /// disk budget or the entry count. Returns the keys evicted, oldest first,
-    /// never `key` itself unless it alone is larger than the disk budget.
+    /// never `key` itself unless it alone is larger than the disk budget (or
+    /// the memory budget holds no entry at all).
     mutating func insert(_ key: UInt64, size: Int) -> [UInt64] {
         remove(key)
         guard size <= diskBudget, maxEntries > 0, size <= Int(UInt32.max) else { return [key] }

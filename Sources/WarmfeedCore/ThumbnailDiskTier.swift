@@ -113,8 +113,8 @@ public final class ThumbnailDiskTier: Sendable {
         if result != 0 { throw Errno(rawValue: errno) }
     }
 
-    /// The index's memory budget unless one is given: about 290,000 thumbnails
-    /// (the default 1 GiB on disk holds about as many of 3.6 KB).
+    /// The index's memory budget unless one is given: 16 MiB, 393,216 thumbnails
+    /// (the default 1 GiB on disk holds as many of 2.7 KB).
     public static let defaultIndexBudget = 16 << 20
 
     /// What the tier holds and may hold.

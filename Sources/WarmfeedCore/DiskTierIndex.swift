@@ -13,6 +13,8 @@
 struct DiskTierIndex {
     /// The most bytes of thumbnails on disk.
     let diskBudget: Int
+    /// The bytes of memory the index may hold.
+    let memoryBudget: Int
     /// The most thumbnails indexed, the most the memory budget holds.
     let maxEntries: Int
     /// The bytes of thumbnails on disk now.
@@ -35,7 +37,8 @@ struct DiskTierIndex {
     /// as `memoryBudget` bytes of memory allow at their largest.
     init(diskBudget: Int, memoryBudget: Int) {
         self.diskBudget = max(0, diskBudget)
-        self.maxEntries = Self.entries(within: max(0, memoryBudget))
+        self.memoryBudget = max(0, memoryBudget)
+        self.maxEntries = Self.entries(within: self.memoryBudget)
     }
 
     /// How many thumbnails are indexed.
@@ -180,19 +183,22 @@ extension ThumbnailKey {
     /// and the format); nil for an id outside 0..<2⁶⁰ or a variant that does
     /// not fit, which the disk tier then does not keep.
     var packed: UInt64? {
-        guard itemID >= 0, itemID < 1 << 60, (1...2).contains(variant.scale),
-              let format = ImageFormat.allCases.firstIndex(of: variant.format), format < 4
-        else { return nil }
-        return UInt64(itemID) << 3 | UInt64(variant.scale - 1) << 2 | UInt64(format)
+        guard itemID >= 0, itemID < 1 << 60, (1...2).contains(variant.scale) else { return nil }
+        let format: UInt64 = switch variant.format {
+        case .webp: 0
+        case .jpeg: 1
+        }
+        return UInt64(itemID) << 3 | UInt64(variant.scale - 1) << 2 | format
     }
 
     /// The key `packed` made.
     init?(packed: UInt64) {
-        let format = Int(packed & 3)
-        guard format < ImageFormat.allCases.count else { return nil }
-        self.init(
-            itemID: Int64(packed >> 3),
-            variant: ThumbnailVariant(scale: Int(packed >> 2 & 1) + 1, format: ImageFormat.allCases[format])
-        )
+        let format: ImageFormat
+        switch packed & 3 {
+        case 0: format = .webp
+        case 1: format = .jpeg
+        default: return nil
+        }
+        self.init(itemID: Int64(packed >> 3), variant: ThumbnailVariant(scale: Int(packed >> 2 & 1) + 1, format: format))
     }
 }

@@ -16,8 +16,6 @@ public final class ThumbnailDiskTier: Sendable {
 
     /// The folder holding the files.
     public let folder: URL
-    /// The memory budget of the index, in bytes.
-    public let indexBudget: Int
     private let index: Mutex<DiskTierIndex>
     private let corrupt = Mutex(0)
 
@@ -26,7 +24,6 @@ public final class ThumbnailDiskTier: Sendable {
     /// of `indexBudget` bytes of memory.
     public init(folder: URL, budget: Int, indexBudget: Int = ThumbnailDiskTier.defaultIndexBudget) throws {
         self.folder = folder
-        self.indexBudget = indexBudget
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var found: [(key: UInt64, size: Int, modified: Date)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -134,10 +131,9 @@ public final class ThumbnailDiskTier: Sendable {
         var usage = index.withLock { index in
             var usage = Usage()
             (usage.entries, usage.bytes, usage.budget) = (index.count, index.diskBytes, index.diskBudget)
-            (usage.indexBytes, usage.maxEntries) = (index.memoryBytes, index.maxEntries)
+            (usage.indexBytes, usage.indexBudget, usage.maxEntries) = (index.memoryBytes, index.memoryBudget, index.maxEntries)
             return usage
         }
-        usage.indexBudget = indexBudget
         usage.corrupt = corrupt.withLock { $0 }
         return usage
     }

@@ -141,6 +141,11 @@ struct FetchQueue<Work> {
     }
 
     /// A fetch refused before it was submitted (a bad URL or scheme).
+    /// A fetch was tried again on a new connection (see `Transfer.mayRetryOnFreshConnection`).
+    mutating func countRetry() {
+        stats.retriedOnNewConnection += 1
+    }
+
     mutating func countRefused() {
         stats.failed += 1
     }

@@ -11,6 +11,9 @@ public struct FetcherStats: Sendable, Hashable {
     public var cancelled: Int = 0
     /// Fetches that waited longer than their bound for a connection to a busy origin and never started.
     public var busy: Int = 0
+    /// Fetches whose kept-alive connection failed before their answer came
+    /// (closed idle, or a stale 408 waiting on it), sent again on a new connection.
+    public var retriedOnNewConnection: Int = 0
     /// Fetches accepted and not yet ended (waiting for the transfer thread, or in libcurl).
     public var inFlight: Int = 0
 

@@ -26,12 +26,18 @@ final class Transfer {
     /// but does not copy: freed in `deinit`, after the easy handle.
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
+    /// Whether this transfer is the one retry of a fetch whose reused
+    /// connection failed before a byte of the answer (see `mayRetryOnFreshConnection`).
+    let isRetry: Bool
+
     /// Makes and configures the easy handle; fails when libcurl refuses.
-    init(id: UInt64, request: FetchRequest, userAgent: String) throws(FetchError) {
+    /// A `retry` goes out on a new connection (`CURLOPT_FRESH_CONNECT`).
+    init(id: UInt64, request: FetchRequest, userAgent: String, retry: Bool = false) throws(FetchError) {
         guard let easy = curl_easy_init() else { throw .connectionFailed("curl_easy_init failed") }
         self.id = id
         self.request = request
         self.easy = easy
+        isRetry = retry
         // Counted from now, when the fetch got its connection: the wait in the
         // queue has its own bound, and a busy origin is not a slow one.
         deadline = ContinuousClock.now + request.limits.totalTimeout
@@ -55,6 +61,7 @@ final class Transfer {
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_USERAGENT, userAgent)
         try set(CURLOPT_NOSIGNAL, 1)
+        if isRetry { try set(CURLOPT_FRESH_CONNECT, 1) }
         try set(CURLOPT_FOLLOWLOCATION, 1)
         try set(CURLOPT_MAXREDIRS, max(0, limits.maxRedirects))
         // Statuses of 400 and over end the transfer before their body is read.
@@ -137,6 +144,37 @@ final class Transfer {
             bodyBytes: received,
             elapsed: ContinuousClock.now - request.startedAt
         ))
+    }
+
+    /// Whether a failure with `code` should be tried once more on a new
+    /// connection rather than reported: the request went out on a connection
+    /// kept from an earlier one (libcurl made no new connection for it), and
+    /// it failed before a byte of its answer arrived, or its answer was a 408.
+    ///
+    /// Origins, CDNs and load balancers close idle keep-alive connections,
+    /// some with an unasked `408` first (RFC 9112 §9.5 allows it); libcurl
+    /// 7.88 reuses such a connection when a byte waits on it and reads that
+    /// stale 408 as the answer, or sends into a connection closed as it was
+    /// reused. Browsers retry such a request once on a new connection, and so
+    /// does this. A failure on a new connection (refused, reset, a 5xx, a
+    /// timeout, garbage) is the origin's and is never retried.
+    func mayRetryOnFreshConnection(after code: CURLcode) -> Bool {
+        guard !isRetry, code != CURLE_OK, received == 0, newConnections == 0 else { return false }
+        switch code {
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY:
+            return true
+        case CURLE_HTTP_RETURNED_ERROR:
+            return responseCode == 408
+        default:
+            return false
+        }
+    }
+
+    /// Connections libcurl opened for this transfer (0 when it reused one).
+    private var newConnections: Int {
+        var value = 0
+        _ = wf_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &value)
+        return value
     }
 
     /// The result the caller gets: a download's file is put in place on a

@@ -109,10 +109,10 @@ final class TransferLoop: @unchecked Sendable {
         logger.debug("origin fetcher thread stopped")
     }
 
-    private func begin(_ id: UInt64, _ request: FetchRequest) {
+    private func begin(_ id: UInt64, _ request: FetchRequest, retry: Bool = false) {
         let transfer: Transfer
         do {
-            transfer = try Transfer(id: id, request: request, userAgent: userAgent)
+            transfer = try Transfer(id: id, request: request, userAgent: userAgent, retry: retry)
         } catch {
             finish(id, request: request, .failure(error))
             return
@@ -134,8 +134,26 @@ final class TransferLoop: @unchecked Sendable {
                   let id = handles[easy], let transfer = transfers[id] else { continue }
             // Read the code before the message is invalidated by the removal below.
             let code = message.pointee.data.result
-            end(id, transfer.result(for: code))
+            if transfer.mayRetryOnFreshConnection(after: code) {
+                retry(id, transfer)
+            } else {
+                end(id, transfer.result(for: code))
+            }
         }
+    }
+
+    /// Replaces a transfer whose reused connection failed before its answer
+    /// with one on a new connection, keeping its place: it holds its host's
+    /// connection slot throughout, and its caller hears only of the retry's end.
+    private func retry(_ id: UInt64, _ failed: Transfer) {
+        transfers.removeValue(forKey: id)
+        handles.removeValue(forKey: failed.easy)
+        _ = curl_multi_remove_handle(multi, failed.easy)
+        queue.withLock { $0.countRetry() }
+        logger.debug("retrying on a new connection", metadata: ["url": "\(failed.request.url)"])
+        begin(id, failed.request, retry: true)
+        // `failed` is released here: its easy handle is cleaned up, and a
+        // download's part file (empty: no byte of body came) removed.
     }
 
     /// Ends the transfers past their total timeout; answers how long to wait,

@@ -57,6 +57,15 @@ public final class FaultyOrigin: @unchecked Sendable {
 
     private enum Ending { case keepAlive, close, reset }
 
+    /// What the origin does with a kept-alive connection that has been idle
+    /// (no byte of a next request) for a while, as CDNs and load balancers do.
+    public enum IdleClose: Sendable {
+        /// Closes it without a word.
+        case silently(after: Duration)
+        /// Sends an unasked `408 Request Timeout`, then closes it (RFC 9112 §9.5 allows it).
+        case with408(after: Duration)
+    }
+
     /// The port the origin listens on (127.0.0.1).
     public let port: Int
     private let listener: Int32
@@ -70,6 +79,8 @@ public final class FaultyOrigin: @unchecked Sendable {
     private var peakAnswering = 0
     private var liveThreads = 0
     private var stopped = false
+    private var idleClose: IdleClose?
+    private var idleClosed = 0
 
     /// Listens on a free loopback port and starts accepting.
     public init() throws {
@@ -105,6 +116,14 @@ public final class FaultyOrigin: @unchecked Sendable {
     public func script(_ path: String, _ behavior: Behavior) {
         locked { scripts[path] = behavior }
     }
+
+    /// Sets what happens to connections left idle between requests (nil: they stay open).
+    public func closeIdleConnections(_ policy: IdleClose?) {
+        locked { idleClose = policy }
+    }
+
+    /// Idle connections the origin closed (see `closeIdleConnections`).
+    public var idleConnectionsClosed: Int { locked { idleClosed } }
 
     /// Requests received for `path`.
     public func requests(to path: String) -> Int { locked { counts[path]?.requests ?? 0 } }
@@ -291,11 +310,12 @@ public final class FaultyOrigin: @unchecked Sendable {
     }
 
     private func head(_ status: Int, _ lines: [String]) -> [UInt8] {
-        let reason = [200: "OK", 302: "Found", 304: "Not Modified", 404: "Not Found", 500: "Internal Server Error"][status] ?? "Status"
+        let reason = [200: "OK", 302: "Found", 304: "Not Modified", 404: "Not Found", 408: "Request Timeout", 500: "Internal Server Error"][status] ?? "Status"
         return Array((["HTTP/1.1 \(status) \(reason)"] + lines).joined(separator: "\r\n").utf8) + [13, 10, 13, 10]
     }
 
-    /// Reads one request head; `nil` when the client closed or sent nonsense.
+    /// Reads one request head; `nil` when the client closed or sent nonsense,
+    /// or the connection sat idle past the idle policy (and was closed so).
     /// Request bodies are not expected (the fetcher only GETs) and not read.
     private func readHead(_ socket: Int32, _ buffer: inout [UInt8]) -> String? {
         while true {
@@ -305,12 +325,32 @@ public final class FaultyOrigin: @unchecked Sendable {
                 return head
             }
             guard buffer.count < 65536 else { return nil }
+            if buffer.isEmpty, let policy = locked({ idleClose }), !awaitBytes(socket, policy) { return nil }
             var chunk = [UInt8](repeating: 0, count: 16384)
             let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return nil }
             buffer.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// Waits for a next request under the idle policy: `true` once bytes are
+    /// there, `false` when the connection sat idle too long and was closed
+    /// (silently, or after an unasked 408).
+    private func awaitBytes(_ socket: Int32, _ policy: IdleClose) -> Bool {
+        let after: Duration
+        switch policy {
+        case .silently(let limit), .with408(let limit): after = limit
+        }
+        let (seconds, attoseconds) = after.components
+        var watch = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&watch, 1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        if ready != 0 { return true }
+        if case .with408 = policy {
+            _ = write(socket, head(408, ["Content-Length: 0", "Connection: close"]))
+        }
+        locked { idleClosed += 1 }
+        return false
     }
 
     /// Sends all of `bytes`; `false` when the client is gone.

@@ -3,18 +3,22 @@
 public struct ConnectionCounts: Sendable, Codable, Equatable {
     /// Connections open now.
     public var held: Int
-    /// Shut down for not sending a whole request head within the head timeout.
+    /// Answered 408 and shut down: a request head began and did not arrive whole within the head timeout.
     public var slowHeads: Int
+    /// Idle keep-alive connections closed silently after the head timeout (no byte of a next head arrived).
+    public var idleClosed: Int
     /// Shut down while waiting for a head, to make room for a new connection.
     public var madeRoom: Int
     /// New connections closed at once: the server was full and nothing waited.
     public var refused: Int
-    /// New connections answered 400 and closed at a first look: a malformed request line, or a NUL or bare CR in the head.
+    /// New connections answered a 4xx and closed at a first look (see `FirstLook`): a malformed request line, a NUL or bare CR
+    /// in the head, a `Content-Length` that is not one number, cookies libmicrohttpd cannot hold.
     public var malformed: Int
 
-    public init(held: Int = 0, slowHeads: Int = 0, madeRoom: Int = 0, refused: Int = 0, malformed: Int = 0) {
+    public init(held: Int = 0, slowHeads: Int = 0, idleClosed: Int = 0, madeRoom: Int = 0, refused: Int = 0, malformed: Int = 0) {
         self.held = held
         self.slowHeads = slowHeads
+        self.idleClosed = idleClosed
         self.madeRoom = madeRoom
         self.refused = refused
         self.malformed = malformed

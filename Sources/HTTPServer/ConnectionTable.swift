@@ -8,8 +8,12 @@ import DequeModule
 /// waiting connections are ever shed, oldest wait first: idle keep-alive
 /// connections and slow (or hostile) clients trickling a head. Three rules:
 ///
-/// - a wait longer than `headTimeout` ends the connection (nginx's
-///   `client_header_timeout`, but for the whole head, however it trickles in);
+/// - a wait longer than `headTimeout` ends the connection: with a 408 when a
+///   head had begun to arrive (nginx's `client_header_timeout`, but for the
+///   whole head, however it trickles in), silently when none had (an idle
+///   keep-alive connection, as nginx's `keepalive_timeout` closes it: a 408
+///   nobody asked for would be read by a client that reuses the connection
+///   as the answer to its next request, RFC 9112 §9.5);
 /// - an address holding more than `perAddress` connections loses its oldest
 ///   waiting one;
 /// - past `connections` in all, the oldest waiting connection anywhere makes
@@ -31,13 +35,15 @@ struct ConnectionTable {
 
     /// How many connections were shed, and why.
     struct Counts: Equatable {
-        /// Waits that outlasted the head timeout.
+        /// Heads that began and did not arrive whole within the head timeout.
         var timedOut = 0
+        /// Idle connections (no byte of a next head) closed silently after the head timeout.
+        var idleClosed = 0
         /// Waiting connections shed to make room for a new one.
         var crowdedOut = 0
         /// New connections refused because nothing could be shed.
         var refused = 0
-        /// New connections answered 400 at a first look (see `FirstLook`).
+        /// New connections answered a 4xx at a first look (see `FirstLook`).
         var malformed = 0
     }
 
@@ -55,6 +61,18 @@ struct ConnectionTable {
         var socket: Int32
         var ticket: UInt64
         var since: Duration
+        /// Bytes of the head were there when the wait began (a new connection's first look saw them).
+        var began: Bool
+    }
+
+    /// A wait that outlasted the head timeout, for the caller to judge:
+    /// did a head begin (answer 408), or was the connection idle (close it silently)?
+    struct Overdue: Equatable {
+        var socket: Int32
+        /// How long it has waited.
+        var waited: Duration
+        /// Whether bytes of a head had arrived when the wait began.
+        var began: Bool
     }
 
     let limits: Limits
@@ -70,13 +88,13 @@ struct ConnectionTable {
         self.limits = limits
     }
 
-    /// A connection opened. Returns the sockets to shut down: at most one, which
-    /// may be the new connection itself.
-    mutating func opened(socket: Int32, address: UInt32, at now: Duration) -> [Int32] {
+    /// A connection opened, having sent bytes already (`began`) or not. Returns
+    /// the sockets to shut down: at most one, which may be the new connection itself.
+    mutating func opened(socket: Int32, address: UInt32, at now: Duration, began: Bool = false) -> [Int32] {
         entries[socket] = Entry(address: address)
         live += 1
         liveByAddress[address, default: 0] += 1
-        startWait(socket: socket, at: now)
+        startWait(socket: socket, at: now, began: began)
         if liveByAddress[address, default: 0] > limits.perAddress {
             return [makeRoom(from: address, for: socket)]
         }
@@ -94,7 +112,7 @@ struct ConnectionTable {
     /// An answer was sent (or the request ended): the connection waits for its next head.
     mutating func answered(socket: Int32, at now: Duration) {
         guard let entry = entries[socket], !entry.shed else { return }
-        startWait(socket: socket, at: now)
+        startWait(socket: socket, at: now, began: false)
     }
 
     /// The connection is gone.
@@ -104,22 +122,29 @@ struct ConnectionTable {
         if entries.isEmpty { waits.removeAll() }
     }
 
-    /// A new connection's first bytes break RFC 9112 (see `FirstLook`): it is answered 400 and shed.
+    /// A new connection's first bytes were refused (see `FirstLook`): it is answered a 4xx and shed.
     mutating func malformed(socket: Int32) {
         guard let entry = entries[socket], !entry.shed else { return }
         counts.malformed += 1
         shed(socket)
     }
 
-    /// Sheds every connection whose wait has outlasted the head timeout.
-    mutating func expire(at now: Duration) -> [Int32] {
-        var expired: [Int32] = []
+    /// Sheds every connection whose wait has outlasted the head timeout, and
+    /// sorts them by `headBegan`: those whose head began get a 408
+    /// (`slowHeads`), idle ones are closed without a word (`idle`).
+    mutating func expire(at now: Duration, headBegan: (Overdue) -> Bool) -> (slowHeads: [Int32], idle: [Int32]) {
+        var expired: (slowHeads: [Int32], idle: [Int32]) = ([], [])
         while let oldest = waits.first {
             if isCurrent(oldest) {
                 guard now - oldest.since >= limits.headTimeout else { break }
                 shed(oldest.socket)
-                counts.timedOut += 1
-                expired.append(oldest.socket)
+                if headBegan(Overdue(socket: oldest.socket, waited: now - oldest.since, began: oldest.began)) {
+                    counts.timedOut += 1
+                    expired.slowHeads.append(oldest.socket)
+                } else {
+                    counts.idleClosed += 1
+                    expired.idle.append(oldest.socket)
+                }
             }
             waits.removeFirst()
         }
@@ -164,10 +189,10 @@ struct ConnectionTable {
 
     // MARK: - Waits
 
-    private mutating func startWait(socket: Int32, at now: Duration) {
+    private mutating func startWait(socket: Int32, at now: Duration, began: Bool) {
         nextTicket += 1
         entries[socket]?.wait = nextTicket
-        waits.append(Wait(socket: socket, ticket: nextTicket, since: now))
+        waits.append(Wait(socket: socket, ticket: nextTicket, since: now, began: began))
         // Busy and closed connections leave stale waits behind; keep them to at
         // most about as many as the current ones (amortised O(1) per wait).
         if waits.count > 2 * entries.count + 64 {

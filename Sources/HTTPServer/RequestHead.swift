@@ -27,6 +27,8 @@ import Darwin
 
     private var hosts = 0
     private var contentLength = false
+    /// The body's length as declared (saturating), once a `Content-Length` line was noted.
+    public private(set) var declaredLength: Int?
     private var transferEncoding: [UInt8]?
     private var badName = false
     private var badByte = false
@@ -54,7 +56,10 @@ import Darwin
             }
         }
         if Self.named(name, length, "host") { hosts += 1 }
-        if Self.named(name, length, "content-length") { contentLength = true }
+        if Self.named(name, length, "content-length") {
+            contentLength = true
+            if let value { declaredLength = Self.digits(value) }
+        }
         if Self.named(name, length, "transfer-encoding"), let value {
             if transferEncoding != nil { transferEncoding!.append(UInt8(ascii: ",")) }
             transferEncoding = (transferEncoding ?? []) + UnsafeRawBufferPointer(start: value, count: strlen(value))
@@ -85,6 +90,23 @@ import Darwin
 
     /// Whether the body comes in chunks (the head passed `problem`, so `chunked` is its one coding).
     var isChunked: Bool { transferEncoding != nil }
+
+    /// The number the value's digits spell (saturating at `Int.max`), skipping
+    /// anything else: libmicrohttpd has checked the value before this is read.
+    private static func digits(_ value: UnsafePointer<CChar>) -> Int {
+        var number = 0
+        var index = 0
+        while value[index] != 0 {
+            let byte = UInt8(bitPattern: value[index])
+            if byte >= 0x30, byte <= 0x39 {
+                let (times, overflow) = number.multipliedReportingOverflow(by: 10)
+                let (sum, overflowAgain) = times.addingReportingOverflow(Int(byte - 0x30))
+                number = overflow || overflowAgain ? .max : sum
+            }
+            index += 1
+        }
+        return number
+    }
 
     /// Whether the `length` bytes at `name` are `lowercase`, ignoring ASCII case.
     private static func named(_ name: UnsafePointer<CChar>, _ length: Int, _ lowercase: StaticString) -> Bool {

@@ -49,14 +49,14 @@ final class ServerCore: Sendable {
         guard socket >= 0 else { return }
         let address = wf_mhd_connection_ipv4(connection)
         let now = ContinuousClock.now - started
-        let look = Self.firstLook(on: socket)
+        let (look, sentBytes) = Self.firstLook(on: socket)
         connections.withLock { table in
-            let shed = table.opened(socket: socket, address: address, at: now)
+            let shed = table.opened(socket: socket, address: address, at: now, began: sentBytes)
             Self.shutDown(shed)
-            if look == .malformed, !shed.contains(socket) {
+            if let (status, message) = look.answer, !shed.contains(socket) {
                 table.malformed(socket: socket)
                 Self.drain(socket)
-                Self.send(Self.malformedRequestLine, to: socket)
+                Self.send(Self.reply(status, message + "\n"), to: socket)
                 Self.shutDown([socket])
             }
         }
@@ -66,11 +66,13 @@ final class ServerCore: Sendable {
     /// (see `FirstLook`). The listening socket defers each accept until bytes
     /// arrive (or a second passes), so a client that sends its head at once is
     /// judged on it here, before libmicrohttpd reads it.
-    private static func firstLook(on socket: Int32) -> FirstLook {
-        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { buffer in
+    /// Also says whether the connection had sent anything yet.
+    /// As much is looked at as libmicrohttpd's connection memory holds.
+    private static func firstLook(on socket: Int32) -> (FirstLook, sentBytes: Bool) {
+        withUnsafeTemporaryAllocation(byteCount: 32 * 1024, alignment: 1) { buffer in
             let count = recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
-            guard count > 0 else { return .fine }
-            return FirstLook(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            guard count > 0 else { return (.fine, false) }
+            return (FirstLook(UnsafeRawBufferPointer(rebasing: buffer[..<count])), true)
         }
     }
 
@@ -95,22 +97,45 @@ final class ServerCore: Sendable {
         connections.withLock { $0.answered(socket: socket, at: now) }
     }
 
-    /// Answers 408 and shuts down every connection whose head is overdue;
-    /// called about twice a second.
+    /// Shuts down every connection whose head is overdue, called about twice a
+    /// second: with a 408 when a head had begun to arrive, silently when the
+    /// connection was idle. An unasked 408 on an idle keep-alive connection
+    /// would be read as the answer to the next request a client sends on it
+    /// (libcurl 7.88 does), so only a head that began gets one (RFC 9112 §9.5).
     func expireSlowHeads() {
         let now = ContinuousClock.now - started
         connections.withLock { table in
-            let overdue = table.expire(at: now)
-            for socket in overdue { Self.send(Self.requestTimeout, to: socket) }
-            Self.shutDown(overdue)
+            let (slow, idle) = table.expire(at: now) { overdue in
+                overdue.began || Self.receivedData(on: overdue.socket, within: overdue.waited)
+            }
+            for socket in slow { Self.send(Self.requestTimeout, to: socket) }
+            Self.shutDown(slow + idle)
         }
     }
 
-    private static let requestTimeout = reply(408, "Request Timeout", "the request head did not arrive in time\n")
-    private static let malformedRequestLine = reply(400, "Bad Request", "a request line must begin with a method and one space, and a head holds no NUL or bare CR\n")
+    /// Whether `socket` received data in the last `interval` (but its first
+    /// 50 ms): the kernel's time since the last data segment (`TCP_INFO`), read only for a
+    /// connection already overdue, so no request pays for it. A head that
+    /// began on a keep-alive connection is in libmicrohttpd's buffer, not the
+    /// socket's, and this is how its bytes are seen.
+    private static func receivedData(on socket: Int32, within interval: Duration) -> Bool {
+        var info = tcp_info()
+        var length = socklen_t(MemoryLayout<tcp_info>.size)
+        guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+        let (seconds, attoseconds) = interval.components
+        let waitedMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        // The kernel counts in jiffies (4 or 10 ms here): the last request's
+        // bytes, answered within one, can look younger than the wait by that
+        // much. Bytes that came within 50 ms of the answer count as its own.
+        return Int64(info.tcpi_last_data_recv) + 50 < waitedMilliseconds
+    }
 
-    private static func reply(_ status: Int, _ reason: String, _ body: String) -> [UInt8] {
-        Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
+    private static let requestTimeout = reply(408, "the request head did not arrive in time\n")
+
+    /// A whole last answer, written straight to a socket libmicrohttpd has not read.
+    private static func reply(_ status: Int, _ body: String) -> [UInt8] {
+        let reason = [400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 431: "Request Header Fields Too Large"][status] ?? "Bad Request"
+        return Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
     }
 
     /// Writes a last answer on a socket about to be shut down, without
@@ -121,7 +146,9 @@ final class ServerCore: Sendable {
 
     var connectionCounts: ConnectionCounts {
         connections.withLock { table in
-            ConnectionCounts(held: table.held, slowHeads: table.counts.timedOut, madeRoom: table.counts.crowdedOut, refused: table.counts.refused, malformed: table.counts.malformed)
+            ConnectionCounts(
+                held: table.held, slowHeads: table.counts.timedOut, idleClosed: table.counts.idleClosed, madeRoom: table.counts.crowdedOut,
+                refused: table.counts.refused, malformed: table.counts.malformed)
         }
     }
 
@@ -162,22 +189,24 @@ final class ServerCore: Sendable {
             if head.isChunked {
                 return dispatch(connection: connection, context: context, method: method)
             }
+            // One declared past the limit is refused before a byte of it is read:
+            // answered now, libmicrohttpd sends the 413 and closes, reading none of
+            // it. (Queued once the body is arriving, libmicrohttpd drops the answer
+            // and closes without a word.)
+            if let length = head.declaredLength, length > configuration.maxBodyBytes {
+                context.phase = .answered
+                return queue(.plain(413, "request body too large: at most \(configuration.maxBodyBytes) bytes"), on: connection)
+            }
             // Answering a good request now would make libmicrohttpd close the
             // connection (no keep-alive), so wait for the next call.
             context.phase = .reading
             return .YES
         case .reading:
             if let uploadDataSize, uploadDataSize.pointee > 0 {
-                // No route takes a body: count it and throw it away. Past the
-                // limit it is still read (memory stays flat) so the 413 reaches
-                // a client that is still sending; past 16 times the limit the
-                // answer goes at once and the connection closes.
+                // No route takes a body: count it and throw it away (its declared
+                // length is within the limit, or it was refused above).
                 context.bodyBytes += uploadDataSize.pointee
                 uploadDataSize.pointee = 0
-                if context.bodyBytes > configuration.maxBodyBytes * 16 {
-                    context.phase = .answered
-                    return queue(.plain(413, "request body too large"), on: connection)
-                }
                 return .YES
             }
             if context.bodyBytes > configuration.maxBodyBytes {

@@ -106,7 +106,7 @@ final class CacheObserver: Service, Sendable {
                            leads: Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) }),
                            pageWarmSeconds: leads.warmSeconds),
             origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetched.inFlight,
-                          busy: fetched.busy, cancelled: fetched.cancelled, latency: latency(thumbs.originLatency)),
+                          busy: fetched.busy, cancelled: fetched.cancelled, retried: fetched.retriedOnNewConnection, latency: latency(thumbs.originLatency)),
             thumbnailLatency: latency(thumbs.thumbnailLatency),
             connections: server.withLock { $0?.connections } ?? ConnectionCounts(),
             memoryUse: .init(

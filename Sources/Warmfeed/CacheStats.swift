@@ -48,6 +48,8 @@ struct CacheStats: Codable, Sendable {
         var busy: Int
         /// Fetches nobody waited for any more (a reader left, pre-warm moved on).
         var cancelled: Int
+        /// Fetches sent again on a new connection: the kept-alive one failed before the answer (closed idle, a stale 408).
+        var retried: Int
         var latency: Latency
     }
 

@@ -106,6 +106,36 @@ import Testing
         #expect(table.counts == .init(timedOut: 0, crowdedOut: 1, refused: 1))
     }
 
+    @Test func anIdleConnectionIsClosedSilentlyAndABegunHeadGets408() {
+        var table = table(headTimeout: 10)
+        // 5 opened having sent part of a head; 6 opened with nothing; 7 is idle after an answer.
+        _ = table.opened(socket: 5, address: Self.a, at: .seconds(0), began: true)
+        _ = table.opened(socket: 6, address: Self.a, at: .seconds(0))
+        _ = table.opened(socket: 7, address: Self.a, at: .seconds(0))
+        table.headArrived(socket: 7)
+        table.answered(socket: 7, at: .seconds(1))
+        var judged: [ConnectionTable.Overdue] = []
+        let expired = table.expire(at: .seconds(11)) { overdue in
+            judged.append(overdue)
+            // What the kernel would say: only 5's bytes arrived (at the open).
+            return overdue.began
+        }
+        #expect(expired.slowHeads == [5])
+        #expect(expired.idle == [6, 7])
+        #expect(judged == [
+            .init(socket: 5, waited: .seconds(11), began: true),
+            .init(socket: 6, waited: .seconds(11), began: false),
+            .init(socket: 7, waited: .seconds(10), began: false),
+        ])
+        #expect(table.counts.timedOut == 1)
+        #expect(table.counts.idleClosed == 2)
+        // A keep-alive wait never counts the bytes seen when its connection opened.
+        _ = table.opened(socket: 8, address: Self.a, at: .seconds(20), began: true)
+        table.headArrived(socket: 8)
+        table.answered(socket: 8, at: .seconds(21))
+        #expect(table.expire(at: .seconds(31)) { $0.began } == (slowHeads: [], idle: [8]))
+    }
+
     @Test func staleWaitsDoNotPileUp() {
         var table = table(connections: 10)
         _ = table.opened(socket: 5, address: Self.a, at: .zero)
@@ -173,5 +203,12 @@ import Testing
             }
             #expect(table.live == model.open.count)
         }
+    }
+}
+
+extension ConnectionTable {
+    /// Expires as if every overdue connection had begun its head (the sockets answered 408).
+    mutating func expire(at now: Duration) -> [Int32] {
+        expire(at: now) { _ in true }.slowHeads
     }
 }

@@ -107,6 +107,66 @@ import Testing
         }
     }
 
+    /// The heads libmicrohttpd 0.9.75 answers with its error's header block
+    /// twice (a client reads the second as the body): the server answers them
+    /// itself, once, with the status RFC 9110 and 9112 give.
+    static let garbledByLibmicrohttpd: [(String, String, Int)] = [
+        ("a negative Content-Length", "Content-Length: -1", 400),
+        ("an alphabetic Content-Length", "Content-Length: abc", 400),
+        ("a Content-Length with a plus", "Content-Length: +5", 400),
+        ("a hexadecimal Content-Length", "Content-Length: 0x10", 400),
+        ("a list of Content-Lengths", "Content-Length: 5, 5", 400),
+        ("two Content-Length lines", "Content-Length: 5\r\nContent-Length: 5", 400),
+        ("an empty Content-Length", "Content-Length: ", 400),
+        ("a Content-Length with an inner space", "Content-Length: 1 0", 400),
+        ("an overflowing Content-Length", "Content-Length: 99999999999999999999999", 413),
+        ("a 16 KB cookie", "Cookie: a=" + String(repeating: "x", count: 16 * 1024), 431),
+        ("a 30 KB cookie", "Cookie: a=" + String(repeating: "x", count: 30 * 1024), 431),
+        ("a cookie of 2,000 pairs", "Cookie: " + (0..<2000).map { "k\($0)=v" }.joined(separator: "; "), 431),
+        ("8 KB of cookies in a 20 KB head", "X-Big: " + String(repeating: "o", count: 12 * 1024) + "\r\nCookie: " + (0..<100).map { "k\($0)=" + String(repeating: "v", count: 75) }.joined(separator: "; "), 431),
+    ]
+
+    @Test(arguments: garbledByLibmicrohttpd.indices)
+    func aHeadLibmicrohttpdWouldGarbleIsAnsweredOnce(index: Int) async throws {
+        let (name, field, status) = Self.garbledByLibmicrohttpd[index]
+        try await withServer(router: { $0.get("/") { _ in .now(.plain(200, "ok")) } }) { server in
+            let port = server.port
+            let text = try await onThread { () throws -> String in
+                let connection = try TestConnection(port: port, timeout: 5)
+                try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\(field)\r\n\r\n")
+                return connection.readUntilClose().map { String(decoding: $0, as: UTF8.self) } ?? "(no close within 5 s)"
+            }
+            let statusLines = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.") }
+            #expect(statusLines.count == 1, "\(name): \(text.prefix(300).debugDescription)")
+            #expect(statusLines.first?.hasPrefix("HTTP/1.1 \(status) ") == true, "\(name): \(statusLines)")
+            #expect(server.connections.malformed == 1, "\(name)")
+        }
+    }
+
+    /// A body longer than any route takes is refused before a byte of it is
+    /// read, on a new connection or a kept one: one 413, then the close.
+    @Test func a20MBBodyIsRefusedAtOnceWithOne413() async throws {
+        try await withServer(router: { $0.get("/") { _ in .now(.plain(200, "ok")) } }) { server in
+            let port = server.port
+            for keptAlive in [false, true] {
+                let text = try await onThread { () throws -> String in
+                    let connection = try TestConnection(port: port, timeout: 5)
+                    if keptAlive {
+                        try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                        _ = try connection.readResponse()
+                    }
+                    try connection.send("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 20000000\r\n\r\n")
+                    // The body starts coming; the answer does not wait for it.
+                    try? connection.send([UInt8](repeating: 0x61, count: 256 * 1024))
+                    return connection.readUntilClose().map { String(decoding: $0, as: UTF8.self) } ?? "(no close within 5 s)"
+                }
+                let statusLines = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.") }
+                #expect(statusLines == ["HTTP/1.1 413 Content Too Large"] || statusLines == ["HTTP/1.1 413 Payload Too Large"],
+                        "kept alive: \(keptAlive): \(text.prefix(300).debugDescription)")
+            }
+        }
+    }
+
     /// A head is judged on what has arrived; one empty line before it is
     /// allowed (RFC 9112 §2.2), and what follows its empty line is not looked at.
     @Test func theFirstLookOnItsOwn() {
@@ -124,6 +184,21 @@ import Testing
                      "GET / HTTP/1.1\r\nX: 1\r\n\0\r\n\r\n"] {
             #expect(look(text) == .malformed, "\(text.debugDescription)")
         }
+        // Content-Length: one number of digits, once; judged when its line ends.
+        for text in ["GET / HTTP/1.1\r\nContent-Length: 5\r\n", "GET / HTTP/1.1\r\ncontent-length:  007 \r\n\r\n",
+                     "GET / HTTP/1.1\r\nContent-Length: 12", "GET / HTTP/1.1\r\nContent-Length:", "GET / HTTP/1.1\r\nX-Content-Length: abc\r\n",
+                     "GET /?Content-Length:abc HTTP/1.1\r\n", "GET / HTTP/1.1\r\nCookie: a=1; b=2\r\n\r\n"] {
+            #expect(look(text) == .fine, "\(text.debugDescription)")
+        }
+        for text in ["GET / HTTP/1.1\r\nContent-Length: abc\r\n", "GET / HTTP/1.1\r\nContent-Length: 1 0\r\n",
+                     "GET / HTTP/1.1\r\nContent-Length:\r\n", "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-length: 1\r\n",
+                     "GET / HTTP/1.1\r\nContent-Length: -"] {
+            #expect(look(text).answer?.status == 400, "\(text.debugDescription)")
+        }
+        #expect(look("GET / HTTP/1.1\r\nContent-Length: 1234567890123456789").answer?.status == 413)
+        #expect(look("GET / HTTP/1.1\r\nCookie: " + String(repeating: "x", count: 8193)).answer?.status == 431)
+        #expect(look("GET / HTTP/1.1\r\nCookie: " + String(repeating: "a=1;", count: 100)).answer?.status == 431)
+        #expect(look("GET / HTTP/1.1\r\nCookie: " + String(repeating: "a=1;", count: 99)) == .fine)
     }
 
     /// The server looks at a new connection's first bytes only: what follows

@@ -25,13 +25,17 @@ public func fuzzRequestHead(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
 }
 
 /// FirstLook, the look at a new connection's first bytes: it judges what has
-/// arrived, so more bytes never clear a head it refused, and a NUL in the
-/// request line is always refused.
+/// arrived, so more bytes never clear a head it refused nor change why, a
+/// refusal is a 400, 413 or 431 with a reason, and a NUL in the request line
+/// is always refused.
 func checkFirstLook(_ bytes: [UInt8]) {
     let whole = bytes.withUnsafeBytes { FirstLook($0) }
     for cut in [bytes.count / 2, bytes.count * 3 / 4] {
         let part = bytes[..<cut].withUnsafeBytes { FirstLook($0) }
-        check(part == .fine || whole == .malformed, "FirstLook refused \(cut) bytes but not all \(bytes.count)")
+        check(part == .fine || part == whole, "FirstLook refused \(cut) bytes as \(part), but all \(bytes.count) as \(whole)")
+    }
+    if let (status, message) = whole.answer {
+        check([400, 413, 431].contains(status) && !message.isEmpty, "FirstLook answers \(status) \(message.debugDescription)")
     }
     let firstLine = bytes.drop { $0 == 0x0D || $0 == 0x0A }.prefix { $0 != 0x0A }
     if firstLine.contains(0) {

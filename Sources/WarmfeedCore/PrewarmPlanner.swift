@@ -18,6 +18,10 @@
 /// The planner also owns the whole plan around that: at most `concurrency`
 /// jobs run at once, and a change of the store's revision makes every page
 /// worth warming again. Each event returns the `Action`s that follow from it.
+/// Each reader also says which variants of a thumbnail their screen asks for
+/// (a bit each: 1x, 2x, …), and a page is warmed in the variants its readers
+/// want and no other: a page warmed for a plain screen is warmed again, in 2x
+/// only, when a dense one heads for it; a plain screen's pages cost no 2x.
 /// No I/O, no clock, no locks: the caller passes `now` and acts on the result.
 public struct PrewarmPlanner<Target: Hashable> {
     /// One page to warm.
@@ -26,6 +30,15 @@ public struct PrewarmPlanner<Target: Hashable> {
         public var page: Int
         /// How to ask the store for it.
         public var target: Target
+        /// The variants to make its thumbnails in, a bit each (as readers give them).
+        public var variants: UInt8
+
+        /// A job for `page`, in `variants` (1x alone by default).
+        public init(page: Int, target: Target, variants: UInt8 = 1) {
+            self.page = page
+            self.target = target
+            self.variants = variants
+        }
     }
 
     /// What the caller must do after an event, once its lock is released.
@@ -59,6 +72,8 @@ public struct PrewarmPlanner<Target: Hashable> {
         var lead: Int
         /// Pages ahead they reach within one warm-up, as their demand was counted.
         var reach = 0
+        /// The variants their screen asks for, a bit each.
+        var variants: UInt8 = 1
     }
 
     /// Pages warmed ahead of a reader whose pace is not known yet.
@@ -85,11 +100,14 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// 1 … `lead` pages from it: the distance of a page is a lookup, not a scan
     /// of every reader.
     private var demand: [Int: [Int]] = [:]
+    /// For each page some reader wants, how many of them want each variant (by bit).
+    private var variantDemand: [Int: [Int]] = [:]
     private var queued: [Int: Job] = [:]
     private var running: [Int: Job] = [:]
     /// Running jobs already returned in a `.cancel`, so each is asked once.
     private var cancelling: Set<Int> = []
-    private var warmed: Set<Int> = []
+    /// The variants each page has been warmed in since the revision changed.
+    private var warmed: [Int: UInt8] = [:]
     /// How to ask for pages seen beside a page served or warmed, so a reader who
     /// moves on finds the pages ahead already reachable.
     private var known: [Int: Target] = [:]
@@ -146,11 +164,12 @@ public struct PrewarmPlanner<Target: Hashable> {
 
     /// Reader `reader` was served `page` of the store at `revision` (asked for
     /// with `target`, when given); `older` and `newer` name the pages beside
-    /// it. A revision other than the one planned for means the feed changed:
+    /// it; `variants` are the variants their screen asks for, a bit each. A
+    /// revision other than the one planned for means the feed changed:
     /// pages warmed before are stale and are warmed again when wanted. Returns
     /// the running jobs no reader wants any more to cancel, and the jobs to start.
     public mutating func readerViewed(
-        _ reader: String, page: Int, target: Target? = nil, older: Target?, newer: Target?, revision: Int, now: Double
+        _ reader: String, page: Int, target: Target? = nil, older: Target?, newer: Target?, revision: Int, variants: UInt8 = 1, now: Double
     ) -> [Action] {
         self.now = now
         if revision != self.revision {
@@ -174,6 +193,7 @@ public struct PrewarmPlanner<Target: Hashable> {
         }
         moved.page = page
         moved.seen = now
+        moved.variants = variants == 0 ? 1 : variants
         moved.lead = lead(forPace: moved.pace)
         moved.reach = moved.pace.flatMap { pace in warmSeconds.map { Int(pace * $0) } } ?? 0
         // Past `maxReaders`, the reader silent longest makes room.
@@ -184,14 +204,19 @@ public struct PrewarmPlanner<Target: Hashable> {
             // Landed here: the rows below the first screen come next, before any page ahead.
             enqueue(Job(page: page, target: target))
         } else {
-            warmed.insert(page)  // stepped here: it was warmed ahead, or its reader is asking for it now
+            // Stepped here: it was warmed ahead, or its reader is asking for it now.
+            warmed[page, default: 0] |= moved.variants
         }
         learn(page: page, older: older, newer: newer)
         for step in 1...max(1, moved.lead) {
             let ahead = page + step * moved.direction
             if let target = known[ahead] { enqueue(Job(page: ahead, target: target)) }
         }
-        if moved.lead > 0, let target = known[page - moved.direction] { enqueue(Job(page: page - moved.direction, target: target)) }
+        // The page behind, for a reader who turns back: warmed once, not again in a variant
+        // added since (a reader who was on it loaded it in what their screen loads).
+        if moved.lead > 0, warmed[page - moved.direction] == nil, let target = known[page - moved.direction] {
+            enqueue(Job(page: page - moved.direction, target: target))
+        }
         return nextActions()
     }
 
@@ -208,7 +233,7 @@ public struct PrewarmPlanner<Target: Hashable> {
             let seconds = max(0, now - started)
             warmSeconds = warmSeconds.map { 0.8 * $0 + 0.2 * seconds } ?? seconds
         }
-        warmed.insert(job.page)
+        warmed[job.page, default: 0] |= job.variants
         learn(page: job.page, older: older, newer: newer)
         if let older { enqueue(Job(page: job.page + 1, target: older)) }
         if let newer, job.page > 1 { enqueue(Job(page: job.page - 1, target: newer)) }
@@ -240,8 +265,11 @@ public struct PrewarmPlanner<Target: Hashable> {
             actions.append(.cancel(job))
         }
         while running.count < concurrency,
-              let best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) }) {
+              var best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) }) {
             queued[best.page] = nil
+            // In the variants wanted now, less those made already.
+            best.variants = wantedVariants(best.page) & ~(warmed[best.page] ?? 0)
+            guard best.variants != 0 else { continue }
             running[best.page] = best
             startedAt[best.page] = now
             actions.append(.start(best))
@@ -266,7 +294,7 @@ public struct PrewarmPlanner<Target: Hashable> {
 
     /// The feed changed: pages warmed before are stale, warm them again when wanted.
     private mutating func forgetWarmed() {
-        warmed.removeAll()
+        warmed.removeAll(keepingCapacity: true)
         known.removeAll()
     }
 
@@ -298,9 +326,20 @@ public struct PrewarmPlanner<Target: Hashable> {
         return pages
     }
 
+    /// The variants some reader who wants `page` asks for, a bit each.
+    func wantedVariants(_ page: Int) -> UInt8 {
+        guard let counts = variantDemand[page] else { return 0 }
+        var bits: UInt8 = 0
+        for (bit, count) in counts.enumerated() where count > 0 { bits |= 1 << bit }
+        return bits
+    }
+
     private mutating func addDemand(of reader: Reader) {
         for (page, distance) in wantedPages(of: reader) {
             demand[page, default: Array(repeating: 0, count: 2 * maxLead + 2)][distance] += 1
+            for bit in 0..<8 where reader.variants & 1 << bit != 0 {
+                variantDemand[page, default: Array(repeating: 0, count: 8)][bit] += 1
+            }
         }
     }
 
@@ -309,11 +348,14 @@ public struct PrewarmPlanner<Target: Hashable> {
             guard var counts = demand[page] else { continue }
             counts[distance] -= 1
             demand[page] = counts.allSatisfy { $0 == 0 } ? nil : counts
+            guard var variants = variantDemand[page] else { continue }
+            for bit in 0..<8 where reader.variants & 1 << bit != 0 { variants[bit] -= 1 }
+            variantDemand[page] = variants.allSatisfy { $0 == 0 } ? nil : variants
         }
     }
 
     private mutating func enqueue(_ job: Job) {
-        guard job.page >= 1, isWanted(job.page), !warmed.contains(job.page),
+        guard job.page >= 1, isWanted(job.page), wantedVariants(job.page) & ~(warmed[job.page] ?? 0) != 0,
               queued[job.page] == nil, running[job.page] == nil
         else { return }
         if queued.count >= maxQueued {

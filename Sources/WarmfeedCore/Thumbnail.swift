@@ -34,6 +34,24 @@ public struct ThumbnailVariant: Sendable, Hashable {
 
     /// The variant's URL name.
     public var name: String { "\(scale)x" }
+
+    /// The scales a reader's screen asks for, as the pre-warm planner's bits
+    /// (bit 0 for 1x, bit 1 for 2x).
+    public static func bits(scales: [Int]) -> UInt8 {
+        scales.reduce(0) { bits, scale in (1...2).contains(scale) ? bits | 1 << (scale - 1) : bits }
+    }
+
+    /// The scales in the pre-warm planner's `bits`, smallest first.
+    public static func scales(inBits bits: UInt8) -> [Int] {
+        Self.scales.filter { bits & 1 << ($0 - 1) != 0 }
+    }
+
+    /// The scale a screen of `pixelRatio` device pixels per CSS pixel loads
+    /// from a `1x, 2x` srcset: browsers take the smallest density at least
+    /// the screen's, so 2x for any ratio above 1.
+    public static func scale(forPixelRatio pixelRatio: Double) -> Int {
+        pixelRatio > 1 ? 2 : 1
+    }
 }
 
 /// Which thumbnail: an item and a variant. Thumbnails are addressed by this

@@ -63,28 +63,39 @@ extension ThumbnailCacheState {
         /// Read the item `key` is a thumbnail of, and say what came (`itemRead`):
         /// every tier missed, and the request came without it.
         case readItem(ThumbnailKey)
+        /// Read item `itemID`'s original from disk (the `OriginalStore`), then report `originalRead`.
+        case readOriginal(itemID: Int64)
+        /// Claim the fetching of item `itemID`'s original in shared tier `tier`
+        /// (or learn which node owns it, or that it failed), then report `originalClaimAnswered`.
+        case claimOriginal(itemID: Int64, tier: Int)
         /// Fetch the original of `item` (id `itemID`), then report `originalArrived`.
         case fetchOriginal(itemID: Int64, item: Item, urgent: Bool)
         /// A reader now waits on the fetch of `item`'s original, started for
         /// pre-warm: if it still waits for a connection, it goes first.
         case promoteFetch(itemID: Int64, item: Item)
+        /// Keep the original just fetched on disk (when originals are kept);
+        /// when `owningIn` names a shared tier, this node now owns it there
+        /// (and lets go of its claim).
+        case keepOriginal(itemID: Int64, bytes: [UInt8], owningIn: Int?)
+        /// The fetch of item `itemID`'s original failed: tell shared tier
+        /// `tier`, for `seconds`, and let go of the claim held there.
+        case originalFailed(itemID: Int64, seconds: Double, tier: Int)
+        /// Let go of the claim on item `itemID`'s original held in tier `tier`, with nothing to share.
+        case releaseOriginalClaim(itemID: Int64, tier: Int)
+        /// Ask the node at `owner`, which owns `key`'s original, for `key`
+        /// (it makes it), then report `ownerAnswered`.
+        case askOwner(ThumbnailKey, owner: String, urgent: Bool)
+        /// The owner at `url` did not answer: forget it in shared tier `tier`, if it is still the one named.
+        case forgetOwner(itemID: Int64, url: String, tier: Int)
         /// Resize `original` into `key`'s variant, then report `resized`.
         case resize(ThumbnailKey, original: [UInt8], urgent: Bool)
         /// A reader now waits on `key`'s resize, started for pre-warm: if it
         /// still waits for a worker, it goes ahead of pre-warm's.
         case promoteResize(ThumbnailKey)
-        /// Write `bytes` for `key` into each of these lookup tiers; then, when
-        /// `releasingClaim` names a tier, give up the claim held there (after
-        /// the write, so a node waiting on the claim finds the thumbnail).
-        case store(ThumbnailKey, bytes: [UInt8], tiers: [Int], releasingClaim: Int?)
-        /// Claim the making of `key` in shared tier `tier` (or find it made,
-        /// or failed, by the node that held the claim), then report `claimAnswered`.
-        case claim(ThumbnailKey, tier: Int)
-        /// Remember in shared tier `tier` that `key` failed, for `seconds`;
-        /// then give up the claim held there when `releasingClaim`.
-        case storeFailure(ThumbnailKey, seconds: Double, tier: Int, releasingClaim: Bool)
-        /// Give up the claim on `key` held in tier `tier` (the job ended with nothing to share).
-        case releaseClaim(ThumbnailKey, tier: Int)
+        /// Write `bytes` for `key` into each of these lookup tiers.
+        case store(ThumbnailKey, bytes: [UInt8], tiers: [Int])
+        /// Remember in shared tier `tier` that `key` failed, for `seconds`.
+        case storeFailure(ThumbnailKey, seconds: Double, tier: Int)
         /// Values dropped from memory: let them go outside the lock.
         case release([Value])
     }
@@ -110,17 +121,16 @@ extension ThumbnailCacheState {
         case placeholder
     }
 
-    /// What a claim on making a thumbnail came to.
-    public enum Claim {
-        /// This node holds the claim: it fetches and resizes.
-        case won
-        /// Another node held it and made the thumbnail meanwhile.
-        case found(Made)
-        /// Another node held it and the origin failed; remembered for `remaining` seconds.
+    /// What the node that owns an original answered when asked for a variant of it.
+    public enum OwnerAnswer {
+        /// It made (or had) the thumbnail.
+        case made(Made)
+        /// The origin failed for it there; remembered `remaining` seconds.
         case failed(remaining: Double)
-        /// The shared tier could not be asked (or the wait ran out): this node
-        /// makes the thumbnail itself, as it would without a shared tier.
-        case unavailable
+        /// It did not answer (gone, or not answering in time).
+        case unreachable
+        /// No connection to it came free in time: the placeholder, nothing remembered or forgotten.
+        case busy
     }
 
     /// Counters for the admin view.
@@ -152,12 +162,18 @@ extension ThumbnailCacheState {
         public var cancelledWaiters = 0
         /// Thumbnails resized here.
         public var resizes = 0
-        /// Claims on making a thumbnail this node won (it made them), and
-        /// misses another node's work answered (they waited on its claim).
+        /// Originals read back from disk (the `OriginalStore`) for a variant, instead of a fetch.
+        public var originalsFromDisk = 0
+        /// Claims on fetching an original this node won (it fetched it, and
+        /// owns it), and originals another node fetched (it owns them, or met
+        /// their failure) that this node's misses were answered from.
         public var claimsWon = 0
         public var claimsWaited = 0
-        /// Claims that could not be asked for (the shared tier was down or slow): made here regardless.
+        /// Claims that could not be asked for (the shared tier was down or slow): fetched here regardless.
         public var claimsUnavailable = 0
+        /// Variants asked of the node that owns their original, and those asks that went unanswered.
+        public var ownerAsks = 0
+        public var ownerUnreachable = 0
         /// Failures learnt from the shared tier (another node's origin fetch failed).
         public var sharedFailures = 0
     }

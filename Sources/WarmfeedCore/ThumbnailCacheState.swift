@@ -3,12 +3,15 @@ import DequeModule
 /// Every decision of the thumbnail cache, as one pure state machine over its tiers.
 ///
 /// A thumbnail is looked for in memory (kept here), then in each lookup tier
-/// in turn (today the disk; a shared tier can be put in front of it), then made
-/// from the origin: the item's original is fetched (once for all its variants
-/// in flight, and kept a while so a later 2x finds it) and resized. Each event
-/// — a request, a tier's answer, an original's arrival, a resize's end, a
-/// waiter's cancellation — returns the actions to run: look in a tier, fetch an
-/// original, resize, store into tiers, answer waiters, release evicted values.
+/// in turn (the disk; in a cluster, the shared tier in front of it), then made
+/// from its item's original: one kept in memory, else one kept on disk (the
+/// `OriginalStore`), else, in a cluster, one another node owns (it makes the
+/// variant for us), else fetched from the origin (once for all its variants in
+/// flight) and resized. Each event — a request, a tier's answer, an original
+/// read or arrived, a claim's answer, an owner's answer, a resize's end, a
+/// waiter's cancellation — returns the actions to run: look in a tier, read,
+/// claim or fetch an original, ask its owner, resize, store into tiers,
+/// answer waiters, release evicted values.
 ///
 /// It does no I/O, takes no locks and reads no clock: the caller passes `now`
 /// (seconds on a monotonic clock), holds it behind one lock, and runs the
@@ -23,8 +26,10 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         case lookingUp(tier: Int)
         /// Every tier missed and the job came without its item: the caller reads it.
         case readingItem
-        case claiming
+        /// Waiting for its item's original (see `OriginalJob`).
         case awaitingOriginal
+        /// Another node owns the original and makes this variant (`askOwner`).
+        case askingOwner
         case resizing
     }
 
@@ -35,17 +40,32 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         var waiters: [(id: UInt64, waiter: Waiter)]
         var stage: Stage
         var urgent: Bool
-        /// Whether the claim was asked for, and whether this node holds it.
-        var claimAsked = false
+    }
+
+    /// Where the original of an item is being looked for: on disk, through the
+    /// cluster's claim, or from the origin (held back while the originals
+    /// waiting for libvips fill their budget).
+    enum OriginalStage {
+        case reading, claiming, deferred, fetching
+    }
+
+    /// The search for one item's original, for the variants waiting on it.
+    struct OriginalJob {
+        var item: Item
+        var waiting: [ThumbnailKey]
+        var stage: OriginalStage
+        /// Whether this node holds the cluster's claim on fetching it.
         var claimHeld = false
+        /// An owner that did not answer: this search does not ask it again.
+        var unreachableOwner: String?
     }
 
     /// Scan-resistant: thumbnails pre-warm makes for a fling no one stops at
     /// wait on probation, and cannot flush the ones readers come back to.
     var memory: SegmentedLRU<ThumbnailKey, Value>
     var jobs: [ThumbnailKey: Job] = [:]
-    /// Originals being fetched, with the variants waiting for each.
-    private var originalFetches: [Int64: [ThumbnailKey]] = [:]
+    /// Items whose original is being looked for, with the variants waiting for it.
+    var originalJobs: [Int64: OriginalJob] = [:]
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
     var originals: LRUCache<Int64, [UInt8]>
     /// Originals handed to libvips and not yet made into every variant asked
@@ -54,7 +74,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     var resizingBytes = 0
     /// Fetches on the wire, and what an original has weighed lately (a moving
     /// average), so the bound counts the originals on their way too.
-    private var fetching = 0
+    var fetching = 0
     private var typicalOriginal = 0
     /// Fetches held back while `resizingBytes` is at its bound: readers' first.
     var deferredFetches: (urgent: Deque<Int64>, prewarm: Deque<Int64>) = ([], [])
@@ -68,8 +88,11 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
 
     /// How many lookup tiers sit between memory and the origin.
     public let lookupTiers: Int
-    /// The shared tier that hands out claims on making a thumbnail, when a cluster has one.
+    /// The shared tier that hands out claims on fetching an original and names
+    /// its owner, when a cluster has one.
     public let claimTier: Int?
+    /// Whether originals are kept on disk (an `OriginalStore`), to be read before the origin is asked.
+    public let keepsOriginals: Bool
     /// The longest a failure is remembered, in seconds.
     public let negativeTTL: Double
     /// How long a first failure is remembered, in seconds; each failure in a row doubles it.
@@ -81,7 +104,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// The counters so far.
     public internal(set) var counters: Counters
     /// Recent origin fetch and resize latencies, in seconds.
-    public private(set) var originLatency = LatencyWindow()
+    public internal(set) var originLatency = LatencyWindow()
     public private(set) var thumbnailLatency = LatencyWindow()
 
     /// An empty cache: `memoryBudget` bytes of thumbnails, `originalsBudget`
@@ -96,9 +119,10 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// resize ends. One fetch always goes ahead when nothing waits, so a
     /// budget smaller than one original slows the cache, never stops it.
     public init(
-        memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1, claimTier: Int? = nil,
+        memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1, claimTier: Int? = nil, keepsOriginals: Bool = false,
         negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
     ) {
+        self.keepsOriginals = keepsOriginals
         self.firstNegativeTTL = min(firstNegativeTTL, negativeTTL)
         memory = SegmentedLRU(capacity: memoryBudget)
         originals = LRUCache(capacity: originalsBudget - originalsBudget / 2)
@@ -130,32 +154,22 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             if reader { counters.negativeHits += 1 }
             return (.failedRecently, waiter.map { [.answer([$0.waiter], .placeholder)] } ?? [])
         }
-        if jobs[key] != nil {
-            if reader {
-                counters.coalesced += 1
-                if let waiter { jobs[key]!.waiters.append(waiter) }
-                // A reader now waits on it: what is still to do goes ahead of pre-warm's,
-                // and so does its original's fetch if it waits for a connection.
-                let wasUrgent = jobs[key]!.urgent
-                jobs[key]!.urgent = true
-                if !wasUrgent {
-                    switch jobs[key]!.stage {
-                    case .awaitingOriginal:
-                        // Held back for the originals' budget: it joins the readers' line, in turn.
-                        if let index = deferredFetches.prewarm.firstIndex(of: key.itemID) {
-                            deferredFetches.prewarm.remove(at: index)
-                            deferredFetches.urgent.append(key.itemID)
-                            return (.joined, [])
-                        }
-                        return (.joined, jobs[key]!.item.map { [.promoteFetch(itemID: key.itemID, item: $0)] } ?? [])
-                    case .resizing: return (.joined, [.promoteResize(key)])
-                    case .lookingUp, .readingItem, .claiming: break
-                    }
-                }
-                return (.joined, [])
+        if let job = jobs[key] {
+            guard reader else {
+                // Pre-warm waits only on what it starts: the job is someone else's.
+                return (.joined, waiter.map { [.answer([$0.waiter], .released)] } ?? [])
             }
-            // Pre-warm waits only on what it starts: the job is someone else's.
-            return (.joined, waiter.map { [.answer([$0.waiter], .released)] } ?? [])
+            counters.coalesced += 1
+            if let waiter { jobs[key]!.waiters.append(waiter) }
+            // A reader now waits on it: what is still to do goes ahead of pre-warm's,
+            // and so does its original's fetch if it waits for a connection.
+            guard !job.urgent else { return (.joined, []) }
+            jobs[key]!.urgent = true
+            switch job.stage {
+            case .awaitingOriginal: return (.joined, promoteOriginal(of: key.itemID))
+            case .resizing: return (.joined, [.promoteResize(key)])
+            case .lookingUp, .readingItem, .askingOwner: return (.joined, [])
+            }
         }
         if reader { counters.misses += 1 } else { counters.prewarmStarts += 1 }
         jobs[key] = Job(item: item, waiters: waiter.map { [$0] } ?? [], stage: .lookingUp(tier: 0), urgent: reader)
@@ -182,32 +196,6 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             jobs[key]!.stage = .lookingUp(tier: tier + 1)
             return nextStep(for: key)
         }
-    }
-
-    /// The original of item `itemID` arrived (or failed); `seconds` is what the fetch took.
-    public mutating func originalArrived(itemID: Int64, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
-        guard let waiting = originalFetches.removeValue(forKey: itemID) else { return [] }
-        fetching -= 1
-        if case .success(let original) = result {
-            typicalOriginal = typicalOriginal == 0 ? original.count : (typicalOriginal * 7 + original.count) / 8
-        }
-        switch result {
-        case .failure(.noSource), .failure(.busy): break
-        default:
-            counters.originFetches += 1
-            if case .failure = result { counters.originErrors += 1 } else if let seconds { originLatency.record(seconds) }
-        }
-        var actions: [Action] = []
-        switch result {
-        case .success(let original):
-            originals.insert(original, for: itemID, cost: original.count)
-            for key in waiting where jobs[key] != nil {
-                actions.append(startResize(key, original: original))
-            }
-        case .failure(let failure):
-            for key in waiting { actions += fail(key, failure, now: now) }
-        }
-        return actions + startDeferredFetches()
     }
 
     /// The resize of `key` ended: the thumbnail, or why not; `seconds` is what it took.
@@ -246,38 +234,21 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             jobs[key]!.stage = .readingItem
             return [.readItem(key)]
         }
-        // Every tier missed: in a cluster, one node makes it, the others wait for it.
-        if let claimTier, !job.claimAsked {
-            jobs[key]!.claimAsked = true
-            jobs[key]!.stage = .claiming
-            return [.claim(key, tier: claimTier)]
-        }
+        // Every tier missed: the thumbnail is made from its item's original.
         if let original = originals.value(for: key.itemID) {
             counters.originalReuses += 1
             return [startResize(key, original: original)]
         }
         jobs[key]!.stage = .awaitingOriginal
-        if originalFetches[key.itemID] != nil {
-            originalFetches[key.itemID]!.append(key)
+        if originalJobs[key.itemID] != nil {
+            originalJobs[key.itemID]!.waiting.append(key)
             return []
         }
-        originalFetches[key.itemID] = [key]
-        if pipelineFull {
-            if job.urgent { deferredFetches.urgent.append(key.itemID) } else { deferredFetches.prewarm.append(key.itemID) }
-            return []
-        }
-        fetching += 1
-        return [.fetchOriginal(itemID: key.itemID, item: item, urgent: job.urgent)]
-    }
-
-    /// Whether the originals waiting for libvips, with those on their way,
-    /// fill their half of the budget. Never while nothing is on its way.
-    private var pipelineFull: Bool {
-        (resizingBytes > 0 || fetching > 0) && resizingBytes + fetching * typicalOriginal >= resizingBudget
+        return lookForOriginal(of: key.itemID, item: item, for: [key])
     }
 
     /// Hands `original` to libvips for `key`, holding its bytes until the resize ends.
-    private mutating func startResize(_ key: ThumbnailKey, original: [UInt8]) -> Action {
+    mutating func startResize(_ key: ThumbnailKey, original: [UInt8]) -> Action {
         jobs[key]!.stage = .resizing
         if let held = resizing[key.itemID] {
             resizing[key.itemID]!.holders = held.holders + 1
@@ -299,38 +270,15 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         }
     }
 
-    /// Starts held-back fetches, a reader's first, while the originals waiting
-    /// for libvips are under their bound (or none wait at all).
-    private mutating func startDeferredFetches() -> [Action] {
-        var actions: [Action] = []
-        while !pipelineFull {
-            // A fetch pre-warm deferred may since have been joined by a reader: it goes first too.
-            let itemID: Int64
-            if let first = deferredFetches.urgent.popFirst() {
-                itemID = first
-            } else if let index = deferredFetches.prewarm.firstIndex(where: { isUrgent(itemID: $0) }) {
-                itemID = deferredFetches.prewarm.remove(at: index)
-            } else if let first = deferredFetches.prewarm.popFirst() {
-                itemID = first
-            } else {
-                break
-            }
-            guard let keys = originalFetches[itemID], let key = keys.first(where: { jobs[$0] != nil }), let item = jobs[key]?.item else {
-                originalFetches[itemID] = nil
-                continue
-            }
-            let urgent = keys.contains { jobs[$0]?.urgent == true }
-            fetching += 1
-            actions.append(.fetchOriginal(itemID: itemID, item: item, urgent: urgent))
-        }
-        return actions
+    /// Notes the weight of an original that arrived, for the bound on those on their way.
+    mutating func weigh(_ original: [UInt8]) {
+        typicalOriginal = typicalOriginal == 0 ? original.count : (typicalOriginal * 7 + original.count) / 8
     }
 
-    /// Whether a reader waits on the original of item `itemID` now.
-    public func fetchIsUrgent(itemID: Int64) -> Bool { isUrgent(itemID: itemID) }
-
-    private func isUrgent(itemID: Int64) -> Bool {
-        originalFetches[itemID]?.contains { jobs[$0]?.urgent == true } ?? false
+    /// Whether the originals waiting for libvips, with those on their way,
+    /// fill their half of the budget. Never while nothing is on its way.
+    var pipelineFull: Bool {
+        (resizingBytes > 0 || fetching > 0) && resizingBytes + fetching * typicalOriginal >= resizingBudget
     }
 
     /// Ends `key`'s job with `made`: kept in memory, written into `tiers`, waiters answered.
@@ -340,8 +288,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         let evicted = memory.insert(made.value, for: key, cost: made.cost)
         counters.evictions += evicted.count
         var actions: [Action] = []
-        let claim = job?.claimHeld == true ? claimTier : nil
-        if !tiers.isEmpty || claim != nil { actions.append(.store(key, bytes: made.bytes, tiers: tiers, releasingClaim: claim)) }
+        if !tiers.isEmpty { actions.append(.store(key, bytes: made.bytes, tiers: tiers)) }
         if let waiters = job?.waiters, !waiters.isEmpty { actions.append(.answer(waiters.map(\.waiter), .image(made.value))) }
         if !evicted.isEmpty { actions.append(.release(evicted.map(\.value))) }
         return actions
@@ -356,7 +303,6 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         var actions: [Action] = []
         if failure == .busy {
             counters.busy += 1
-            if job.claimHeld, let claimTier { actions.append(.releaseClaim(key, tier: claimTier)) }
         } else if let remembered {
             failed[key] = (now + remembered, failed[key]?.streak ?? 1)
         } else {
@@ -369,16 +315,22 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             let ttl = min(negativeTTL, firstNegativeTTL * Double(1 << min(streak - 1, 30)))
             failed[key] = (now + ttl, streak)
             if let claimTier, failure != .noSource {
-                actions.append(.storeFailure(key, seconds: ttl, tier: claimTier, releasingClaim: job.claimHeld))
-            } else if let claimTier, job.claimHeld {
-                actions.append(.releaseClaim(key, tier: claimTier))
+                actions.append(.storeFailure(key, seconds: ttl, tier: claimTier))
             }
         }
         if !job.waiters.isEmpty { actions.append(.answer(job.waiters.map(\.waiter), .placeholder)) }
         return actions
+    }
+
+    /// The seconds a first failure is remembered for, as `fail` counts them (for an original's failure).
+    func ttlOfNextFailure(_ key: ThumbnailKey) -> Double {
+        let streak = (failed[key]?.streak ?? 0) + 1
+        return min(negativeTTL, firstNegativeTTL * Double(1 << min(streak - 1, 30)))
     }
 }
 
 extension ThumbnailCacheState: Sendable where Value: Sendable, Waiter: Sendable, Item: Sendable {}
 
 extension ThumbnailCacheState.Job: Sendable where Value: Sendable, Waiter: Sendable, Item: Sendable {}
+
+extension ThumbnailCacheState.OriginalJob: Sendable where Value: Sendable, Waiter: Sendable, Item: Sendable {}

@@ -20,24 +20,41 @@ public enum TierRead: Sendable, Equatable {
 }
 
 /// A tier every node of a cluster shares: besides thumbnails it keeps
-/// failures (negative entries with their time to live) and hands out claims,
-/// so that one node makes each thumbnail and the others wait for it.
+/// failures (negative entries with their time to live) and says who owns
+/// each original, so that each original is fetched once in the cluster and
+/// each thumbnail made once: the node that fetched an original (its owner)
+/// keeps it and makes its other variants when other nodes ask for them.
 public protocol SharedThumbnailTier: ThumbnailTier {
-    /// Takes the claim on making `key`, or waits (bounded) while another node
-    /// holds it, until that node's thumbnail or failure appears or its claim
-    /// expires (then this node takes it over).
-    func claim(_ key: ThumbnailKey) async -> SharedClaim
-    /// Gives up a claim this node holds.
-    func release(_ key: ThumbnailKey) async
+    /// Takes the claim on fetching the original of item `itemID`, or waits
+    /// (bounded) while another node holds it, until that node owns the
+    /// original or its failure appears, or its claim expires (then this node
+    /// takes it over). An owner this node itself once was, and lost, is
+    /// forgotten and the claim taken.
+    func claimOriginal(_ itemID: Int64) async -> OriginalClaim
+    /// This node fetched the original of `itemID` and keeps it: it is the one
+    /// the others ask for its variants; the claim is let go.
+    func ownOriginal(_ itemID: Int64) async
+    /// The fetch of `itemID`'s original failed: the others are told so for
+    /// `seconds`, and the claim is let go.
+    func originalFailed(_ itemID: Int64, seconds: Double) async
+    /// Lets go of the claim on `itemID`'s original with nothing to share (the origin was busy).
+    func releaseOriginal(_ itemID: Int64) async
+    /// The owner at `url` did not answer for `itemID`: forgets it, if it is still the one named.
+    func forgetOwner(_ itemID: Int64, url: String) async
     /// Remembers that `key` failed, for `seconds`.
     func rememberFailure(_ key: ThumbnailKey, seconds: Double) async
 }
 
-/// What asking a shared tier for a claim came to (the bytes not yet made into a response).
-public enum SharedClaim: Sendable, Equatable {
+/// What asking a shared tier for the claim on an original came to.
+public enum OriginalClaim: Sendable, Equatable {
+    /// This node holds the claim: it fetches the original (and then owns it).
     case won
-    case found([UInt8])
+    /// The node at this address owns the original: ask it for the variant.
+    case owner(String)
+    /// The origin failed for it (on another node), remembered `remaining` seconds more.
     case failed(remaining: Double)
+    /// The shared tier could not be asked (or the wait ran out): this node
+    /// fetches the original itself, as it would without a shared tier.
     case unavailable
 }
 

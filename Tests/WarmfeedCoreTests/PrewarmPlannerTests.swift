@@ -352,3 +352,38 @@ extension PrewarmPlannerTests {
         #expect(!planner.isWanted(10) && planner.isWanted(20) && planner.isWanted(30) && planner.isWanted(40))
     }
 }
+
+/// Each reader's screen says which variants it loads (a bit each, 1x = 1,
+/// 2x = 2): a page is warmed in those, and in no other.
+extension PrewarmPlannerTests {
+    @Test func aPlainScreensPagesAreWarmedIn1xOnly() {
+        var planner = Planner(lead: 2)
+        let jobs = started(planner.readerViewed("plain", page: 1, older: "after-1", newer: nil, revision: 0, variants: 1, now: 0))
+        #expect(jobs.map(\.variants) == [1])
+        #expect(started(planner.readerViewed("dense", page: 10, older: "after-10", newer: nil, revision: 0, variants: 2, now: 0)).map(\.variants) == [2])
+    }
+
+    /// A page warmed for a plain screen is warmed again, in 2x only, when a dense one heads for it.
+    @Test func aDenseReaderAddsOnly2xToAPageWarmedFor1x() {
+        var planner = Planner(lead: 1)
+        let first = started(planner.readerViewed("plain", page: 1, older: "after-1", newer: nil, revision: 0, variants: 1, now: 0))
+        #expect(first.map(\.page) == [2] && first[0].variants == 1)
+        _ = planner.finished(first[0], older: "after-2", newer: "before-2")
+        let second = started(planner.readerViewed("dense", page: 1, older: "after-1", newer: nil, revision: 0, variants: 2, now: 1))
+        #expect(second.map(\.page) == [2] && second[0].variants == 2)
+        _ = planner.finished(second[0], older: "after-2", newer: "before-2")
+        // Both warmed in what they ask for: a third reader of either kind starts nothing.
+        #expect(started(planner.readerViewed("plain2", page: 1, older: "after-1", newer: nil, revision: 0, variants: 1, now: 2)).isEmpty)
+        #expect(started(planner.readerViewed("dense2", page: 1, older: "after-1", newer: nil, revision: 0, variants: 2, now: 2)).isEmpty)
+    }
+
+    /// Readers of both kinds heading for one page, before it is warmed: one job, both variants.
+    @Test func readersOfBothKindsShareOneJobInBothVariants() {
+        var planner = Planner(lead: 1, concurrency: 1)
+        let busy = started(planner.readerViewed("elsewhere", page: 50, older: "after-50", newer: nil, revision: 0, variants: 1, now: 0))
+        _ = planner.readerViewed("plain", page: 1, older: "after-1", newer: nil, revision: 0, variants: 1, now: 0)
+        _ = planner.readerViewed("dense", page: 1, older: "after-1", newer: nil, revision: 0, variants: 2, now: 0)
+        let next = started(planner.finished(busy[0], older: nil, newer: nil))
+        #expect(next.map(\.page) == [2] && next[0].variants == 3)
+    }
+}

@@ -42,7 +42,7 @@ import Testing
     }
 
     func stores(_ actions: [State.Action]) -> [[Int]] {
-        actions.compactMap { if case .store(_, _, let tiers, _) = $0 { tiers } else { nil } }
+        actions.compactMap { if case .store(_, _, let tiers) = $0 { tiers } else { nil } }
     }
 
     func made(_ value: String, cost: Int = 10) -> State.Made { State.Made(value: value, bytes: Array(value.utf8), cost: cost) }

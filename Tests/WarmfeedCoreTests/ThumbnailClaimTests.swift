@@ -1,65 +1,103 @@
 import Testing
 @testable import WarmfeedCore
 
-/// Claims on making a thumbnail, in a cluster's shared tier: decided event by
-/// event, no Redis, no threads.
+/// Claims on fetching an original, in a cluster's shared tier, and the node
+/// that owns it: decided event by event, no Redis, no threads.
 @Suite struct ThumbnailClaimTests {
     typealias State = ThumbnailCacheState<String, Int, String>
     let a = ThumbnailKey(itemID: 1, variant: ThumbnailVariant(scale: 1, format: .webp))
+    let a2 = ThumbnailKey(itemID: 1, variant: ThumbnailVariant(scale: 2, format: .webp))
     let original: [UInt8] = [0xff, 0xd8, 0xff]
 
     /// Tier 0 shared (it claims), tier 1 the disk.
-    func cluster() -> State { State(memoryBudget: 1000, lookupTiers: 2, claimTier: 0) }
+    func cluster(keepsOriginals: Bool = false) -> State {
+        State(memoryBudget: 1000, lookupTiers: 2, claimTier: 0, keepsOriginals: keepsOriginals)
+    }
 
     func made(_ value: String) -> State.Made { State.Made(value: value, bytes: Array(value.utf8), cost: 10) }
 
-    func missEverywhere(_ state: inout State) -> [State.Action] {
-        _ = state.request(a, of: "item", waiter: (1, 1), from: .reader, now: 0)
-        _ = state.tierAnswered(a, tier: 0, .miss)
-        return state.tierAnswered(a, tier: 1, .miss)
+    func missEverywhere(_ state: inout State, _ key: ThumbnailKey? = nil) -> [State.Action] {
+        let key = key ?? a
+        let waiter: (id: UInt64, waiter: Int) = (UInt64(key.variant.scale), key.variant.scale)
+        _ = state.request(key, of: "item", waiter: waiter, from: .reader, now: 0)
+        _ = state.tierAnswered(key, tier: 0, .miss)
+        return state.tierAnswered(key, tier: 1, .miss)
     }
 
-    func claims(_ actions: [State.Action]) -> [Int] {
-        actions.compactMap { if case .claim(_, let tier) = $0 { tier } else { nil } }
+    func claims(_ actions: [State.Action]) -> [Int64] {
+        actions.compactMap { if case .claimOriginal(let item, 0) = $0 { item } else { nil } }
     }
 
     func fetches(_ actions: [State.Action]) -> Int {
         actions.filter { if case .fetchOriginal = $0 { true } else { false } }.count
     }
 
-    @Test func aMissInEveryTierAsksForTheClaimBeforeTheOrigin() {
+    func asks(_ actions: [State.Action]) -> [ThumbnailKey] {
+        actions.compactMap { if case .askOwner(let key, "http://node1:8080", _) = $0 { key } else { nil } }
+    }
+
+    @Test func aMissInEveryTierAsksForTheOriginalsClaimBeforeTheOrigin() {
         var state = cluster()
         let actions = missEverywhere(&state)
-        #expect(claims(actions) == [0])
+        #expect(claims(actions) == [1])
         #expect(fetches(actions) == 0)
     }
 
-    @Test func theWinnerFetchesAndReleasesItsClaimAfterWritingEveryTier() {
+    @Test func theWinnerFetchesOwnsTheOriginalAndWritesEveryTier() {
         var state = cluster()
         _ = missEverywhere(&state)
-        #expect(fetches(state.claimAnswered(a, .won, now: 0)) == 1)
-        _ = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        #expect(fetches(state.originalClaimAnswered(itemID: 1, .won, now: 0)) == 1)
+        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        #expect(arrived.contains { if case .keepOriginal(1, _, 0) = $0 { true } else { false } })
         let done = state.resized(a, .success(made("x")), seconds: 0.1, now: 0)
-        let stores = done.compactMap { if case .store(_, _, let tiers, let claim) = $0 { (tiers, claim) } else { nil } }
-        #expect(stores.count == 1 && stores[0].0 == [0, 1] && stores[0].1 == 0)
+        #expect(done.contains { if case .store(_, _, [0, 1]) = $0 { true } else { false } })
         #expect(state.counters.claimsWon == 1 && state.counters.resizes == 1)
     }
 
-    @Test func aThumbnailAnotherNodeMadeIsKeptWithoutAFetch() {
+    /// Two variants of one item missed together: one claim, one fetch, two resizes.
+    @Test func bothSizesOfAnItemShareOneClaimAndOneFetch() {
+        var state = cluster()
+        let first = missEverywhere(&state, a)
+        let second = missEverywhere(&state, a2)
+        #expect(claims(first) == [1] && claims(second).isEmpty)
+        #expect(fetches(state.originalClaimAnswered(itemID: 1, .won, now: 0)) == 1)
+        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        #expect(arrived.filter { if case .resize = $0 { true } else { false } }.count == 2)
+    }
+
+    /// Another node owns the original: each variant is asked of it, none fetched here.
+    @Test func anOriginalAnotherNodeOwnsIsMadeThereForEveryVariant() {
+        var state = cluster()
+        _ = missEverywhere(&state, a)
+        _ = missEverywhere(&state, a2)
+        let actions = state.originalClaimAnswered(itemID: 1, .owner("http://node1:8080"), now: 0)
+        #expect(fetches(actions) == 0)
+        #expect(Set(asks(actions)) == [a, a2])
+        let answered = state.ownerAnswered(a2, owner: "http://node1:8080", .made(made("theirs")), now: 0)
+        #expect(answered.contains { if case .answer([2], .image("theirs")) = $0 { true } else { false } })
+        // The owner wrote the shared tier; this node's disk gets it.
+        #expect(answered.contains { if case .store(_, _, [1]) = $0 { true } else { false } })
+        #expect(state.isCached(a2) && state.counters.claimsWaited == 1 && state.counters.ownerAsks == 2)
+        #expect(state.counters.resizes == 0 && state.counters.originFetches == 0)
+    }
+
+    /// An owner that does not answer is forgotten, and this node fetches the original itself.
+    @Test func anOwnerThatDoesNotAnswerIsForgottenAndTheOriginalFetchedHere() {
         var state = cluster()
         _ = missEverywhere(&state)
-        let actions = state.claimAnswered(a, .found(made("theirs")), now: 0)
-        #expect(fetches(actions) == 0)
-        #expect(actions.contains { if case .answer([1], .image("theirs")) = $0 { true } else { false } })
-        #expect(state.isCached(a) && state.counters.claimsWaited == 1)
-        // Found in the shared tier: nothing to write back into it, nothing to release.
-        #expect(!actions.contains { if case .store = $0 { true } else { false } })
+        _ = state.originalClaimAnswered(itemID: 1, .owner("http://node1:8080"), now: 0)
+        let gone = state.ownerAnswered(a, owner: "http://node1:8080", .unreachable, now: 0)
+        #expect(gone.contains { if case .forgetOwner(1, "http://node1:8080", 0) = $0 { true } else { false } })
+        #expect(claims(gone) == [1])
+        // Still named (another node wrote it back meanwhile): not asked again, fetched here.
+        #expect(fetches(state.originalClaimAnswered(itemID: 1, .owner("http://node1:8080"), now: 0)) == 1)
+        #expect(state.counters.ownerUnreachable == 1)
     }
 
     @Test func aFailureAnotherNodeMetIsRememberedAsLongAsItSays() {
         var state = cluster()
         _ = missEverywhere(&state)
-        let actions = state.claimAnswered(a, .failed(remaining: 7), now: 100)
+        let actions = state.originalClaimAnswered(itemID: 1, .failed(remaining: 7), now: 100)
         #expect(actions.contains { if case .answer([1], .placeholder) = $0 { true } else { false } })
         #expect(state.remembered(a, now: 100) == 7)
         // Not written back: the cluster already knows.
@@ -74,33 +112,68 @@ import Testing
         #expect(state.remembered(a, now: 10) == 3 && state.counters.sharedFailures == 1)
     }
 
-    @Test func withoutRedisTheNodeMakesItAnyway() {
+    @Test func withoutRedisTheNodeFetchesAnyway() {
         var state = cluster()
         _ = missEverywhere(&state)
-        #expect(fetches(state.claimAnswered(a, .unavailable, now: 0)) == 1)
-        _ = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        #expect(fetches(state.originalClaimAnswered(itemID: 1, .unavailable, now: 0)) == 1)
+        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        // Kept, but owned nowhere: no claim was held.
+        #expect(arrived.contains { if case .keepOriginal(1, _, nil) = $0 { true } else { false } })
         let done = state.resized(a, .success(made("x")), seconds: 0.1, now: 0)
-        // Written into the tiers, no claim to release.
-        #expect(done.contains { if case .store(_, _, [0, 1], nil) = $0 { true } else { false } })
+        #expect(done.contains { if case .store(_, _, [0, 1]) = $0 { true } else { false } })
         #expect(state.counters.claimsUnavailable == 1)
     }
 
     @Test func theWinnersFailureIsSharedAndItsClaimReleased() {
         var state = cluster()
         _ = missEverywhere(&state)
-        _ = state.claimAnswered(a, .won, now: 0)
+        _ = state.originalClaimAnswered(itemID: 1, .won, now: 0)
         let actions = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 0)
-        #expect(actions.contains { if case .storeFailure(_, let seconds, 0, true) = $0 { seconds == 5 } else { false } })
+        #expect(actions.contains { if case .originalFailed(1, let seconds, 0) = $0 { seconds == 5 } else { false } })
+        #expect(actions.contains { if case .storeFailure(_, 5, 0) = $0 { true } else { false } })
     }
 
     @Test func aBusyOriginReleasesTheClaimAndSharesNothing() {
         var state = cluster()
         _ = missEverywhere(&state)
-        _ = state.claimAnswered(a, .won, now: 0)
+        _ = state.originalClaimAnswered(itemID: 1, .won, now: 0)
         let actions = state.originalArrived(itemID: 1, .failure(.busy), seconds: nil, now: 0)
-        #expect(actions.contains { if case .releaseClaim(_, 0) = $0 { true } else { false } })
+        #expect(actions.contains { if case .releaseOriginalClaim(1, 0) = $0 { true } else { false } })
         #expect(!actions.contains { if case .storeFailure = $0 { true } else { false } })
+        #expect(!actions.contains { if case .originalFailed = $0 { true } else { false } })
         #expect(state.remembered(a, now: 0) == nil)
+    }
+
+    /// With originals kept on disk, the disk is read before any claim or fetch.
+    @Test func anOriginalKeptOnDiskNeedsNoClaimAndNoFetch() {
+        var state = cluster(keepsOriginals: true)
+        let missed = missEverywhere(&state)
+        #expect(missed.contains { if case .readOriginal(1) = $0 { true } else { false } })
+        #expect(claims(missed).isEmpty && fetches(missed) == 0)
+        let read = state.originalRead(itemID: 1, original, now: 0)
+        #expect(read.contains { if case .resize(_, _, true) = $0 { true } else { false } })
+        #expect(state.counters.originalsFromDisk == 1)
+        // Not there: on to the claim.
+        _ = missEverywhere(&state, ThumbnailKey(itemID: 2, variant: a.variant))
+        #expect(claims(state.originalRead(itemID: 2, nil, now: 0)) == [2])
+    }
+
+    /// An original queued behind this node's own resizes is not claimed until
+    /// it could be fetched: another node with room must not wait on this one.
+    @Test func aNodeClaimsAnOriginalOnlyWhenItCanFetchItAtOnce() {
+        var state = State(memoryBudget: 1000, originalsBudget: 2000, lookupTiers: 2, claimTier: 0)
+        let big = [UInt8](repeating: 1, count: 1500)
+        _ = missEverywhere(&state)
+        _ = state.originalClaimAnswered(itemID: 1, .won, now: 0)
+        // Item 1's original waits for libvips and fills the pipeline's half of the budget.
+        _ = state.originalArrived(itemID: 1, .success(big), seconds: 0.1, now: 0)
+        let b = ThumbnailKey(itemID: 2, variant: a.variant)
+        let queued = missEverywhere(&state, b)
+        #expect(claims(queued).isEmpty && fetches(queued) == 0, "queued here: no claim held meanwhile")
+        // The resize ends: now it is claimed, then fetched.
+        let freed = state.resized(a, .success(made("x")), seconds: 0.1, now: 0)
+        #expect(claims(freed) == [2] && fetches(freed) == 0)
+        #expect(fetches(state.originalClaimAnswered(itemID: 2, .won, now: 0)) == 1)
     }
 
     @Test func aSingleServerNeverClaims() {

@@ -20,7 +20,7 @@ import Testing
     }
 
     func claims(_ actions: [State.Action]) -> Int {
-        actions.filter { if case .claim = $0 { true } else { false } }.count
+        actions.filter { if case .claimOriginal = $0 { true } else { false } }.count
     }
 
     func answers(_ actions: [State.Action]) -> [String] {
@@ -70,7 +70,7 @@ import Testing
         #expect(reads(missed) == [a] && claims(missed) == 0)
         let read = state.itemRead(a, .found("item 1"))
         #expect(claims(read) == 1 && fetched(read).isEmpty)
-        #expect(fetched(state.claimAnswered(a, .won, now: 0)) == ["item 1"])
+        #expect(fetched(state.originalClaimAnswered(itemID: 1, .won, now: 0)) == ["item 1"])
     }
 
     @Test func noSuchItemAnswersEveryWaiterAndRemembersNothing() {

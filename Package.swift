@@ -56,6 +56,8 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // glibc's allocator knobs and counts (<malloc.h>); part of libc, nothing to link.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CDeflate",
             pkgConfig: "libdeflate",
@@ -156,6 +158,7 @@ let package = Package(
                 "FeedImport",
                 "Gzip",
                 "Reckoning",
+                "CMalloc",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -63,6 +63,8 @@ struct ConnectionTable {
         var since: Duration
         /// Bytes of the head were there when the wait began (a new connection's first look saw them).
         var began: Bool
+        /// The connection's first wait (it has sent no request before).
+        var first: Bool
     }
 
     /// A wait that outlasted the head timeout, for the caller to judge:
@@ -73,6 +75,8 @@ struct ConnectionTable {
         var waited: Duration
         /// Whether bytes of a head had arrived when the wait began.
         var began: Bool
+        /// Whether it is the connection's first wait: any byte it received is a head's.
+        var first = false
     }
 
     let limits: Limits
@@ -94,7 +98,7 @@ struct ConnectionTable {
         entries[socket] = Entry(address: address)
         live += 1
         liveByAddress[address, default: 0] += 1
-        startWait(socket: socket, at: now, began: began)
+        startWait(socket: socket, at: now, began: began, first: true)
         if liveByAddress[address, default: 0] > limits.perAddress {
             return [makeRoom(from: address, for: socket)]
         }
@@ -112,7 +116,7 @@ struct ConnectionTable {
     /// An answer was sent (or the request ended): the connection waits for its next head.
     mutating func answered(socket: Int32, at now: Duration) {
         guard let entry = entries[socket], !entry.shed else { return }
-        startWait(socket: socket, at: now, began: false)
+        startWait(socket: socket, at: now, began: false, first: false)
     }
 
     /// The connection is gone.
@@ -138,7 +142,7 @@ struct ConnectionTable {
             if isCurrent(oldest) {
                 guard now - oldest.since >= limits.headTimeout else { break }
                 shed(oldest.socket)
-                if headBegan(Overdue(socket: oldest.socket, waited: now - oldest.since, began: oldest.began)) {
+                if headBegan(Overdue(socket: oldest.socket, waited: now - oldest.since, began: oldest.began, first: oldest.first)) {
                     counts.timedOut += 1
                     expired.slowHeads.append(oldest.socket)
                 } else {
@@ -189,10 +193,10 @@ struct ConnectionTable {
 
     // MARK: - Waits
 
-    private mutating func startWait(socket: Int32, at now: Duration, began: Bool) {
+    private mutating func startWait(socket: Int32, at now: Duration, began: Bool, first: Bool) {
         nextTicket += 1
         entries[socket]?.wait = nextTicket
-        waits.append(Wait(socket: socket, ticket: nextTicket, since: now, began: began))
+        waits.append(Wait(socket: socket, ticket: nextTicket, since: now, began: began, first: first))
         // Busy and closed connections leave stale waits behind; keep them to at
         // most about as many as the current ones (amortised O(1) per wait).
         if waits.count > 2 * entries.count + 64 {

@@ -14,4 +14,8 @@ extension HTTPField {
 extension HTTPField.Name {
     /// `Sec-Fetch-Mode`: `navigate` when a browser loads a document.
     public static let secFetchMode = HTTPField.Name("Sec-Fetch-Mode")!
+
+    /// `Sec-CH-DPR`: the client hint of the screen's device pixel ratio, sent
+    /// by Chromium to an origin that asked for it with `Accept-CH`.
+    public static let secCHDPR = HTTPField.Name("Sec-CH-DPR")!
 }

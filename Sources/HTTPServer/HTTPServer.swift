@@ -18,7 +18,7 @@ public final class HTTPServer: Service, Sendable {
 
     private enum State {
         case idle
-        case running(daemon: DaemonHandle, port: Int, sweeper: Task<Void, Never>)
+        case running(daemon: DaemonHandle, port: Int, sweeper: HeadSweeper)
         case stopped
     }
 
@@ -29,6 +29,12 @@ public final class HTTPServer: Service, Sendable {
     public init(configuration: HTTPServerConfiguration, logger: Logger = Logger(label: "warmfeed.http"), handler: @escaping Router.Handler) {
         core = ServerCore(configuration: configuration, handler: handler, logger: logger)
     }
+
+    /// The bytes of memory libmicrohttpd gives each connection (its pool).
+    public var connectionMemoryLimit: Int { core.configuration.connectionMemoryLimit }
+
+    /// The address it listens on, as configured.
+    public var host: String { core.configuration.host }
 
     /// The bound port, once started (useful when the configuration asked for port 0).
     public var port: Int {
@@ -76,12 +82,7 @@ public final class HTTPServer: Service, Sendable {
                 throw StartError(description: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
             }
             Self.deferAccepts(on: wf_mhd_listen_socket(daemon), seconds: configuration.deferAccept)
-            let sweeper = Task.detached { [core] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(500))
-                    core.expireSlowHeads()
-                }
-            }
+            let sweeper = HeadSweeper { [core] in core.expireSlowHeads() }
             state = .running(daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)), sweeper: sweeper)
         }
         core.logger.info("listening", metadata: ["address": "http://\(core.configuration.host):\(port)/"])
@@ -89,13 +90,13 @@ public final class HTTPServer: Service, Sendable {
 
     /// Stops accepting, lets requests in flight finish (up to the grace period), then stops.
     public func shutdown() async {
-        let running: (DaemonHandle, Task<Void, Never>)? = state.withLock { state in
+        let running: (DaemonHandle, HeadSweeper)? = state.withLock { state in
             guard case .running(let daemon, _, let sweeper) = state else { return nil }
             state = .stopped
             return (daemon, sweeper)
         }
         guard let (daemon, sweeper) = running else { return }
-        sweeper.cancel()
+        sweeper.stop()
         let listenSocket = MHD_quiesce_daemon(daemon.pointer)
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGrace * 1000))
         while core.requestsInFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
@@ -146,7 +147,7 @@ public final class HTTPServer: Service, Sendable {
 
     deinit {
         if case .running(let daemon, _, let sweeper) = state.withLock({ $0 }) {
-            sweeper.cancel()
+            sweeper.stop()
             MHD_stop_daemon(daemon.pointer)
         }
         core.executor.stop()

@@ -106,28 +106,37 @@ final class ServerCore: Sendable {
         let now = ContinuousClock.now - started
         connections.withLock { table in
             let (slow, idle) = table.expire(at: now) { overdue in
-                overdue.began || Self.receivedData(on: overdue.socket, within: overdue.waited)
+                overdue.began || Self.receivedData(on: overdue.socket, within: overdue.waited, sinceAnAnswer: !overdue.first)
             }
             for socket in slow { Self.send(Self.requestTimeout, to: socket) }
             Self.shutDown(slow + idle)
         }
     }
 
-    /// Whether `socket` received data in the last `interval` (but its first
-    /// 50 ms): the kernel's time since the last data segment (`TCP_INFO`), read only for a
-    /// connection already overdue, so no request pays for it. A head that
-    /// began on a keep-alive connection is in libmicrohttpd's buffer, not the
-    /// socket's, and this is how its bytes are seen.
-    private static func receivedData(on socket: Int32, within interval: Duration) -> Bool {
-        var info = tcp_info()
-        var length = socklen_t(MemoryLayout<tcp_info>.size)
+    /// Whether `socket` received bytes of a head during its wait of `interval`,
+    /// as the kernel counts them (`TCP_INFO`), read only for a connection
+    /// already overdue, so no request pays for it; the bytes themselves are in
+    /// libmicrohttpd's buffer by then, not the socket's.
+    ///
+    /// On a connection's first wait, any byte it ever received is a head's
+    /// (`tcpi_bytes_received`, Linux 4.1 on). After an answer, the kernel's
+    /// time since the last data segment must be shorter than the wait, by more
+    /// than 50 ms: it counts in jiffies (4 or 10 ms), and the answered request's
+    /// own bytes, answered within a jiffy, can look that much younger.
+    private static func receivedData(on socket: Int32, within interval: Duration, sinceAnAnswer: Bool) -> Bool {
+        // Linux's struct tcp_info, read as bytes: glibc's copy of it stops before `tcpi_bytes_received`.
+        var info = [UInt8](repeating: 0, count: 232)
+        var length = socklen_t(info.count)
         guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+        func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T? {
+            guard Int(length) >= offset + MemoryLayout<T>.size else { return nil }
+            return info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
+        }
+        if !sinceAnAnswer, let received = field(128, UInt64.self) { return received > 0 }
+        guard let lastDataReceived = field(52, UInt32.self) else { return false }
         let (seconds, attoseconds) = interval.components
         let waitedMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        // The kernel counts in jiffies (4 or 10 ms here): the last request's
-        // bytes, answered within one, can look younger than the wait by that
-        // much. Bytes that came within 50 ms of the answer count as its own.
-        return Int64(info.tcpi_last_data_recv) + 50 < waitedMilliseconds
+        return Int64(lastDataReceived) + 50 < waitedMilliseconds
     }
 
     private static let requestTimeout = reply(408, "the request head did not arrive in time\n")

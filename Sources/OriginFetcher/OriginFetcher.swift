@@ -50,8 +50,11 @@ public final class OriginFetcher: Sendable {
     /// calling task is cancelled the transfer stops at once and the fetch
     /// throws `FetchError.cancelled`; after `shutdown()` every fetch does. An
     /// `urgent` fetch (someone waits on it) starts before its host's others.
-    public func fetch(_ url: String, limits: FetchLimits = FetchLimits(), urgent: Bool = true) async throws(FetchError) -> FetchedBody {
-        let reply = try await perform(url, limits: limits, destination: .memory, urgent: urgent)
+    /// `headers` go with the request (checked as `RequestHeaders` checks them).
+    public func fetch(
+        _ url: String, limits: FetchLimits = FetchLimits(), urgent: Bool = true, headers: [(String, String)] = []
+    ) async throws(FetchError) -> FetchedBody {
+        let reply = try await perform(url, limits: limits, destination: .memory, headers: headers, urgent: urgent)
         return FetchedBody(
             status: reply.status, contentType: reply.contentType, bytes: reply.body,
             elapsed: reply.elapsed, redirects: reply.redirects)

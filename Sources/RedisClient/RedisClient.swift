@@ -20,6 +20,10 @@ public final class RedisClient: Sendable {
         public var downForSeconds: Double?
         public var commands: Int
         public var errors: Int
+        /// Commands answered `.busy`: they found every connection taken for
+        /// longer than the timeout (or the queue full). Redis answered every
+        /// command it was given; this client had more to ask than it could send.
+        public var busy: Int
         public var lastError: String?
     }
 
@@ -35,6 +39,7 @@ public final class RedisClient: Sendable {
         var stopping = false
         var commands = 0
         var errors = 0
+        var busy = 0
         var lastError: String?
     }
 
@@ -73,7 +78,10 @@ public final class RedisClient: Sendable {
             let refused: RedisError? = condition.withLock {
                 if shared.stopping { return .closed }
                 if !shared.health.isUp, shared.health.downSince != nil, !canProbe() { return .down }
-                if shared.queue.count >= maxQueued { return .busy }
+                if shared.queue.count >= maxQueued {
+                    shared.busy += 1
+                    return .busy
+                }
                 shared.queue.append(job)
                 condition.signal()
                 return nil
@@ -94,7 +102,7 @@ public final class RedisClient: Sendable {
             Status(
                 location: location.description, up: shared.health.isUp,
                 downForSeconds: shared.health.downSince.map { seconds() - $0 },
-                commands: shared.commands, errors: shared.errors, lastError: shared.lastError
+                commands: shared.commands, errors: shared.errors, busy: shared.busy, lastError: shared.lastError
             )
         }
     }
@@ -129,6 +137,7 @@ public final class RedisClient: Sendable {
         var connection: RedisConnection?
         while let job = next() {
             guard ContinuousClock.now - job.queuedAt <= timeout else {
+                condition.withLock { shared.busy += 1 }
                 job.answer(.failure(.busy))
                 continue
             }

@@ -86,6 +86,9 @@ final class CacheObserver: Service, Sendable {
             source: refresher?.status,
             memory: .init(entries: thumbs.entries, bytes: thumbs.bytes, budgetBytes: thumbs.budget),
             disk: .init(entries: thumbs.disk.entries, bytes: thumbs.disk.bytes, budgetBytes: thumbs.disk.budget),
+            originals: .init(
+                disk: .init(entries: thumbs.originalsOnDisk.entries, bytes: thumbs.originalsOnDisk.bytes, budgetBytes: thumbs.originalsOnDisk.budget),
+                fromDisk: thumbs.counters.originalsFromDisk, fromMemory: thumbs.counters.originalReuses),
             diskCorruptFilesReplaced: thumbs.disk.corrupt,
             diskMaxEntries: thumbs.disk.maxEntries,
             pages: .init(entries: page.entries, bytes: page.bytes, budgetBytes: pages.capacity),
@@ -109,11 +112,7 @@ final class CacheObserver: Service, Sendable {
                           busy: fetched.busy, cancelled: fetched.cancelled, retried: fetched.retriedOnNewConnection, latency: latency(thumbs.originLatency)),
             thumbnailLatency: latency(thumbs.thumbnailLatency),
             connections: server.withLock { $0?.connections } ?? ConnectionCounts(),
-            memoryUse: .init(
-                rssBytes: Self.residentBytes(), thumbnailsBytes: thumbs.bytes, originalsBytes: thumbs.originalBytes,
-                pagesBytes: page.bytes, diskIndexBytes: thumbs.disk.indexBytes, diskIndexBudgetBytes: thumbs.disk.indexBudget,
-                sqliteBytes: SQLiteFeedStore.memoryInUse, demoOriginBytes: demo?.keptBytes ?? 0
-            )
+            memoryUse: memoryUse(thumbs: thumbs, pages: page.bytes)
         )
         stats.node = node
         stats.resizes = thumbs.counters.resizes
@@ -122,9 +121,25 @@ final class CacheObserver: Service, Sendable {
             shared.claimsWon = thumbs.counters.claimsWon
             shared.claimsWaited = thumbs.counters.claimsWaited
             shared.claimsUnavailable = thumbs.counters.claimsUnavailable
+            shared.ownerAsks = thumbs.counters.ownerAsks
+            shared.ownerUnreachable = thumbs.counters.ownerUnreachable
             stats.shared = shared
         }
         return stats
+    }
+
+    /// Where the process's memory goes: every part that can be counted.
+    private func memoryUse(thumbs: ThumbnailSnapshot, pages: Int) -> CacheStats.MemoryUse {
+        let process = ProcessMemory.now()
+        let connections = server.withLock { server in server.map { $0.connections.held * $0.connectionMemoryLimit } } ?? 0
+        return CacheStats.MemoryUse(
+            rssBytes: process.residentBytes ?? Self.residentBytes(), thumbnailsBytes: thumbs.bytes, originalsBytes: thumbs.originalBytes,
+            pagesBytes: pages, diskIndexBytes: thumbs.disk.indexBytes, diskIndexBudgetBytes: thumbs.disk.indexBudget,
+            sqliteBytes: SQLiteFeedStore.memoryInUse, demoOriginBytes: demo?.keptBytes ?? 0,
+            connectionsBytes: connections, originalsIndexBytes: thumbs.originalsOnDisk.indexBytes,
+            anonymousBytes: process.anonymousBytes, fileBytes: process.fileBytes, threads: process.threads,
+            allocator: Allocator.usage
+        )
     }
 
     /// The process's resident set size, from /proc/self/statm (Linux); nil elsewhere.

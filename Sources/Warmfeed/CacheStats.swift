@@ -78,11 +78,21 @@ struct CacheStats: Codable, Sendable {
         var revision: Int
     }
 
+    /// Originals kept on disk after their fetch (`--originals-disk-mb`), so an
+    /// item's later variants need no second fetch, and how variants found one.
+    struct Originals: Codable, Sendable {
+        var disk: Tier
+        /// Variants made from an original read back from disk, and from one still in memory.
+        var fromDisk: Int
+        var fromMemory: Int
+    }
+
     var uptimeSeconds: Double
     var store: Store
     var source: Source?
     var memory: Tier
     var disk: Tier
+    var originals: Originals
     var diskCorruptFilesReplaced: Int
     /// The most thumbnails the disk tier's index holds within its memory budget.
     var diskMaxEntries: Int
@@ -131,17 +141,27 @@ struct CacheStats: Codable, Sendable {
         var failedHits: Int
         var misses: Int
         var writes: Int
-        /// Claims on making a thumbnail this node won, waited on (another node made it),
-        /// took over from a node that went away, and could not ask for (Redis down or slow).
+        /// Claims on fetching an original this node won (it fetched and owns it), waited on
+        /// (another node owned it or met its failure), took over from a node that went away,
+        /// and could not ask for (Redis down or slow).
         var claimsWon: Int
         var claimsWaited: Int
         var claimsTakenOver: Int
         var claimsUnavailable: Int
+        /// Claims asked again because this node's own queue to Redis was full (not counted as Redis errors).
+        var claimsBusyRetries = 0
+        /// Variants this node asked of the node owning their original, and asks that went unanswered
+        /// (the owner is forgotten and the original looked for again).
+        var ownerAsks = 0
+        var ownerUnreachable = 0
         /// Pages whose thumbnails this node warmed, and pages another node had warmed already.
         var pagesClaimed: Int
         var pagesWarmedElsewhere: Int
         /// Redis commands that failed, and the latency of a hit.
         var errors: Int
+        /// Commands this node's pool could not send within its timeout (answered at once
+        /// as misses, or asked again for a claim): this node's load, not Redis's failure.
+        var busy = 0
         var latency: Latency
     }
 
@@ -162,6 +182,18 @@ struct CacheStats: Codable, Sendable {
         var sqliteBytes: Int
         /// Originals the demo origin keeps in memory (0 without it).
         var demoOriginBytes: Int
+        /// The connections' own memory: libmicrohttpd's pool per connection held (32 KiB each).
+        var connectionsBytes = 0
+        /// The index of the originals kept on disk.
+        var originalsIndexBytes = 0
+        /// The kernel's count of the resident memory: anonymous (heap, stacks,
+        /// buffers) and file-backed (the binary and its libraries), and the threads.
+        var anonymousBytes: Int?
+        var fileBytes: Int?
+        var threads: Int?
+        /// The allocator: taken from the system for its heaps and as mappings,
+        /// in use, and free but kept by its arenas.
+        var allocator: Allocator.Usage?
     }
 
     func json() -> String {

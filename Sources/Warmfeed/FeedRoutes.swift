@@ -23,8 +23,12 @@ struct FeedRoutes: Sendable {
         HTTPField("Referrer-Policy", "same-origin"),
     ]
 
-    /// The headers of every page and fragment.
-    static let pageHeaders = securityHeaders + [HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding")]
+    /// The headers of every page and fragment. `Accept-CH` asks Chromium to
+    /// say the screen's pixel ratio on the requests that follow (`Sec-CH-DPR`),
+    /// so pre-warm makes the thumbnails in the size that screen loads.
+    static let pageHeaders = securityHeaders + [
+        HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding"), HTTPField("Accept-CH", "Sec-CH-DPR"),
+    ]
 
     func add(to router: inout Router) {
         router.get("/") { request in reply(to: request, kind: .document) }
@@ -106,7 +110,8 @@ struct FeedRoutes: Sendable {
     /// so they cost what a page from the cache costs.
     private func track(_ reader: ReaderCookie, _ rendering: PageCache.Rendering, query: PageQuery, revision: Int) {
         guard let prewarmer, let id = reader.tracked else { return }
-        prewarmer.readerViewed(id, number: rendering.number, query: query, older: rendering.older, newer: rendering.newer, revision: revision)
+        prewarmer.readerViewed(
+            id, number: rendering.number, query: query, older: rendering.older, newer: rendering.newer, revision: revision, scale: reader.scale)
     }
 
     private func response(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Response {
@@ -135,11 +140,18 @@ struct ReaderCookie: Sendable {
     /// Whether the request is a browser's navigation (`Sec-Fetch-Mode: navigate`).
     var navigating = false
 
+    /// The thumbnail scale the reader's screen loads, when the browser said its
+    /// pixel ratio (`Sec-CH-DPR`); nil when it did not.
+    var scale: Int?
+
     /// The id to track: one that came back, or one issued now to a navigating browser.
     var tracked: String? { setCookie == nil || navigating ? id : nil }
 
     init(request: Request, issueIfMissing: Bool) {
         navigating = request.header(.secFetchMode) == "navigate"
+        if let hint = request.header(.secCHDPR).flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), hint > 0, hint < 16 {
+            scale = ThumbnailVariant.scale(forPixelRatio: hint)
+        }
         for value in request.cookies(named: "wf") where value.count == 16 &&
             value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
             id = value

@@ -82,12 +82,18 @@ final class Prewarmer: Service, Sendable {
     }
 
     /// A reader was served page `number` (asked for with `query`), whose
-    /// neighbours are `older` and `newer`, at store revision `revision`.
+    /// neighbours are `older` and `newer`, at store revision `revision`, on a
+    /// screen that loads thumbnails at `scale` (nil when it did not say:
+    /// then the scales readers have been asking this node for).
     func readerViewed(
-        _ reader: String, number: Int, query: PageQuery? = nil, older olderCursor: Cursor?, newer newerCursor: Cursor?, revision: Int
+        _ reader: String, number: Int, query: PageQuery? = nil, older olderCursor: Cursor?, newer newerCursor: Cursor?, revision: Int,
+        scale: Int? = nil
     ) {
         let (older, newer) = Self.neighbours(older: olderCursor, newer: newerCursor, number: number)
-        viewed(reader, number: number, target: query.map { PageQuery(request: $0.request, number: number) }, older: older, newer: newer, revision: revision)
+        let variants = ThumbnailVariant.bits(scales: scale.map { [$0] } ?? thumbnails.scalesInDemand)
+        viewed(
+            reader, number: number, target: query.map { PageQuery(request: $0.request, number: number) }, older: older, newer: newer,
+            revision: revision, variants: variants)
     }
 
     /// New items landed at the top of the feed, or the server has just
@@ -98,7 +104,9 @@ final class Prewarmer: Service, Sendable {
         if holdingPageOne { startGate.close() }
         let now = clock.now
         top.withLock { $0 = (now, nil) }
-        viewed(Self.top, number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision)
+        viewed(
+            Self.top, number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision,
+            variants: ThumbnailVariant.bits(scales: thumbnails.scalesInDemand))
     }
 
     /// Page 1's requests wait here while the start's warm-up runs (see `StartGate`).
@@ -108,10 +116,10 @@ final class Prewarmer: Service, Sendable {
     /// the last `warmTop`, in seconds; nil while it is not yet.
     var topWarmAfter: Double? { top.withLock { $0.warmAfter } }
 
-    private func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int) {
+    private func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int, variants: UInt8) {
         let now = clock.now
         decide { state in
-            state.planner.readerViewed(reader, page: number, target: target, older: older, newer: newer, revision: revision, now: now)
+            state.planner.readerViewed(reader, page: number, target: target, older: older, newer: newer, revision: revision, variants: variants, now: now)
         }
     }
 
@@ -180,7 +188,7 @@ final class Prewarmer: Service, Sendable {
         let job = start.job
         var outcome: (cancelled: Bool, older: PageQuery?, newer: PageQuery?) = (false, nil, nil)
         if let (page, number) = await pages.pageForWarming(job.target) {
-            await makeThumbnails(of: page)
+            await makeThumbnails(of: page, scales: ThumbnailVariant.scales(inBits: job.variants))
             let (older, newer) = Self.neighbours(older: page.older, newer: page.newer, number: number)
             outcome = (Task.isCancelled, older, newer)
             if !outcome.cancelled, number == 1 { topIsWarm() }
@@ -193,20 +201,21 @@ final class Prewarmer: Service, Sendable {
         }
     }
 
-    private func makeThumbnails(of page: Page) async {
-        // Named by what it shows, so a page warmed by one node (whatever cursor
-        // or revision it was reached by) is not warmed again by another.
+    /// Makes `page`'s thumbnails in `scales` (those its readers' screens ask for).
+    private func makeThumbnails(of page: Page, scales: [Int]) async {
+        // Named by what it shows and the sizes made, so a page warmed by one node
+        // (whatever cursor or revision it was reached by) is not warmed again by another.
         var claimed: String?
         if let claims, let first = page.items.first?.id, let last = page.items.last?.id {
-            let name = "\(first)-\(last)-\(page.items.count)-\(thumbnails.scalesInDemand.count)"
+            let name = "\(first)-\(last)-\(page.items.count)-\(scales.map { "\($0)x" }.joined())"
             guard await claims.claimPage(name) else { return }
             claimed = name
         }
         defer { if let claims, let claimed, !Task.isCancelled { Task { await claims.pageWarmed(claimed) } } }
-        // All 1x first (what most screens ask for), then 2x when dense screens are
-        // about, which then finds the original already fetched.
+        // All 1x first (what most screens ask for), then 2x, which then finds the
+        // original already fetched (or its owner).
         var keys: [(ThumbnailKey, FeedItem)] = []
-        for scale in thumbnails.scalesInDemand {
+        for scale in scales {
             for item in page.items where item.imageURL != nil {
                 guard let id = item.id else { continue }
                 keys.append((ThumbnailKey(itemID: id, variant: ThumbnailVariant(scale: scale, format: .webp)), item))

@@ -7,24 +7,31 @@ import WarmfeedCore
 
 /// The thumbnail tier a cluster shares, on Redis: between each node's memory
 /// and its disk. What one node makes (or finds failed) is a hit on every
-/// node, and claims make sure one node makes each thumbnail.
+/// node; each original is fetched by one node, which owns it and makes its
+/// other variants for the others (groupcache's owner, found through Redis
+/// rather than a hash ring, so a node that joins or dies moves nothing).
 ///
-/// Values are the thumbnail's bytes behind a `T`, or `N` for a failure (a
-/// negative entry, with the failure's time to live); Redis bounds itself
-/// (`maxmemory` with `allkeys-lru`, deploy/redis.conf). A claim is a key set
-/// with `SET … NX PX` holding this node's token, renewed every second while
-/// the node works on it: a node that dies stops renewing, and its claims
-/// expire within `claimTTL` for another node to take over. Nodes that miss a
-/// claimed thumbnail poll (a few milliseconds apart, backing off) until the
-/// thumbnail or the failure appears, or the claim is gone.
+/// Thumbnails are values behind a `T`, or `N` for a failure (a negative
+/// entry, with the failure's time to live); Redis bounds itself (`maxmemory`
+/// with `allkeys-lru`, deploy/redis.conf). An original's record is `U` and
+/// its owner's address (a day), or `N` for its failure. A claim on fetching
+/// an original is a key set with `SET … NX PX` holding this node's token,
+/// renewed every second while the node works on it: a node that dies stops
+/// renewing, and its claims expire within `claimTTL` for another node to take
+/// over. Nodes that miss a claimed original poll (a few milliseconds apart,
+/// backing off) until its owner or its failure appears, or the claim is gone.
 ///
 /// Every call is bounded by the client's timeout; when Redis cannot be
 /// reached the tier misses, claims are `.unavailable`, and each node carries
-/// on with its own tiers (as it would without `--redis`).
+/// on with its own tiers (as it would without `--redis`). A command the
+/// client's own queue had no room for (`.busy`, this node being loaded) is
+/// not Redis being away: a claim waits and asks again.
 final class SharedTier: SharedThumbnailTier, Service {
     private struct Counters {
         var hits = 0, misses = 0, failedHits = 0, writes = 0
         var claimsTakenOver = 0
+        /// Claims asked again because this node's queue to Redis was full (not Redis's fault).
+        var busyRetries = 0
         var pagesClaimed = 0, pagesWarmedElsewhere = 0
         var latency = LatencyWindow(capacity: 1024)
         var keys: Int?
@@ -41,12 +48,19 @@ final class SharedTier: SharedThumbnailTier, Service {
     let claimTTL: Duration
     /// The longest a node waits on another's claim before making the thumbnail itself.
     let longestWait: Duration
-    private let held = Mutex<Set<ThumbnailKey>>([])
+    /// The originals whose claims this node holds (it renews them).
+    private let held = Mutex<Set<Int64>>([])
+    /// This node's address, as the others reach it: what an original's owner record names.
+    let address: NodeAddress
     private let counters = Mutex(Counters())
     private let logger: Logger
 
-    init(client: RedisClient, epoch: UInt32, node: String, claimTTL: Duration = .seconds(5), longestWait: Duration = .seconds(20), logger: Logger) {
+    init(
+        client: RedisClient, epoch: UInt32, node: String, address: NodeAddress, claimTTL: Duration = .seconds(5), longestWait: Duration = .seconds(20),
+        logger: Logger
+    ) {
         self.client = client
+        self.address = address
         prefix = "wf:\(epoch):"
         token = Array("\(node):\(UUID().uuidString)".utf8)
         self.claimTTL = claimTTL
@@ -60,7 +74,14 @@ final class SharedTier: SharedThumbnailTier, Service {
         Array("\(prefix)\(kind):\(key.itemID):\(key.variant.name):\(key.variant.format.rawValue)".utf8)
     }
 
+    private func key(_ kind: String, item: Int64) -> [UInt8] {
+        Array("\(prefix)\(kind):\(item)".utf8)
+    }
+
     private var claimMilliseconds: [UInt8] { Array(String(Self.milliseconds(claimTTL)).utf8) }
+
+    /// How long an owner record lives: about as long as an original stays on its owner's disk.
+    static let ownerSeconds = 86_400
 
     static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
@@ -72,11 +93,32 @@ final class SharedTier: SharedThumbnailTier, Service {
         if not v then return nil end
         return {v, redis.call('pttl', KEYS[1])}
         """
-    /// The value if there is one; else the claim taken (1) or held by another (0).
-    private static let claimOrLook = """
+    /// An original's record (its owner, or its failure, with its time to
+    /// live), unless it names the asker itself (which lost the original: the
+    /// record goes); else the claim taken (1) or held by another (0).
+    private static let claimOriginalScript = """
         local v = redis.call('get', KEYS[1])
-        if v then return {v, redis.call('pttl', KEYS[1])} end
+        if v then
+          if v == ARGV[3] then redis.call('del', KEYS[1]) else return {v, redis.call('pttl', KEYS[1])} end
+        end
         if redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+        return 0
+        """
+    /// Records this node as the original's owner, then lets its claim go if it still holds it.
+    private static let own = """
+        redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[3])
+        if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('del', KEYS[2]) end
+        return 1
+        """
+    /// Records the original's failure for a while, then lets the claim go if this node still holds it.
+    private static let failOriginal = """
+        redis.call('set', KEYS[1], 'N', 'PX', ARGV[2])
+        if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('del', KEYS[2]) end
+        return 1
+        """
+    /// Deletes the owner record only if it still names that owner.
+    private static let forget = """
+        if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
         return 0
         """
     /// Deletes the claim only if this node still holds it.
@@ -135,41 +177,71 @@ final class SharedTier: SharedThumbnailTier, Service {
 
     // MARK: SharedThumbnailTier
 
-    func claim(_ key: ThumbnailKey) async -> SharedClaim {
+    /// The owner record's value for this node.
+    private var ownerRecord: [UInt8] { Array("U\(address.value)".utf8) }
+
+    func claimOriginal(_ itemID: Int64) async -> OriginalClaim {
         let deadline = ContinuousClock.now + longestWait
         var pause = Duration.milliseconds(5)
         var waited = false
         while true {
-            let answer: RedisValue
+            let answer: RedisValue?
             do throws(RedisError) {
-                answer = try await eval(Self.claimOrLook, keys: [self.key("t", key), self.key("c", key)], arguments: [token, claimMilliseconds])
+                answer = try await eval(
+                    Self.claimOriginalScript, keys: [key("o", item: itemID), key("c", item: itemID)],
+                    arguments: [token, claimMilliseconds, ownerRecord])
+            } catch .busy {
+                // This node's own queue to Redis was full: Redis is there, ask again shortly.
+                counters.withLock { $0.busyRetries += 1 }
+                answer = nil
             } catch {
                 return .unavailable
             }
             switch answer {
-            case .integer(1):
-                held.withLock { _ = $0.insert(key) }
+            case .integer(1)?:
+                held.withLock { _ = $0.insert(itemID) }
                 if waited { counters.withLock { $0.claimsTakenOver += 1 } }
                 return .won
-            case .integer:
-                // Another node makes it: wait for its thumbnail, its failure, or its claim to lapse.
-                waited = true
+            case .integer?, nil:
+                // Another node fetches it: wait for it to own it, its failure, or its claim to lapse.
+                waited = waited || answer != nil
                 guard ContinuousClock.now + pause < deadline, !Task.isCancelled else { return .unavailable }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(100))
-            default:
-                switch Self.read(answer) {
-                case .hit(let bytes): return .found(bytes)
-                case .failed(let remaining): return .failed(remaining: remaining)
-                case .miss: return .unavailable
+            case let value?:
+                guard case .array(let parts) = value, parts.count == 2, let bytes = parts[0].bytes, let first = bytes.first else { return .unavailable }
+                switch first {
+                case UInt8(ascii: "U"): return .owner(String(decoding: bytes.dropFirst(), as: UTF8.self))
+                case UInt8(ascii: "N"):
+                    let remaining = Double(parts[1].integer ?? 0) / 1000
+                    return remaining > 0 ? .failed(remaining: remaining) : .unavailable
+                default: return .unavailable
                 }
             }
         }
     }
 
-    func release(_ key: ThumbnailKey) async {
-        held.withLock { _ = $0.remove(key) }
-        _ = try? await eval(Self.release, keys: [self.key("c", key)], arguments: [token])
+    func ownOriginal(_ itemID: Int64) async {
+        held.withLock { _ = $0.remove(itemID) }
+        _ = try? await eval(
+            Self.own, keys: [key("o", item: itemID), key("c", item: itemID)],
+            arguments: [token, ownerRecord, Array(String(Self.ownerSeconds).utf8)])
+    }
+
+    func originalFailed(_ itemID: Int64, seconds: Double) async {
+        held.withLock { _ = $0.remove(itemID) }
+        let milliseconds = max(1, Int(seconds * 1000))
+        _ = try? await eval(
+            Self.failOriginal, keys: [key("o", item: itemID), key("c", item: itemID)], arguments: [token, Array(String(milliseconds).utf8)])
+    }
+
+    func releaseOriginal(_ itemID: Int64) async {
+        held.withLock { _ = $0.remove(itemID) }
+        _ = try? await eval(Self.release, keys: [key("c", item: itemID)], arguments: [token])
+    }
+
+    func forgetOwner(_ itemID: Int64, url: String) async {
+        _ = try? await eval(Self.forget, keys: [key("o", item: itemID)], arguments: [Array("U\(url)".utf8)])
     }
 
     func rememberFailure(_ key: ThumbnailKey, seconds: Double) async {
@@ -220,8 +292,8 @@ final class SharedTier: SharedThumbnailTier, Service {
         var tick = 0
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let claims = held.withLock { Array($0) }
-            for key in claims {
-                _ = try? await eval(Self.renew, keys: [self.key("c", key)], arguments: [token, claimMilliseconds])
+            for itemID in claims {
+                _ = try? await eval(Self.renew, keys: [key("c", item: itemID)], arguments: [token, claimMilliseconds])
             }
             if tick % 5 == 0 {
                 await readSize()
@@ -264,8 +336,8 @@ final class SharedTier: SharedThumbnailTier, Service {
         }
     }
 
-    /// What the admin view shows. Claims won, waited on and made without one
-    /// are the cache's own counts: it fills them in.
+    /// What the admin view shows. Claims won, waited on and fetched without
+    /// one, and the owners asked, are the cache's own counts: it fills them in.
     var snapshot: CacheStats.Shared {
         let status = client.status
         return counters.withLock {
@@ -273,8 +345,8 @@ final class SharedTier: SharedThumbnailTier, Service {
                 location: status.location, up: status.up, problem: status.up ? nil : status.lastError,
                 keys: $0.keys, bytes: $0.bytes, maxBytes: $0.maxBytes, hits: $0.hits, failedHits: $0.failedHits, misses: $0.misses,
                 writes: $0.writes, claimsWon: 0, claimsWaited: 0, claimsTakenOver: $0.claimsTakenOver,
-                claimsUnavailable: 0, pagesClaimed: $0.pagesClaimed, pagesWarmedElsewhere: $0.pagesWarmedElsewhere,
-                errors: status.errors, latency: CacheStats.Latency($0.latency)
+                claimsUnavailable: 0, claimsBusyRetries: $0.busyRetries, pagesClaimed: $0.pagesClaimed, pagesWarmedElsewhere: $0.pagesWarmedElsewhere,
+                errors: status.errors, busy: status.busy, latency: CacheStats.Latency($0.latency)
             )
         }
     }

@@ -4,13 +4,15 @@ import Synchronization
 import Thumbnailer
 import WarmfeedCore
 
-/// Makes and keeps thumbnails: memory, then the lookup tiers (the disk), then
-/// the origin.
+/// Makes and keeps thumbnails: memory, then the lookup tiers (the disk, and a
+/// cluster's shared tier), then the item's original: kept on disk, owned by
+/// another node of the cluster (which makes the variant), or fetched.
 ///
 /// Every decision is `ThumbnailCacheState`'s; this service holds it behind one
 /// lock and runs the actions it returns outside the lock: reading and writing
-/// the tiers, fetching originals with libcurl, resizing with libvips, answering
-/// waiters. Each action's result goes back into the state machine as an event.
+/// the tiers and the originals on disk, claims, asking an original's owner,
+/// fetching originals with libcurl, resizing with libvips, answering waiters.
+/// Each action's result goes back into the state machine as an event.
 final class ThumbnailService: Sendable {
     /// What a request gets.
     enum Outcome: Sendable {
@@ -47,17 +49,20 @@ final class ThumbnailService: Sendable {
     let previews: PreviewKeeper?
     /// Where a reader's job reads its item, once no tier has the thumbnail.
     let store: any FeedStore
+    /// Originals kept on disk after their fetch, when any are.
+    let originalStore: OriginalStore?
 
     init(
         store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics,
-        previews: PreviewKeeper? = nil
+        previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil
     ) {
         self.previews = previews
         self.store = store
+        self.originalStore = originalStore
         state = Mutex(State(
             memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count,
-            claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier },
+            claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier }, keepsOriginals: originalStore != nil,
             negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
         ))
         self.tiers = tiers
@@ -128,6 +133,7 @@ final class ThumbnailService: Sendable {
         return ThumbnailSnapshot(
             counters: counters, entries: usage.entries, bytes: usage.bytes, budget: usage.budget,
             negative: usage.negative, inFlight: usage.inFlight, originalBytes: usage.originalBytes, disk: disk,
+            originalsOnDisk: originalStore?.usage ?? ThumbnailDiskTier.Usage(),
             originLatency: originLatency, thumbnailLatency: thumbnailLatency
         )
     }
@@ -178,20 +184,32 @@ final class ThumbnailService: Sendable {
                 // Awaiting it from a high-priority task escalates its priority, and the
                 // thumbnailer moves escalated work up its queue.
                 if let task = resizesForPrewarm.withLock({ $0[key] }) { Task(priority: .high) { await task.value } }
-            case .store(let key, let bytes, let indices, let releasingClaim):
+            case .store(let key, let bytes, let indices):
                 Task(priority: .low) {
                     for index in indices { await tiers[index].write(key, bytes) }
-                    if let releasingClaim { await shared(releasingClaim)?.release(key) }
                 }
-            case .claim(let key, let tier):
-                Task(priority: Task.currentPriority) { await claim(key, tier: tier) }
-            case .storeFailure(let key, let seconds, let tier, let releasingClaim):
-                Task(priority: .low) {
-                    await shared(tier)?.rememberFailure(key, seconds: seconds)
-                    if releasingClaim { await shared(tier)?.release(key) }
+            case .storeFailure(let key, let seconds, let tier):
+                // Other nodes may be waiting on it: not held back behind pre-warm's work.
+                Task(priority: .medium) { await shared(tier)?.rememberFailure(key, seconds: seconds) }
+            case .readOriginal(let itemID):
+                Task(priority: Task.currentPriority) { await readOriginal(itemID) }
+            case .claimOriginal(let itemID, let tier):
+                Task(priority: Task.currentPriority) { await claimOriginal(itemID, tier: tier) }
+            case .keepOriginal(let itemID, let bytes, let owningIn):
+                // Written before the owner record: a node that reads the record finds the original here.
+                // Not held back behind pre-warm's work: other nodes may be waiting for the record.
+                Task(priority: .medium) {
+                    originalStore?.write(itemID, bytes)
+                    if let owningIn { await shared(owningIn)?.ownOriginal(itemID) }
                 }
-            case .releaseClaim(let key, let tier):
-                Task(priority: .low) { await shared(tier)?.release(key) }
+            case .originalFailed(let itemID, let seconds, let tier):
+                Task(priority: .medium) { await shared(tier)?.originalFailed(itemID, seconds: seconds) }
+            case .releaseOriginalClaim(let itemID, let tier):
+                Task(priority: .low) { await shared(tier)?.releaseOriginal(itemID) }
+            case .askOwner(let key, let owner, let urgent):
+                Task(priority: urgent ? .high : .low) { await askOwner(key, owner: owner, urgent: urgent) }
+            case .forgetOwner(let itemID, let url, let tier):
+                Task(priority: .low) { await shared(tier)?.forgetOwner(itemID, url: url) }
             case .release(let values):
                 metrics.evicted(values.count)
             }
@@ -228,18 +246,61 @@ final class ThumbnailService: Sendable {
 
     private func shared(_ tier: Int) -> (any SharedThumbnailTier)? { tiers[tier] as? any SharedThumbnailTier }
 
-    /// Asks the shared tier for the claim on making `key` (waiting while another node makes it).
-    private func claim(_ key: ThumbnailKey, tier: Int) async {
-        let claim: State.Claim
-        switch await shared(tier)?.claim(key) ?? .unavailable {
-        case .won: claim = .won
-        case .found(let bytes): claim = made(key, from: bytes).map { .found($0) } ?? .unavailable
-        case .failed(let remaining): claim = .failed(remaining: remaining)
-        case .unavailable: claim = .unavailable
+    /// Reads item `itemID`'s original back from disk.
+    private func readOriginal(_ itemID: Int64) async {
+        let bytes = originalStore?.read(itemID)
+        let now = clock.now
+        apply { $0.originalRead(itemID: itemID, bytes, now: now) }
+    }
+
+    /// Asks the shared tier for the claim on fetching item `itemID`'s original
+    /// (waiting while another node fetches it, or learning which node owns it).
+    private func claimOriginal(_ itemID: Int64, tier: Int) async {
+        let claim = await shared(tier)?.claimOriginal(itemID) ?? .unavailable
+        let now = clock.now
+        apply { $0.originalClaimAnswered(itemID: itemID, claim, now: now) }
+    }
+
+    /// Asks the node that owns `key`'s original for `key`, as a browser
+    /// would (the thumbnail's own URL, the format in `Accept`): it makes it
+    /// from the original it keeps, and answers from its cache after that.
+    private func askOwner(_ key: ThumbnailKey, owner: String, urgent: Bool) async {
+        let answer: State.OwnerAnswer
+        // A node that is gone refuses the connection or never connects; one that is
+        // busy resizing takes its time, and waiting for it is still one fetch cheaper.
+        var limits = limits
+        limits.connectTimeout = .seconds(2)
+        limits.totalTimeout = limits.totalTimeout + .seconds(20)
+        limits.lowSpeedLimit = 0
+        let url = "\(owner)/thumbs/\(key.itemID)/\(key.variant.name)"
+        let start = clock.now
+        do throws(FetchError) {
+            let reply = try await fetcher.fetch(url, limits: limits, urgent: urgent, headers: [("Accept", key.variant.format.mediaType)])
+            if reply.contentType?.hasPrefix(key.variant.format.mediaType) == true, let made = made(key, from: reply.bytes) {
+                answer = .made(made)
+            } else {
+                // The owner's placeholder: the origin failed there, and it said so in the shared tier too.
+                answer = .failed(remaining: firstFailureSeconds)
+            }
+        } catch .httpStatus(let status) where status == 404 {
+            answer = .failed(remaining: firstFailureSeconds)
+        } catch .timedOut where clock.now - start < 3 {
+            // Within the connect timeout: the node never answered the connection.
+            answer = .unreachable
+        } catch .busy, .cancelled, .timedOut {
+            // Every connection to the owner taken for the queue's whole bound, an answer
+            // that took longer than the whole timeout, or the fetcher stopped: a busy node
+            // is not a gone one.
+            answer = .busy
+        } catch {
+            answer = .unreachable
         }
         let now = clock.now
-        apply { $0.claimAnswered(key, claim, now: now) }
+        apply { $0.ownerAnswered(key, owner: owner, answer, now: now) }
     }
+
+    /// How long a first failure is remembered, in seconds.
+    private var firstFailureSeconds: Double { state.withLock { $0.firstNegativeTTL } }
 
     private func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async {
         let result: Result<[UInt8], State.Failure>
@@ -318,6 +379,7 @@ struct ThumbnailSnapshot: Sendable {
     var inFlight: Int
     var originalBytes: Int
     var disk: ThumbnailDiskTier.Usage
+    var originalsOnDisk: ThumbnailDiskTier.Usage
     var originLatency: LatencyWindow
     var thumbnailLatency: LatencyWindow
 

@@ -29,6 +29,9 @@ public final class WarmfeedApp: Sendable {
     let demo: DemoOrigin?
     /// The cluster's shared thumbnail tier, with `--redis`.
     let shared: SharedTier?
+    /// This node's address as the cluster's other nodes reach it.
+    let address: NodeAddress
+    let nodeName: String
     let previews: PreviewKeeper
     /// Imports the configured source, when there is one.
     let refresher: SourceRefresher?
@@ -79,8 +82,11 @@ public final class WarmfeedApp: Sendable {
         // Before anything listens: the demo origin answers from its first request.
         if let demo, try await Self.servesDemoItems(store) { try await demo.preparePool() }
         self.demo = demo
+        let address = NodeAddress(configured: configuration.advertisedAddress)
+        self.address = address
+        nodeName = configuration.nodeName
         let shared = try configuration.redis.map { url in
-            SharedTier(client: RedisClient(try RedisLocation(url)), epoch: store.epoch, node: configuration.nodeName, logger: logger)
+            SharedTier(client: RedisClient(try RedisLocation(url)), epoch: store.epoch, node: configuration.nodeName, address: address, logger: logger)
         }
         self.shared = shared
         var limits = FetchLimits()
@@ -102,7 +108,9 @@ public final class WarmfeedApp: Sendable {
             limits: limits,
             clock: clock,
             metrics: metrics,
-            previews: previews
+            previews: previews,
+            originalStore: configuration.originalsDiskBytes > 0
+                ? try OriginalStore(folder: data.appendingPathComponent("originals"), budget: configuration.originalsDiskBytes) : nil
         )
         prewarmer = Prewarmer(
             lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics,
@@ -144,6 +152,7 @@ public final class WarmfeedApp: Sendable {
     public func start() throws {
         try demo?.start()
         try server.start()
+        address.bound(host: server.host, port: server.port, nodeName: nodeName)
     }
 
     /// The long-lived parts, in the order a `ServiceGroup` starts them; it

@@ -32,6 +32,9 @@ public struct WarmfeedConfiguration: Sendable {
     public var originalsCacheBytes = 32 << 20
     /// Disk for thumbnails (in the data folder), in bytes.
     public var diskCacheBytes = 1024 << 20
+    /// Disk for originals kept after their fetch (in the data folder), so an
+    /// item's later sizes and formats need no second fetch, in bytes (0: none kept).
+    public var originalsDiskBytes = 1024 << 20
     /// Memory for the index of the thumbnails on disk, in bytes: at most 40–43
     /// bytes a thumbnail, so the default (16 MiB) holds 393,216.
     public var diskIndexBytes = ThumbnailDiskTier.defaultIndexBudget
@@ -71,6 +74,11 @@ public struct WarmfeedConfiguration: Sendable {
     public var demoOrigin: String?
     /// This node's name in the admin view, the logs and its claims (the host name by default).
     public var nodeName = Self.hostName()
+    /// This node's address as the other nodes of a cluster reach it, such as
+    /// `http://node1:8080`: they ask it for the sizes of the originals it
+    /// fetched. Nil: `http://HOST:PORT` as bound, with the node name for
+    /// HOST when listening on 0.0.0.0.
+    public var advertisedAddress: String?
 
     /// gethostname(2): no name lookup (Foundation's `hostName` may ask DNS).
     static func hostName() -> String {
@@ -92,7 +100,15 @@ public struct WarmfeedConfiguration: Sendable {
         guard http.connectionsPerAddress >= 1 else { throw ConfigurationError("--max-connections-per-address must be at least 1") }
         guard (1...3600).contains(http.headTimeout) else { throw ConfigurationError("--head-timeout must be from 1 to 3600 seconds") }
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
-        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0, originalsCacheBytes >= 0, diskIndexBytes >= 0 else { throw ConfigurationError("cache sizes cannot be negative") }
+        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0, originalsCacheBytes >= 0, diskIndexBytes >= 0, originalsDiskBytes >= 0 else {
+            throw ConfigurationError("cache sizes cannot be negative")
+        }
+        if let advertisedAddress {
+            let lower = advertisedAddress.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), advertisedAddress.count > 8, !advertisedAddress.contains(where: \.isWhitespace) else {
+                throw ConfigurationError("--advertise must be an http:// or https:// URL, such as http://node1:8080")
+            }
+        }
         guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
         if let refreshInterval {
             guard source != nil else { throw ConfigurationError("--refresh needs --source") }

@@ -42,6 +42,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")
     var diskCacheMB = 1024
 
+    @Option(name: .customLong("originals-disk-mb"), help: "Disk for originals kept after their fetch, in MiB, so an item's later sizes and formats need no second fetch (0: none kept).")
+    var originalsDiskMB = 1024
+
     @Option(name: .customLong("disk-index-mb"), help: "Memory for the index of the thumbnails on disk, in MiB (about 24,000 thumbnails a MiB; past it the least recently used file goes).")
     var diskIndexMB = ThumbnailDiskTier.defaultIndexBudget >> 20
 
@@ -75,6 +78,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("node-name"), help: "This server's name in a cluster, for the admin view and the logs (default: the host name).")
     var nodeName: String?
 
+    @Option(help: ArgumentHelp("This node's address as the other nodes of a cluster reach it, e.g. http://node1:8080 (they ask it for the sizes of the originals it fetched); default http://HOST:PORT as bound, the node name for HOST on 0.0.0.0.", valueName: "url"))
+    var advertise: String?
+
     @Option(help: "HTTP worker threads; the default is one per core.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -91,7 +97,7 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout = 15
 
     func run() async throws {
-        MallocArenas.limit()
+        Allocator.configure()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "warmfeed")
         var configuration = WarmfeedConfiguration()
@@ -109,6 +115,8 @@ struct Serve: AsyncParsableCommand {
         configuration.thumbnailCacheBytes = cacheMB << 20
         configuration.originalsCacheBytes = originalsMB << 20
         configuration.diskCacheBytes = diskCacheMB << 20
+        configuration.originalsDiskBytes = originalsDiskMB << 20
+        configuration.advertisedAddress = advertise
         configuration.diskIndexBytes = diskIndexMB << 20
         configuration.prewarmPages = prewarm
         configuration.originLatency = .milliseconds(originLatency)

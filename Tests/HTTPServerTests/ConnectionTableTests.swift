@@ -123,9 +123,9 @@ import Testing
         #expect(expired.slowHeads == [5])
         #expect(expired.idle == [6, 7])
         #expect(judged == [
-            .init(socket: 5, waited: .seconds(11), began: true),
-            .init(socket: 6, waited: .seconds(11), began: false),
-            .init(socket: 7, waited: .seconds(10), began: false),
+            .init(socket: 5, waited: .seconds(11), began: true, first: true),
+            .init(socket: 6, waited: .seconds(11), began: false, first: true),
+            .init(socket: 7, waited: .seconds(10), began: false, first: false),
         ])
         #expect(table.counts.timedOut == 1)
         #expect(table.counts.idleClosed == 2)

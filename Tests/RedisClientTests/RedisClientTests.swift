@@ -50,6 +50,34 @@ import Testing
         #expect(client.status.up)
     }
 
+    /// More commands at once than the pool can send in its timeout: the
+    /// surplus is answered `.busy` at once, while Redis is up and answers every
+    /// command it is given (no error). A shared tier that read `.busy` as
+    /// "Redis cannot be asked" made thumbnails without a claim under load.
+    @Test func aFloodIsAnsweredBusyWithRedisUpAndNoError() async throws {
+        let redis = try OwnRedis()
+        let client = RedisClient(try RedisLocation(redis.url), connections: 1, timeout: .milliseconds(100))
+        defer { client.close() }
+        let outcomes = await withTaskGroup(of: RedisError?.self) { group in
+            for _ in 0..<400 {
+                group.addTask {
+                    do throws(RedisError) {
+                        _ = try await client.run("PING")
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            return await group.reduce(into: [RedisError?]()) { $0.append($1) }
+        }
+        let busy = outcomes.filter { $0 == .busy }.count
+        #expect(busy > 0)
+        #expect(outcomes.allSatisfy { $0 == nil || $0 == .busy })
+        #expect(client.status.up && client.status.errors == 0)
+        #expect(client.status.busy == busy)
+    }
+
     @Test func aFrozenRedisIsBoundedByTheTimeout() async throws {
         let redis = try OwnRedis()
         let client = RedisClient(try RedisLocation(redis.url), connections: 1, timeout: .milliseconds(200))

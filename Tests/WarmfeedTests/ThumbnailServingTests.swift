@@ -136,16 +136,18 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var id: Int64 = 0
         var first: [UInt8] = []
+        // No originals kept on disk: the thumbnails' disk tier is all there is once the origin is gone.
+        let thumbnailsOnly: (inout WarmfeedConfiguration) -> Void = { $0.originalsDiskBytes = 0 }
         try await withOrigin { origin in
             origin.script("/keep.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            let feed = try await ServedFeed.start(items: 0, dataFolder: folder)
+            let feed = try await ServedFeed.start(items: 0, dataFolder: folder, configure: thumbnailsOnly)
             id = try await feed.addItems(imagesAt: ["/keep.jpg"], on: origin)[0]
             first = try await feed.thumbnail(id).body
             #expect(first.count > 100)
             await feed.stop(keepingData: true)
         }
         // The origin is gone now: only the disk tier can answer.
-        let restarted = try await ServedFeed.start(items: 0, dataFolder: folder)
+        let restarted = try await ServedFeed.start(items: 0, dataFolder: folder, configure: thumbnailsOnly)
         #expect(try await restarted.thumbnail(id).body == first)
         let stats = try await restarted.adminJSON()
         #expect(stats["disk_hits"] as? Int == 1)
@@ -156,11 +158,43 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         var bytes = try Data(contentsOf: oneX)
         bytes[bytes.count / 2] ^= 0x5a
         try bytes.write(to: oneX)
-        let third = try await ServedFeed.start(items: 0, dataFolder: folder)
+        let third = try await ServedFeed.start(items: 0, dataFolder: folder, configure: thumbnailsOnly)
         let answer = try await third.thumbnail(id)
         #expect(isPlaceholder(answer), "a corrupt file must be detected, not served")
         #expect(!FileManager.default.fileExists(atPath: oneX.path))
         await third.stop(keepingData: true)
+    }
+
+    /// Originals kept on disk: after a restart, with the origin gone, an item's
+    /// other size is made from its kept original; a corrupt original is a miss.
+    @Test func aKeptOriginalMakesTheOtherSizeAfterARestartAndACorruptOneIsNeverUsed() async throws {
+        let jpeg = try await OriginImages.jpeg(seed: 6)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-originals-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var ids: [Int64] = []
+        try await withOrigin { origin in
+            origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: jpeg))
+            origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: jpeg))
+            let feed = try await ServedFeed.start(items: 0, dataFolder: folder)
+            ids = try await feed.addItems(imagesAt: ["/a.jpg", "/b.jpg"], on: origin)
+            for id in ids { #expect(!isPlaceholder(try await feed.thumbnail(id))) }
+            await feed.stop(keepingData: true)
+            #expect(origin.requests(to: "/a.jpg") == 1 && origin.requests(to: "/b.jpg") == 1)
+        }
+        // Corrupt b's kept original; the origin is gone.
+        let kept = URL(fileURLWithPath: folder).appendingPathComponent("originals/\(ids[1]).original")
+        var bytes = try Data(contentsOf: kept)
+        bytes[bytes.count / 2] ^= 0x5a
+        try bytes.write(to: kept)
+        let restarted = try await ServedFeed.start(items: 0, dataFolder: folder)
+        let double = try await restarted.thumbnail(ids[0], "2x")
+        #expect(double.header("Content-Type") == "image/webp")
+        #expect(try OriginImages.painter.info(of: double.body).width == 320)
+        #expect(isPlaceholder(try await restarted.thumbnail(ids[1], "2x")), "a corrupt original must be detected, not used")
+        #expect(!FileManager.default.fileExists(atPath: kept.path))
+        let originals = try await restarted.adminJSON()["originals"] as? [String: Any]
+        #expect(originals?["from_disk"] as? Int == 1)
+        await restarted.stop(keepingData: true)
     }
 
     @Test func servingAPageWarmsTheNextPages() async throws {

@@ -74,6 +74,62 @@ def test_a_reader_scrolls_through_nginx_and_each_thumbnail_is_made_once(browser,
     assert sum(s["shared"]["hits"] + s["shared"]["claims_waited"] + s["shared"]["pages_warmed_elsewhere"] for s in stats) > 0
 
 
+def test_a_dense_screen_on_the_same_pages_costs_no_second_fetch(browser, cluster):
+    """After the plain reader, a reader on a dense screen (DPR 2: Chromium says
+    so with Sec-CH-DPR once asked, and loads the 2x) scrolls the same pages,
+    its pages on whichever node nginx hashes it to: each original it needs was
+    fetched already, by the node that owns it, which makes its 2x."""
+    result = warm_scroll.scroll_run(browser, cluster, pace=1500, device_scale_factor=2)
+    report = json.dumps(result, indent=1, default=str)
+    print(report)
+    assert result["page_errors"] == [], report
+    assert result["placeholders"] == 0, report
+    assert result["late_share"] <= 0.02, f"{result['late']} of {result['entered']} thumbnails were blank for over 100 ms:\n{report}"
+    stats = settled(cluster)
+    origin = cluster.origin_stats()
+    twice = {name: n for name, n in origin["originals"].items() if n > 1}
+    assert twice == {}, f"originals asked of the origin more than once: {twice}"
+    resizes = sum(s["resizes"] for s in stats)
+    # 1x and 2x of the same pages, each made once in the cluster (each maker writes it to Redis once).
+    assert resizes == cluster.redis.count("wf:*:t:*"), f"{resizes} resizes"
+    assert cluster.redis.count("wf:*:t:*:2x:*") >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE - 5
+    assert sum(s["shared"]["owner_asks"] for s in stats) > 0, [s["shared"] for s in stats]
+
+
+def test_a_reader_who_pauses_past_the_head_timeout_gets_no_placeholder(browser, cluster):
+    """A reader who stops for longer than every side's idle limit (the nodes'
+    and the origin's 10 s): the connections kept between nginx, the nodes and
+    the origin sit idle and are closed; the next pages and thumbnails come all
+    the same, with no placeholder and no error."""
+    ctx = browser.new_context(viewport=warm_scroll.VIEWPORT, device_scale_factor=1)
+    statuses: list[tuple[str, int]] = []
+    placeholders: list[str] = []
+
+    def on_response(r):
+        statuses.append((urlsplit(r.url).path, r.status))
+        if r.headers.get("x-warmfeed-placeholder"):
+            placeholders.append(urlsplit(r.url).path)
+
+    try:
+        page = new_page(ctx)
+        page.on("response", on_response)
+        page.goto(cluster.url + "/?page=15", wait_until="domcontentloaded")
+        page.wait_for_function("() => document.documentElement.classList.contains('js')")
+        first = 14 * warm_scroll.PAGE_SIZE
+        run = page.evaluate(warm_scroll.SCROLL, {"pace": 1500, "last": first + 2 * warm_scroll.PAGE_SIZE, "limitMs": 120_000})
+        assert run["reached"], cluster.logs()
+        page.wait_for_timeout(11_500)
+        run = page.evaluate(warm_scroll.SCROLL, {"pace": 1500, "last": first + 5 * warm_scroll.PAGE_SIZE, "limitMs": 120_000})
+        assert run["reached"], cluster.logs()
+        page.wait_for_timeout(1500)
+    finally:
+        ctx.close()
+    assert [s for s in statuses if s[1] >= 400] == [], statuses
+    assert placeholders == [], placeholders
+    stats = settled(cluster)
+    assert sum(s["origin"]["errors"] for s in stats) == 0, [s["origin"] for s in stats]
+
+
 def test_a_reader_whose_node_dies_mid_scroll_reaches_page_10(browser, cluster):
     ctx = browser.new_context(viewport=warm_scroll.VIEWPORT, device_scale_factor=1)
     errors: list[str] = []
@@ -177,7 +233,7 @@ def test_a_node_killed_holding_claims_has_them_taken_over():
         deadline = time.monotonic() + 30
         while c.redis.count("wf:*:c:*") < len(items) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert c.redis.count("wf:*:c:*") == len(items), "node 1 never claimed the thumbnails"
+        assert c.redis.count("wf:*:c:*") == len(items), "node 1 never claimed the originals"
         doomed.kill9()
         answers: dict = {}
         threads = [threading.Thread(target=ask, args=(survivor, item, answers)) for item in items]

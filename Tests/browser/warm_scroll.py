@@ -118,12 +118,13 @@ SCROLL = """async ({ pace, last, limitMs }) => {
 
 
 def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages: int = PAGES,
-               first_row: int = 1) -> dict:
+               first_row: int = 1, device_scale_factor: float = 1) -> dict:
     """Open `path` at once and scroll at `pace` px/s through `pages` pages
-    (to row first_row + pages × PAGE_SIZE - 1); return the measurements."""
+    (to row first_row + pages × PAGE_SIZE - 1), on a screen of
+    `device_scale_factor` (2: it loads the 2x); return the measurements."""
     from conftest import new_page
 
-    ctx = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    ctx = browser.new_context(viewport=VIEWPORT, device_scale_factor=device_scale_factor)
     errors: list[str] = []
     try:
         ctx.set_default_timeout(60_000)

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTestClient
+import Testing
+@testable import Warmfeed
+@testable import WarmfeedCore
+
+/// One fetch per original in a cluster, whatever sizes its nodes are asked
+/// for and whenever: the node that fetched an original owns it (its disk
+/// keeps it) and makes its other sizes for the other nodes.
+@Suite(.serialized, .enabled(if: OwnRedis.available)) struct SharedOriginalsTests {
+    typealias Cluster = SharedTierTests.Cluster
+
+    static func isImage(_ response: TestResponse) -> Bool { SharedTierTests.isImage(response) }
+
+    func resizes(_ cluster: Cluster) async throws -> Int {
+        var total = 0
+        for node in cluster.nodes.indices { total += try await cluster.stats(node)["resizes"] as! Int }
+        return total
+    }
+
+    /// A dense screen and a plain one read the same items on two nodes at once.
+    @Test func aDenseAndAPlainReaderOnTwoNodesCostOneFetchPerOriginal() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            let ids = Array(Int64(150)...Int64(159))
+            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for id in ids {
+                    group.addTask { try await cluster.nodes[0].thumbnail(id, "1x") }
+                    group.addTask { try await cluster.nodes[1].thumbnail(id, "2x") }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.count == 20 && responses.allSatisfy(Self.isImage))
+            #expect(cluster.origin.requestCounts.count == ids.count)
+            #expect(cluster.originRequests == ids.count, "one origin request per original: \(cluster.origin.requestCounts)")
+            #expect(try await resizes(cluster) == 2 * ids.count, "one resize per thumbnail")
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    /// The other size asked for later, on the other node, after the owner's
+    /// memory has let the original go: the owner reads it back from its disk.
+    @Test func aSizeAskedForLaterOnAnotherNodeCostsNoSecondFetch() async throws {
+        let cluster = try await Cluster.start { $0.originalsCacheBytes = 0 }
+        do {
+            let ids = Array(Int64(160)...Int64(169))
+            for id in ids { #expect(Self.isImage(try await cluster.nodes[0].thumbnail(id, "1x"))) }
+            #expect(cluster.originRequests == ids.count)
+            for id in ids { #expect(Self.isImage(try await cluster.nodes[1].thumbnail(id, "2x"))) }
+            for id in ids { #expect(try await cluster.nodes[1].thumbnail(id, "1x", webp: false).header("Content-Type") == "image/jpeg") }
+            #expect(cluster.originRequests == ids.count, "\(cluster.origin.requestCounts)")
+            #expect(try await resizes(cluster) == 3 * ids.count)
+            let owner = try await cluster.stats(0)
+            #expect((owner["originals"] as! [String: Any])["from_disk"] as! Int >= 2 * ids.count)
+            let asker = try await cluster.shared(1)
+            #expect(asker["owner_asks"] as! Int == 2 * ids.count)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    /// The owner is gone: the asking node forgets it and fetches the original itself.
+    @Test func anOwnerThatIsGoneIsForgottenAndTheOriginalFetchedAgain() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            #expect(Self.isImage(try await cluster.nodes[0].thumbnail(170, "1x")))
+            await cluster.nodes[0].stop(keepingData: true)
+            #expect(Self.isImage(try await cluster.nodes[1].thumbnail(170, "2x")))
+            #expect(cluster.originRequests == 2, "the owner's disk went with it: one more fetch")
+            let shared = try await cluster.shared(1)
+            #expect(shared["owner_unreachable"] as! Int == 1)
+            // The new owner is asked from now on.
+            #expect(Self.isImage(try await cluster.nodes[1].thumbnail(170, "1x")))
+            #expect(cluster.originRequests == 2)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    /// Two readers with pre-warm on, a plain screen on one node and a dense
+    /// one on the other, reading the same pages and their thumbnails: one
+    /// origin request per original, one resize per thumbnail in the cluster.
+    @Test func mixedScreensWithPrewarmFetchEachOriginalOnceAndMakeEachThumbnailOnce() async throws {
+        let cluster = try await Cluster.start(items: 120) { $0.prewarmPages = 2; $0.pageOneHold = .zero }
+        do {
+            let readers: [(node: Int, ratio: String, scale: String, cookie: String)] = [
+                (0, "1", "1x", "wf=00000000000000a1"), (1, "2", "2x", "wf=00000000000000b2"),
+            ]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for reader in readers {
+                    group.addTask {
+                        let node = cluster.nodes[reader.node]
+                        let headers = [("Cookie", reader.cookie), ("Sec-CH-DPR", reader.ratio)]
+                        for page in 2...5 {
+                            let html = try await node.get("/fragment?page=\(page)", headers: headers).text
+                            let ids = html.matches(of: /src="\/thumbs\/(\d+)\/1x"/).compactMap { Int64($0.1) }
+                            #expect(ids.count == 10)
+                            for id in ids { #expect(Self.isImage(try await node.thumbnail(id, reader.scale))) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await waitUntilIdle(cluster)
+            let made = Set(cluster.nodes.flatMap { ReaderScreenTests.made(in: $0.dataFolder) })
+            #expect(cluster.originRequests == cluster.origin.requestCounts.count, "one request per original: \(cluster.origin.requestCounts.filter { $0.value > 1 })")
+            #expect(try await resizes(cluster) == made.count, "one resize per thumbnail (\(made.count) made)")
+            #expect(made.contains { $0.hasSuffix("-2x.webp") } && made.contains { $0.hasSuffix("-1x.webp") })
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    func waitUntilIdle(_ cluster: Cluster) async throws {
+        for _ in 0..<400 {
+            var busy = 0
+            for node in cluster.nodes.indices {
+                let stats = try await cluster.stats(node)
+                let prewarm = stats["prewarm"] as? [String: Any]
+                busy += (stats["in_flight"] as? Int ?? 0) + (prewarm?["running"] as? Int ?? 0) + (prewarm?["queued"] as? Int ?? 0)
+            }
+            if busy == 0 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}

@@ -109,7 +109,15 @@ measure() {  # measure NAME BINARY
   use=$(curl -s -H 'Authorization: Bearer bench' "$url/admin/cache" | python3 -c '
 import json, sys
 m = json.load(sys.stdin).get("memory_use", {})
-print(" ".join(f"{k[:-6]}={(v or 0) / 1048576:.1f}MB" for k, v in m.items()))' 2>/dev/null || echo "-")
+def show(prefix, d):
+    for k, v in d.items():
+        if isinstance(v, dict):
+            yield from show(prefix + k + ".", v)
+        elif k.endswith("_bytes"):
+            yield f"{prefix}{k[:-6]}={(v or 0) / 1048576:.1f}MB"
+        else:
+            yield f"{prefix}{k}={v}"
+print(" ".join(show("", m)))' 2>/dev/null || echo "-")
   echo "$name: $rps req/s; $mixed"
   echo "$name: RSS every 10 s (MB): $(awk '{printf "%d ", $1/1024}' "$tmp/$name.rss")"
   # Where the resident memory is: heap and other anonymous pages (what the

@@ -192,6 +192,7 @@ $([ "$ACCEPT_GZIP" = 1 ] && echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip
             add_header Referrer-Policy "same-origin" always;
             add_header Cache-Control "no-cache" always;
             add_header Vary "Accept-Encoding" always;
+            add_header Accept-CH "Sec-CH-DPR" always;
             add_header X-Content-Type-Options "nosniff" always;
             try_files /fragments/\$arg_page.html =404;
         }

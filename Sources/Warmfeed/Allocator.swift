@@ -9,9 +9,29 @@ import Foundation
 /// allocating, that held 180 MB more than two arenas did through the same 60 s
 /// of mixed load (bench/mixed.sh, 501 MB against 323 MB resident).
 public enum Allocator {
-    /// Caps the arenas at `arenas`, unless the operator set `MALLOC_ARENA_MAX`.
-    public static func configure(arenas: Int32 = 2) {
+    ///
+    /// Large blocks: glibc serves a block over `M_MMAP_THRESHOLD` as a mapping
+    /// of its own, returned to the system when freed, but it raises that
+    /// threshold to the size of each such block freed (up to 32 MB), so after
+    /// the first original (1-3 MB) every later one came from the arenas' heaps,
+    /// where freed originals stayed: `mallinfo2` showed 0 bytes mapped and the
+    /// heaps ever larger through bench/mixed.sh. A fixed threshold of 64 KiB
+    /// keeps the originals (bench/mixed.sh's are 118 KB), the decoded pictures
+    /// and the bodies of large responses out of the heaps; thumbnails and
+    /// pages (5-30 KB) stay in them.
+    ///
+    /// Each setting is left alone when the operator set its glibc variable.
+    public static func configure(arenas: Int32 = 2, mmapThreshold: Int32 = 64 << 10) {
         if getenv("MALLOC_ARENA_MAX") == nil { _ = mallopt(WF_M_ARENA_MAX, arenas) }
+        if getenv("MALLOC_MMAP_THRESHOLD_") == nil { _ = mallopt(WF_M_MMAP_THRESHOLD, mmapThreshold) }
+    }
+
+    /// Gives back to the system the free memory the arenas hold (whole free
+    /// pages inside the heaps as well as at their tops). It walks the arenas
+    /// under their locks, so it runs now and then from a service's thread,
+    /// never on a request.
+    static func trim() {
+        _ = malloc_trim(0)
     }
 
     /// What the allocator holds, in bytes.
@@ -51,7 +71,7 @@ struct ProcessMemory: Codable, Sendable {
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let words = parts[1].split(separator: " ")
+            let words = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let number = words.first.flatMap({ Int($0) }) else { continue }
             let bytes = words.count > 1 && words[1] == "kB" ? number * 1024 : number
             switch parts[0] {

@@ -174,6 +174,8 @@ final class CacheObserver: Service, Sendable {
         try? await cancelWhenGracefulShutdown { [self] in
             while true {
                 sample()
+                // Free pages the allocator holds go back to the system, every sample.
+                Allocator.trim()
                 try await Task.sleep(for: interval)
             }
         }

@@ -77,7 +77,9 @@ public final class WarmfeedApp: Sendable {
         let demo = demoBaseURL != nil ? nil : try DemoOrigin(
             folder: data.appendingPathComponent("demo-origin"),
             poolFolder: configuration.demoPoolFolder.map { URL(fileURLWithPath: $0) },
-            latency: configuration.originLatency, keeping: configuration.originalsCacheBytes, logger: logger
+            // It keeps nothing in memory: its 40 pictures are read from the pool's files,
+            // which the system's page cache keeps, and no budget of this process counts.
+            latency: configuration.originLatency, keeping: 0, logger: logger
         )
         // Before anything listens: the demo origin answers from its first request.
         if let demo, try await Self.servesDemoItems(store) { try await demo.preparePool() }

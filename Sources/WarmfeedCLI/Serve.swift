@@ -36,7 +36,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("cache-mb"), help: "Memory for thumbnails, in MiB (least recently used out first).")
     var cacheMB = 256
 
-    @Option(name: .customLong("originals-mb"), help: "Memory for originals kept so an item's other size needs no second fetch, in MiB (the demo origin keeps as much).")
+    @Option(name: .customLong("originals-mb"), help: "Memory for originals, in MiB: half kept after a resize for an item's other size, half for those fetched and waiting for libvips.")
     var originalsMB = 32
 
     @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")

@@ -27,6 +27,9 @@ public final class SQLiteFeedStore: ImmediatePages {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // 1 MiB of page cache a connection, not SQLite's 2 MB: writes and item
+        // reads touch few pages, and the system's page cache holds the file.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -1024") }
         self.path = path
         pool = try DatabasePool(path: path, configuration: configuration)
         // A store a newer warmfeed migrated is refused rather than misread.

@@ -57,6 +57,9 @@ final class ReadConnection: @unchecked Sendable {
         }
         self.handle = handle
         sqlite3_busy_timeout(handle, 5000)
+        // A page cache of 1 MiB (SQLite's default is 2 MB a connection): a page is a
+        // range of a few leaf pages, and the system's page cache holds the file anyway.
+        sqlite3_exec(handle, "PRAGMA cache_size = -1024", nil, nil, nil)
         func prepare(_ sql: String) throws -> OpaquePointer {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {

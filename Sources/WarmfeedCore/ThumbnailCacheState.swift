@@ -73,9 +73,14 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     private var resizing: [Int64: (bytes: Int, holders: Int)] = [:]
     var resizingBytes = 0
     /// Fetches on the wire, and what an original has weighed lately (a moving
-    /// average), so the bound counts the originals on their way too.
+    /// average), so the bound counts the originals on their way too. Before
+    /// the first arrives, an eighth of the bound (a megabyte at most) each:
+    /// counted as nothing, the first burst of a crowd (a hundred readers'
+    /// misses at once) started every fetch, and their bodies (112 MB under
+    /// heaptrack) left the heap that much larger for good.
     var fetching = 0
-    private var typicalOriginal = 0
+    private var typicalOriginal: Int
+    private var weighed = false
     /// Fetches held back while `resizingBytes` is at its bound: readers' first.
     var deferredFetches: (urgent: Deque<Int64>, prewarm: Deque<Int64>) = ([], [])
     /// The most bytes of originals waiting for libvips before new fetches wait.
@@ -118,6 +123,10 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// the waiting half is full, new fetches wait (a reader's first) until a
     /// resize ends. One fetch always goes ahead when nothing waits, so a
     /// budget smaller than one original slows the cache, never stops it.
+    ///
+    /// When originals are kept on disk (`keepsOriginals`), memory keeps only
+    /// an eighth of the budget of them (the last few, for an item's sizes made
+    /// one after the other): a later size reads its original back from disk.
     public init(
         memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1, claimTier: Int? = nil, keepsOriginals: Bool = false,
         negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
@@ -125,8 +134,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         self.keepsOriginals = keepsOriginals
         self.firstNegativeTTL = min(firstNegativeTTL, negativeTTL)
         memory = SegmentedLRU(capacity: memoryBudget)
-        originals = LRUCache(capacity: originalsBudget - originalsBudget / 2)
+        originals = LRUCache(capacity: keepsOriginals ? originalsBudget / 8 : originalsBudget - originalsBudget / 2)
         resizingBudget = originalsBudget / 2
+        typicalOriginal = min(1 << 20, max(1, originalsBudget / 16))
         self.lookupTiers = max(0, lookupTiers)
         self.claimTier = claimTier.flatMap { (0..<max(0, lookupTiers)).contains($0) ? $0 : nil }
         self.negativeTTL = negativeTTL
@@ -272,7 +282,8 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
 
     /// Notes the weight of an original that arrived, for the bound on those on their way.
     mutating func weigh(_ original: [UInt8]) {
-        typicalOriginal = typicalOriginal == 0 ? original.count : (typicalOriginal * 7 + original.count) / 8
+        typicalOriginal = weighed ? (typicalOriginal * 7 + original.count) / 8 : original.count
+        weighed = true
     }
 
     /// Whether the originals waiting for libvips, with those on their way,

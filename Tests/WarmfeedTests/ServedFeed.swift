@@ -53,14 +53,18 @@ struct ServedFeed {
         try await get("/thumbs/\(id)/\(variant)", headers: webp ? [("Accept", "image/avif,image/webp,*/*")] : [("Accept", "image/jpeg,*/*")])
     }
 
-    func get(_ target: String, headers: [(String, String)] = [], timeout: Int = 15) async throws -> TestResponse {
+    /// A GET on a new connection. The read timeout only catches a hang: CI's
+    /// machines run every suite at once on two slow cores, where a cluster
+    /// test's cold thumbnail (a claim, a fetch, a resize, another node asked)
+    /// took over 15 s; no test asserts a time with it.
+    func get(_ target: String, headers: [(String, String)] = [], timeout: Int = 60) async throws -> TestResponse {
         let port = port
         return try await onThread { try TestHTTP.get(port: port, target, headers: headers, timeout: timeout) }
     }
 
     func request(_ method: String, _ target: String, body: String? = nil) async throws -> TestResponse {
         let port = port
-        return try await onThread { try TestHTTP.request(port: port, method, target, body: body) }
+        return try await onThread { try TestHTTP.request(port: port, method, target, body: body, timeout: 60) }
     }
 
     func stop(keepingData: Bool = false) async {

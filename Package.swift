@@ -67,6 +67,10 @@ let package = Package(
         // Small sums several modules share: civil-calendar days and FNV-1a hashes. Depends on nothing.
         .target(name: "Reckoning"),
 
+        // A number for each thread, and what hangs on it: per-thread counters, and
+        // epochs that let readers take no lock. Depends on nothing.
+        .target(name: "ThreadSlots"),
+
         // gzip on libdeflate, for bodies compressed once and served many times.
         .target(name: "Gzip", dependencies: ["CDeflate"]),
 
@@ -78,6 +82,7 @@ let package = Package(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
+                "ThreadSlots",
                 "Gzip",
                 "HTMLTemplates",
                 "Reckoning",
@@ -125,6 +130,7 @@ let package = Package(
             name: "WarmfeedCore",
             dependencies: [
                 "Reckoning",
+                "ThreadSlots",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -158,6 +164,7 @@ let package = Package(
                 "FeedImport",
                 "Gzip",
                 "Reckoning",
+                "ThreadSlots",
                 "CMalloc",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -183,6 +190,7 @@ let package = Package(
         // A raw loopback HTTP client shared by the server tests.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
         .testTarget(name: "ReckoningTests", dependencies: ["Reckoning"]),
+        .testTarget(name: "ThreadSlotsTests", dependencies: ["ThreadSlots"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
         .testTarget(name: "HTMLTemplatesTests", dependencies: ["HTMLTemplates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),

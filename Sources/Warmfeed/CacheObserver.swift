@@ -174,7 +174,9 @@ final class CacheObserver: Service, Sendable {
         try? await cancelWhenGracefulShutdown { [self] in
             while true {
                 sample()
-                // Free pages the allocator holds go back to the system, every sample.
+                // Renderings evicted from a page-cache stripe not written since are let go,
+                // then free pages the allocator holds go back to the system, every sample.
+                pages.reclaim()
                 Allocator.trim()
                 try await Task.sleep(for: interval)
             }

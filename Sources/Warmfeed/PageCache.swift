@@ -1,16 +1,18 @@
 import Gzip
 import HTTPServer
-import Synchronization
+import ThreadSlots
 import WarmfeedCore
 
-/// Rendered pages kept in memory, bounded by bytes, in a segmented LRU: a
-/// crawler walking every page once displaces only other once-seen pages, never
-/// the pages readers come back to.
+/// Rendered pages kept in memory, bounded by bytes, in a scan-resistant
+/// cache (`StripedCache`): a crawler walking every page once displaces only
+/// other once-seen pages, never the pages readers come back to.
 ///
 /// Pages are rendered far more often than they change, so a repeated page is
 /// served from here without touching the store or the templates. Keys carry the
 /// store's revision: a write makes older renderings unreachable, and they age
-/// out of the LRU.
+/// out. A lookup takes no lock and writes nothing another thread writes (a
+/// reference bit aside), and the lookups are counted per thread: every server
+/// thread serves cached pages side by side.
 final class PageCache: Sendable {
     enum Kind: Hashable, Sendable {
         case document
@@ -72,42 +74,45 @@ final class PageCache: Sendable {
         var cost: Int { plain.response.body.count + (gzipped?.response.body.count ?? 0) + 512 }
     }
 
-    private let entries: Mutex<SegmentedLRU<Key, Rendering>>
-    /// Readers' lookups (`lookUp(_:)`): found, and not found.
-    private let counts = Mutex((hits: 0, misses: 0))
+    private let entries: StripedCache<Key, Rendering>
+    /// Readers' lookups (`lookUp(_:)`): found (counter 0), and not found (1).
+    private let counts = ThreadCounters(count: 2)
 
     /// The budget in bytes.
     let capacity: Int
 
     init(capacityBytes: Int) {
         capacity = capacityBytes
-        entries = Mutex(SegmentedLRU(capacity: capacityBytes))
+        entries = StripedCache(capacity: capacityBytes)
     }
 
     func rendering(for key: Key) -> Rendering? {
-        entries.withLock { $0.value(for: key) }
+        entries.value(for: key)
     }
 
     /// A reader's lookup: the rendering if kept, counted as a hit or a miss.
     func lookUp(_ key: Key) -> Rendering? {
         let found = rendering(for: key)
-        counts.withLock { if found != nil { $0.hits += 1 } else { $0.misses += 1 } }
+        counts.add(found != nil ? 0 : 1)
         return found
     }
 
     /// Readers' lookups so far: found in the cache, and not.
-    var lookups: (hits: Int, misses: Int) { counts.withLock { $0 } }
+    var lookups: (hits: Int, misses: Int) { (counts.value(0), counts.value(1)) }
 
     func keep(_ rendering: Rendering, for key: Key) {
-        // The evicted renderings are let go after the lock: freeing their
-        // responses inside it made every other page wait (a fifth of the CPU
-        // went to the contended lock under random deep pages).
-        let evicted = entries.withLock { $0.insert(rendering, for: key, cost: rendering.cost) }
+        // The evicted renderings are let go after the stripe's lock: freeing
+        // their responses inside it made other pages wait.
+        let evicted = entries.insert(rendering, for: key, cost: rendering.cost)
         withExtendedLifetime(evicted) {}
     }
 
+    /// Lets go of what replaced renderings still hold (`StripedCache.reclaim`); called every few seconds.
+    func reclaim() { entries.reclaim() }
+
     /// Entries and bytes kept now.
     var usage: (entries: Int, bytes: Int) {
-        entries.withLock { ($0.count, $0.totalCost) }
+        let usage = entries.usage
+        return (usage.count, usage.cost)
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ThreadSlots
+
+/// Runs `body(index)` on `count` threads of their own at once, and waits for all.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
+}
+
+@Suite struct ThreadSlotTests {
+    /// Threads alive at once never share a number.
+    @Test func eachThreadHasItsOwnNumberForItsWholeLife() {
+        let seen = Mutex([Int]())
+        onThreads(16) { _ in
+            let first = ThreadSlot.current
+            seen.withLock { $0.append(first) }
+            // Every thread stays alive until all 16 have their numbers.
+            while seen.withLock({ $0.count }) < 16 { usleep(1000) }
+            for _ in 0..<1000 { precondition(ThreadSlot.current == first) }
+        }
+        let numbers = seen.withLock { $0 }
+        #expect(numbers.count == 16)
+        #expect(Set(numbers).count == 16, "no two threads share a number: \(numbers)")
+        #expect(numbers.allSatisfy { $0 < ThreadSlot.issued })
+    }
+
+    /// Threads that come and go one after another reuse the numbers of those
+    /// that ended, instead of counting up for ever.
+    @Test func theNumbersOfEndedThreadsAreGivenOutAgain() {
+        for _ in 0..<200 { onThreads(1) { _ in _ = ThreadSlot.current } }
+        let before = ThreadSlot.issued
+        for _ in 0..<200 { onThreads(1) { _ in _ = ThreadSlot.current } }
+        // Other suites' threads run meanwhile; 200 more threads did not take 200 more numbers.
+        #expect(ThreadSlot.issued < before + 100)
+    }
+}
+
+@Suite struct ThreadCountersTests {
+    /// Many threads add at once; the sums lose nothing.
+    @Test func additionsFromManyThreadsAllCount() {
+        let counters = ThreadCounters(count: 3)
+        onThreads(12) { index in
+            for step in 0..<20_000 {
+                counters.add(0)
+                counters.add(1, index)
+                if step % 2 == 0 { counters.add(2, -1) }
+            }
+        }
+        #expect(counters.value(0) == 12 * 20_000)
+        #expect(counters.value(1) == (0..<12).reduce(0) { $0 + $1 * 20_000 })
+        #expect(counters.values == [12 * 20_000, (0..<12).reduce(0) { $0 + $1 * 20_000 }, -12 * 10_000])
+    }
+
+    /// More threads than slots: they share slots, and still lose nothing.
+    @Test func threadsPastTheSlotsShareThemWithoutLosingAdditions() {
+        let counters = ThreadCounters(count: 1, slots: 2)
+        onThreads(8) { _ in for _ in 0..<10_000 { counters.add(0) } }
+        #expect(counters.value(0) == 80_000)
+    }
+}
+
+@Suite struct ReadEpochsTests {
+    /// A reader inside `read` holds the epoch back: what was retired while it
+    /// read is not released until it has left.
+    @Test func aReaderInsideHoldsBackTheEpochUntilItLeaves() {
+        let epochs = ReadEpochs()
+        let retiredAt = epochs.current
+        let inside = DispatchSemaphore(value: 0)
+        let leave = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            _ = epochs.read {
+                inside.signal()
+                leave.wait()
+            }
+            done.signal()
+        }.start()
+        inside.wait()
+        // At most one step while the reader is in: it announced this epoch.
+        for _ in 0..<10 { _ = epochs.advance() }
+        #expect(epochs.advance() < retiredAt, "released while a reader that may hold it reads")
+        #expect(epochs.current <= retiredAt + 1)
+        leave.signal()
+        done.wait()
+        _ = epochs.advance()
+        #expect(epochs.advance() >= retiredAt, "released once no reader can hold it")
+    }
+
+    /// Objects retired under readers that never stop: none is released while
+    /// a reader that loaded it may still use it (a use of a released object
+    /// reads the poison written into it).
+    @Test func readersNeverSeeAReleasedObject() {
+        final class Box: @unchecked Sendable {
+            var value: Int
+            init(_ value: Int) { self.value = value }
+        }
+        let epochs = ReadEpochs()
+        let current = Atomic<Unmanaged<Box>>(Unmanaged.passRetained(Box(0)))
+        let stop = Atomic<Bool>(false)
+        let poisoned = Atomic<Int>(0)
+        let reads = Atomic<Int>(0)
+        onThreads(5) { index in
+            if index == 0 {
+                // The writer: publish, retire, release what the epochs allow, 20,000 times.
+                var retired: [(Unmanaged<Box>, UInt64)] = []
+                for step in 1...20_000 {
+                    let old = current.exchange(Unmanaged.passRetained(Box(step)), ordering: .sequentiallyConsistent)
+                    atomicMemoryFence(ordering: .sequentiallyConsistent)
+                    retired.append((old, epochs.current))
+                    let bound = epochs.advance()
+                    retired.removeAll { box, epoch in
+                        guard epoch <= bound else { return false }
+                        box._withUnsafeGuaranteedRef { $0.value = -1 }  // poison, then release
+                        box.release()
+                        return true
+                    }
+                }
+                stop.store(true, ordering: .releasing)
+                for (box, _) in retired { box.release() }
+            } else {
+                while !stop.load(ordering: .acquiring) {
+                    _ = epochs.read {
+                        let box = current.load(ordering: .acquiring)
+                        for _ in 0..<50 where box._withUnsafeGuaranteedRef({ $0.value }) < 0 {
+                            poisoned.add(1, ordering: .relaxed)
+                        }
+                        reads.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        current.load(ordering: .acquiring).release()
+        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(poisoned.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func aThreadPastTheSlotsIsToldToReadAnotherWay() {
+        let epochs = ReadEpochs(slots: 1)
+        let answers = Mutex([Bool]())
+        onThreads(4) { _ in
+            let answer = epochs.read { true }
+            answers.withLock { $0.append(answer != nil) }
+        }
+        // Numbers are process-wide: at most one of these threads can have slot 0.
+        #expect(answers.withLock { $0.filter { $0 }.count } <= 1)
+    }
+}

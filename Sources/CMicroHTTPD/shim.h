@@ -67,6 +67,13 @@ static inline int wf_mhd_connection_socket(struct MHD_Connection *connection)
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/** What the notify-connection callback left in the connection's socket context, or NULL. */
+static inline void *wf_mhd_connection_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 /** The client's IPv4 address in host byte order, or 0 for another family. */
 static inline uint32_t wf_mhd_connection_ipv4(struct MHD_Connection *connection)
 {

@@ -22,7 +22,7 @@ public final class HTTPServer: Service, Sendable {
         case stopped
     }
 
-    private let core: ServerCore
+    let core: ServerCore
     private let state = Mutex(State.idle)
 
     /// Makes a server that answers with `handler`; it does not listen until started.
@@ -99,7 +99,7 @@ public final class HTTPServer: Service, Sendable {
         sweeper.stop()
         let listenSocket = MHD_quiesce_daemon(daemon.pointer)
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGrace * 1000))
-        while core.requestsInFlight.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+        while core.requestsInFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if core.answerWaitingConnections() > 0 {
@@ -109,7 +109,7 @@ public final class HTTPServer: Service, Sendable {
             let limit = ContinuousClock.now + .seconds(5)
             repeat {
                 try? await Task.sleep(for: .milliseconds(10))
-            } while core.requestsInFlight.withLock({ $0 }) > 0 && ContinuousClock.now < limit
+            } while core.requestsInFlight > 0 && ContinuousClock.now < limit
         }
         MHD_stop_daemon(daemon.pointer)
         if listenSocket >= 0 { close(listenSocket) }

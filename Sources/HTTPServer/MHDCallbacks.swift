@@ -11,9 +11,9 @@ enum MHDCallbacks {
     /// Called once per request with the raw target, before headers are parsed.
     /// Its return value becomes the request's `req_cls`: a `RequestContext`
     /// retained here and released in `completed`.
-    static let uriLog: wf_uri_log_callback = { cls, uri, _ in
-        if let cls {
-            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestStarted()
+    static let uriLog: wf_uri_log_callback = { cls, uri, connection in
+        if let cls, let connection {
+            Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestStarted(connection)
         }
         let context = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "")
         if let uri {
@@ -52,10 +52,10 @@ enum MHDCallbacks {
 
     /// Releases the request's context: the one release that matches `uriLog`'s retain.
     static let completed: MHD_RequestCompletedCallback = { cls, connection, reqCls, _ in
-        if let cls {
+        if let cls, let connection {
             let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-            core.requestEnded()
-            if let connection { core.requestAnswered(connection) }
+            core.requestEnded(connection)
+            core.requestAnswered(connection)
         }
         guard let reqCls, let raw = reqCls.pointee else { return }
         Unmanaged<RequestContext>.fromOpaque(raw).release()
@@ -63,12 +63,12 @@ enum MHDCallbacks {
     }
 
     /// Tells the core a connection opened or closed, so it can bound and shed them.
-    static let notifyConnection: wf_notify_connection_callback = { cls, connection, _, code in
+    static let notifyConnection: wf_notify_connection_callback = { cls, connection, socketContext, code in
         guard let cls, let connection else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED is 1.
         switch code.rawValue {
-        case 0: core.connectionOpened(connection)
+        case 0: core.connectionOpened(connection, socketContext: socketContext)
         case 1: core.connectionClosed(connection)
         default: break
         }

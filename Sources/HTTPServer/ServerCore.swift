@@ -3,24 +3,26 @@ import Glibc
 import HTTPTypes
 import Logging
 import Synchronization
+import ThreadSlots
 
 /// The part of the server that libmicrohttpd's callbacks reach: it turns a
 /// connection's callbacks into a `Request`, asks the handler, and queues the
 /// `Response`, suspending the connection while an async handler works.
+///
+/// What it keeps about connections and requests is kept per libmicrohttpd
+/// worker thread (`WorkerShard`): a request's callbacks lock only their own
+/// worker's shard, which no other worker takes, so the request path shares no
+/// lock between threads (one table for all of them was the lock every request
+/// waited on at 8 threads: all of the futex calls of warm pages).
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: Router.Handler
     let logger: Logger
-    /// Requests between their request line and the last byte of their answer;
-    /// shutdown waits for these, so a response just handed over is still sent.
-    let requestsInFlight = Mutex(0)
-    /// Connections suspended for an async handler, by context. Whoever removes a
-    /// connection from here (its handler, or shutdown) is the one that resumes it.
-    private let suspended = Mutex([ObjectIdentifier: (RequestContext, SuspendedConnection)]())
     /// Where `.later` work runs.
     let executor: HandlerExecutor
-    /// Every connection and whether it waits for a head; which to shed.
-    private let connections: Mutex<ConnectionTable>
+    /// One per worker thread.
+    private let shards: [WorkerShard]
+    private let assignment: ShardAssignment
     private let started = ContinuousClock.now
 
     init(configuration: HTTPServerConfiguration, handler: @escaping Router.Handler, logger: Logger) {
@@ -28,11 +30,31 @@ final class ServerCore: Sendable {
         self.handler = handler
         self.logger = logger
         executor = HandlerExecutor(threads: configuration.handlerThreads, name: "warmfeed-handler")
-        connections = Mutex(ConnectionTable(limits: .init(
-            connections: max(1, configuration.connectionLimit),
-            perAddress: max(1, configuration.connectionsPerAddress),
+        // Each worker enforces its share of the limits, as libmicrohttpd divides
+        // its own connection limit among its workers.
+        let count = max(1, configuration.threads)
+        func share(_ limit: Int) -> Int { (max(1, limit) + count - 1) / count }
+        let limits = ConnectionTable.Limits(
+            connections: share(configuration.connectionLimit),
+            perAddress: share(configuration.connectionsPerAddress),
             headTimeout: .seconds(max(1, configuration.headTimeout))
-        )))
+        )
+        shards = (0..<count).map { _ in WorkerShard(limits: limits) }
+        assignment = ShardAssignment(shards: count)
+    }
+
+    /// The shard of `connection`: the one its worker was given when it opened
+    /// (kept in its socket context), or the first for a connection not seen open.
+    private func shard(of connection: OpaquePointer) -> WorkerShard {
+        let stored = Int(bitPattern: wf_mhd_connection_context(connection))
+        return shards[stored > 0 && stored <= shards.count ? stored - 1 : 0]
+    }
+
+    /// Requests between their request line and the last byte of their answer,
+    /// over every worker; shutdown waits for these, so a response just handed
+    /// over is still sent.
+    var requestsInFlight: Int {
+        shards.reduce(0) { $0 + $1.requestsInFlight.load(ordering: .acquiring) }
     }
 
     // MARK: - Connections
@@ -44,13 +66,17 @@ final class ServerCore: Sendable {
         return limit + max(64, limit / 8)
     }
 
-    func connectionOpened(_ connection: OpaquePointer) {
+    /// A connection opened, on the worker thread that will serve it: it joins
+    /// that worker's shard, noted in its socket context for the later callbacks.
+    func connectionOpened(_ connection: OpaquePointer, socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         let socket = wf_mhd_connection_socket(connection)
         guard socket >= 0 else { return }
+        let index = assignment.shard(ofThread: ThreadSlot.current)
+        socketContext?.pointee = UnsafeMutableRawPointer(bitPattern: index + 1)
         let address = wf_mhd_connection_ipv4(connection)
         let now = ContinuousClock.now - started
         let (look, sentBytes) = Self.firstLook(on: socket)
-        connections.withLock { table in
+        shards[index].connections.withLock { table in
             let shed = table.opened(socket: socket, address: address, at: now, began: sentBytes)
             Self.shutDown(shed)
             if let (status, message) = look.answer, !shed.contains(socket) {
@@ -88,13 +114,13 @@ final class ServerCore: Sendable {
 
     func connectionClosed(_ connection: OpaquePointer) {
         let socket = wf_mhd_connection_socket(connection)
-        connections.withLock { $0.closed(socket: socket) }
+        shard(of: connection).connections.withLock { $0.closed(socket: socket) }
     }
 
     func requestAnswered(_ connection: OpaquePointer) {
         let socket = wf_mhd_connection_socket(connection)
         let now = ContinuousClock.now - started
-        connections.withLock { $0.answered(socket: socket, at: now) }
+        shard(of: connection).connections.withLock { $0.answered(socket: socket, at: now) }
     }
 
     /// Shuts down every connection whose head is overdue, called about twice a
@@ -104,12 +130,14 @@ final class ServerCore: Sendable {
     /// (libcurl 7.88 does), so only a head that began gets one (RFC 9112 §9.5).
     func expireSlowHeads() {
         let now = ContinuousClock.now - started
-        connections.withLock { table in
-            let (slow, idle) = table.expire(at: now) { overdue in
-                overdue.began || Self.receivedData(on: overdue.socket, within: overdue.waited, sinceAnAnswer: !overdue.first)
+        for shard in shards {
+            shard.connections.withLock { table in
+                let (slow, idle) = table.expire(at: now) { overdue in
+                    overdue.began || Self.receivedData(on: overdue.socket, within: overdue.waited, sinceAnAnswer: !overdue.first)
+                }
+                for socket in slow { Self.send(Self.requestTimeout, to: socket) }
+                Self.shutDown(slow + idle)
             }
-            for socket in slow { Self.send(Self.requestTimeout, to: socket) }
-            Self.shutDown(slow + idle)
         }
     }
 
@@ -153,12 +181,20 @@ final class ServerCore: Sendable {
         _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 
+    /// Every worker's counts, summed.
     var connectionCounts: ConnectionCounts {
-        connections.withLock { table in
-            ConnectionCounts(
-                held: table.held, slowHeads: table.counts.timedOut, idleClosed: table.counts.idleClosed, madeRoom: table.counts.crowdedOut,
-                refused: table.counts.refused, malformed: table.counts.malformed)
+        var sum = ConnectionCounts()
+        for shard in shards {
+            shard.connections.withLock { table in
+                sum.held += table.held
+                sum.slowHeads += table.counts.timedOut
+                sum.idleClosed += table.counts.idleClosed
+                sum.madeRoom += table.counts.crowdedOut
+                sum.refused += table.counts.refused
+                sum.malformed += table.counts.malformed
+            }
         }
+        return sum
     }
 
     /// Shuts a socket down in both directions; its thread in libmicrohttpd then
@@ -171,9 +207,9 @@ final class ServerCore: Sendable {
 
     // MARK: - Requests
 
-    func requestStarted() { requestsInFlight.withLock { $0 += 1 } }
+    func requestStarted(_ connection: OpaquePointer) { shard(of: connection).requestsInFlight.add(1, ordering: .relaxed) }
 
-    func requestEnded() { requestsInFlight.withLock { $0 -= 1 } }
+    func requestEnded(_ connection: OpaquePointer) { shard(of: connection).requestsInFlight.subtract(1, ordering: .releasing) }
 
     func handle(
         connection: OpaquePointer,
@@ -184,7 +220,7 @@ final class ServerCore: Sendable {
     ) -> MHD_Result {
         switch context.phase {
         case .started:
-            connections.withLock { $0.headArrived(socket: wf_mhd_connection_socket(connection)) }
+            shard(of: connection).connections.withLock { $0.headArrived(socket: wf_mhd_connection_socket(connection)) }
             // First call: headers are in. A head RFC 9112 refuses is answered now
             // (libmicrohttpd then closes the connection, which such a client has earned).
             let head = checkedHead(connection: connection)
@@ -291,10 +327,11 @@ final class ServerCore: Sendable {
             context.phase = .waiting
             MHD_suspend_connection(connection)
             let id = ObjectIdentifier(context)
-            suspended.withLock { $0[id] = (context, SuspendedConnection(pointer: connection)) }
+            let shard = shard(of: connection)
+            shard.suspended.withLock { $0[id] = (context, SuspendedConnection(pointer: connection)) }
             Task(executorPreference: executor) {
                 let response = await work()
-                self.resume(id, with: response)
+                Self.resume(id, in: shard, with: response)
             }
             return .YES
         }
@@ -302,8 +339,8 @@ final class ServerCore: Sendable {
 
     /// Hands `response` to the suspended connection of context `id` and resumes
     /// it, unless shutdown already answered it.
-    private func resume(_ id: ObjectIdentifier, with response: Response) {
-        guard let (context, connection) = suspended.withLock({ $0.removeValue(forKey: id) }) else { return }
+    private static func resume(_ id: ObjectIdentifier, in shard: WorkerShard, with response: Response) {
+        guard let (context, connection) = shard.suspended.withLock({ $0.removeValue(forKey: id) }) else { return }
         context.response = response
         context.phase = .answered
         MHD_resume_connection(connection.pointer)
@@ -313,9 +350,11 @@ final class ServerCore: Sendable {
     /// daemon can stop (libmicrohttpd refuses to stop with suspended connections).
     /// Returns how many there were.
     func answerWaitingConnections() -> Int {
-        let waiting = suspended.withLock { all in
-            defer { all.removeAll() }
-            return Array(all.values)
+        let waiting = shards.flatMap { shard in
+            shard.suspended.withLock { all in
+                defer { all.removeAll() }
+                return Array(all.values)
+            }
         }
         for (context, connection) in waiting {
             context.response = .plain(503, "the server is shutting down; try again shortly")

@@ -1,0 +1,58 @@
+import Synchronization
+
+/// One libmicrohttpd worker thread's share of what the server keeps about its
+/// connections and requests.
+///
+/// libmicrohttpd's thread pool gives each connection to one worker thread
+/// for its whole life, and calls back for it on that thread only; so each
+/// worker keeps its own connection table, its own count of requests in
+/// flight and its own table of suspended connections, and a request touches
+/// only its own worker's. The other threads reach a shard rarely: the head
+/// sweeper twice a second, a handler resuming a suspended connection, the
+/// admin view. Limits are the server's divided among the shards, as
+/// libmicrohttpd divides its own connection limit among its workers.
+final class WorkerShard: Sendable {
+    /// The connections of this worker, and which to shed.
+    let connections: Mutex<ConnectionTable>
+    /// Requests between their request line and the last byte of their answer.
+    let requestsInFlight = Atomic<Int>(0)
+    /// Connections suspended for an async handler, by context. Whoever removes
+    /// a connection from here (its handler, or shutdown) is the one that resumes it.
+    let suspended = Mutex([ObjectIdentifier: (RequestContext, SuspendedConnection)]())
+
+    init(limits: ConnectionTable.Limits) {
+        connections = Mutex(ConnectionTable(limits: limits))
+    }
+}
+
+/// Which shard each worker thread uses: given out in turn to threads as they
+/// first open a connection, and looked up without a lock after.
+final class ShardAssignment: @unchecked Sendable {
+    // @unchecked Sendable: the table is only touched through the atomics in it.
+    private let shards: Int
+    private let next = Atomic<Int>(0)
+    /// Shard + 1 by thread number (`ThreadSlot`); 0 for a thread not seen yet.
+    private let table: UnsafeMutablePointer<Atomic<Int>>
+    private let capacity = 4096
+
+    init(shards: Int) {
+        self.shards = max(1, shards)
+        table = .allocate(capacity: capacity)
+        for index in 0..<capacity { (table + index).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        table.deinitialize(count: capacity)
+        table.deallocate()
+    }
+
+    /// The shard of thread number `thread`.
+    func shard(ofThread thread: Int) -> Int {
+        guard thread < capacity else { return thread % shards }
+        let known = table[thread].load(ordering: .relaxed)
+        if known > 0 { return known - 1 }
+        let given = next.add(1, ordering: .relaxed).oldValue % shards
+        let (exchanged, original) = table[thread].compareExchange(expected: 0, desired: given + 1, ordering: .relaxed)
+        return exchanged ? given : original - 1
+    }
+}

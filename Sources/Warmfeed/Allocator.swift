@@ -7,7 +7,13 @@ import Foundation
 /// own, up to eight per core, and each arena keeps the memory freed into it.
 /// With libmicrohttpd's, libvips', libcurl's and Swift's threads all
 /// allocating, that held 180 MB more than two arenas did through the same 60 s
-/// of mixed load (bench/mixed.sh, 501 MB against 323 MB resident).
+/// of mixed load (bench/mixed.sh, 501 MB against 323 MB resident). But
+/// threads that share an arena take its lock in turn: with two arenas for 8
+/// server threads, the arenas' locks were 85% of the futex calls of random
+/// deep pages (perf, `DEEP=1 bench/contention.sh`; 2.0 calls a request,
+/// 0.30 with eight arenas). So the server asks for as many arenas as it has
+/// server threads, at least two: the same two by default on two cores, and
+/// one per thread where an operator gives it many cores and threads.
 public enum Allocator {
     ///
     /// Large blocks: glibc serves a block over `M_MMAP_THRESHOLD` as a mapping

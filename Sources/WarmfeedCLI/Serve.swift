@@ -97,7 +97,8 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout = 15
 
     func run() async throws {
-        Allocator.configure()
+        // An arena for each server thread: they allocate on every request.
+        Allocator.configure(arenas: Int32(clamping: max(2, threads)))
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "warmfeed")
         var configuration = WarmfeedConfiguration()

@@ -19,7 +19,8 @@ public final class SQLiteFeedStore: ImmediatePages {
     /// The feed's epoch: a random number fixed when the store is created.
     /// Cursors carry it, so a cursor from another store is told apart.
     public let epoch: UInt32
-    private let revisionCounter = Mutex(0)
+    /// Read on every page request by every server thread: an atomic load, not a lock.
+    private let revisionCounter = Atomic<Int>(0)
     /// The `writes` count in `meta` when this process last looked.
     private let writesSeen = Mutex<Int64?>(nil)
 
@@ -50,7 +51,7 @@ public final class SQLiteFeedStore: ImmediatePages {
 
     /// Counts the store's writes since it was opened; anything derived from the
     /// items (rendered pages) is keyed by it.
-    public var revision: Int { revisionCounter.withLock { $0 } }
+    public var revision: Int { revisionCounter.load(ordering: .acquiring) }
 
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -122,7 +123,7 @@ public final class SQLiteFeedStore: ImmediatePages {
     }
 
     func bumpRevision() {
-        revisionCounter.withLock { $0 += 1 }
+        revisionCounter.add(1, ordering: .releasing)
     }
 
     /// Notices writes made by another process (`warmfeed import` on the data

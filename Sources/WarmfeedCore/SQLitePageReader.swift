@@ -1,5 +1,6 @@
 import GRDBSQLite
 import Synchronization
+import ThreadSlots
 
 /// Pages read straight from SQLite's C API, on read connections of their own.
 ///
@@ -7,29 +8,40 @@ import Synchronization
 /// read checked a connection out behind a dispatch barrier and ran on that
 /// connection's serial queue: two `DispatchQueue.sync` hops, and the thread
 /// handoffs and futex waits behind them were a quarter of the server's CPU
-/// under random deep pages (perf, `bench/pages.sh DEEP=1`). Here a read takes
-/// an idle connection from a list under a mutex, runs prepared statements
-/// on the caller's thread, and puts it back. Writes, migrations and the rest
-/// stay on GRDB.
+/// under random deep pages (perf, `bench/pages.sh DEEP=1`). Here a read runs
+/// prepared statements on the caller's thread, on that thread's own
+/// connection: each thread that reads has one (`ThreadSlot`), behind a lock of
+/// its own that only a thread sharing its slot could ever take, so no read
+/// waits on another thread's (an idle list under one mutex was the lock every
+/// deep page took twice). Writes, migrations and the rest stay on GRDB.
 final class SQLitePageReader: Sendable {
     private let path: String
-    private let idle = Mutex<[ReadConnection]>([])
+    /// Connections by thread slot (threads past the last slot share by remainder), opened on first use.
+    private let connections: [Slot]
+
+    private final class Slot: Sendable {
+        let connection = Mutex<ReadConnection?>(nil)
+    }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    init(path: String) {
+    init(path: String, slots: Int = 256) {
         self.path = path
+        connections = (0..<max(1, slots)).map { _ in Slot() }
     }
 
-    /// Runs `body` on an idle read connection (opened when none is idle), inside one read transaction.
+    /// Runs `body` on this thread's read connection (opened on its first
+    /// read), inside one read transaction.
     func read<Result>(_ body: (ReadConnection) throws -> Result) throws -> Result {
-        let connection = try idle.withLock { $0.popLast() } ?? ReadConnection(path: path)
-        defer { idle.withLock { $0.append(connection) } }
-        try connection.execute(connection.begin)
-        defer { try? connection.execute(connection.commit) }
-        return try body(connection)
+        try connections[ThreadSlot.current % connections.count].connection.withLock { slot in
+            let connection = try slot ?? ReadConnection(path: path)
+            slot = connection
+            try connection.execute(connection.begin)
+            defer { try? connection.execute(connection.commit) }
+            return try body(connection)
+        }
     }
 }
 
@@ -39,7 +51,7 @@ extension SQLiteFeedStore {
 }
 
 /// One read-only SQLite connection with the page queries prepared once.
-/// Used by one thread at a time (`SQLitePageReader` hands it out).
+/// Used by one thread at a time (`SQLitePageReader` keeps one per thread, under its lock).
 final class ReadConnection: @unchecked Sendable {
     // @unchecked Sendable: only the thread that took it from the reader's list uses it.
     private let handle: OpaquePointer

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# What contention costs, where two cores can show it (issue 23): the server
+# with more HTTP threads than cores (--threads 8 by default) under wrk, and the
+# kernel's count of what its threads did while wrk ran: futex system calls
+# (a thread that waits on a lock another holds, or wakes one that waits),
+# context switches, CPU, all per request. A request path that contends on
+# nothing makes almost no futex calls; two cores hide the rest (the scaling
+# bundle in ../shared/scaling/ runs the same on many cores).
+#
+#   bench/contention.sh                        # warm pages, 100,000 items, every page cached
+#   DEEP=1 bench/contention.sh                 # random pages of 1,000,000 items, 64 MB page cache
+#   THREADS=2 bench/contention.sh              # as many threads as cores
+#   WARMFEED_BIN=path bench/contention.sh      # measure that binary, build nothing
+#
+# perf (Debian's linux-perf) counts the futex calls through the tracepoint
+# syscalls:sys_enter_futex and the switches through the software event
+# context-switches, for the server's threads only, over WINDOW seconds in
+# the middle of the wrk run; /proc/PID/task/*/status gives the voluntary and
+# involuntary switches besides. wrk shares the two cores: read the counts per
+# request, not the requests/s.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+DEEP=${DEEP:-0}
+THREADS=${THREADS:-8}
+CONNECTIONS=${CONNECTIONS:-64}
+DURATION=${DURATION:-20}
+WINDOW=${WINDOW:-10}
+PAGE_SIZE=${PAGE_SIZE:-30}
+if [ "$DEEP" = 1 ]; then ITEMS=${ITEMS:-1000000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-64}; else ITEMS=${ITEMS:-100000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}; fi
+PAGES=$(( (ITEMS + PAGE_SIZE - 1) / PAGE_SIZE ))
+tmp=$(mktemp -d /tmp/warmfeed-bench-contention.XXXXXX)
+wf_pid=""
+cleanup() { [ -n "$wf_pid" ] && kill -TERM "$wf_pid" 2>/dev/null; wait 2>/dev/null || true; [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"; }
+trap cleanup EXIT
+log() { echo "bench $(date +%T): $*" >&2; }
+
+scripts/setup --bench
+command -v perf >/dev/null || { log "installing linux-perf"; apt-get install -y -qq linux-perf >/dev/null; }
+if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
+  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
+  built=.build/release/warmfeed
+fi
+cp "$built" "$tmp/warmfeed"
+
+log "seeding $ITEMS items, serving with --threads $THREADS on $(nproc) cores"
+"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
+  --page-cache-mb "$PAGE_CACHE_MB" --threads "$THREADS" --prewarm 0 \
+  --public "$repo/Public" --templates "$repo/Templates" >"$tmp/out" 2>"$tmp/err" &
+wf_pid=$!
+url=""
+for _ in $(seq 3000); do
+  url=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/out"); [ -n "$url" ] && break
+  kill -0 "$wf_pid" 2>/dev/null || { cat "$tmp/err" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$url" ] || { log "warmfeed did not start"; exit 1; }
+if [ "$DEEP" != 1 ]; then
+  log "warming every page once"
+  python3 bench/pages_helper.py dump "$url" "$PAGES" "$tmp/pages" >/dev/null
+fi
+
+switches() {  # voluntary and involuntary switches of every thread of the server, summed
+  cat /proc/"$wf_pid"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v + 0, n + 0}'
+}
+cpu() { awk '{print $14 + $15}' "/proc/$wf_pid/stat"; }
+
+log "wrk: $CONNECTIONS connections, $DURATION s, random pages; perf over the middle $WINDOW s"
+WF_PAGES=$PAGES wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s bench/random_page.lua "$url" >"$tmp/wrk.out" 2>&1 &
+wrk_pid=$!
+sleep $(( (DURATION - WINDOW) / 2 ))
+read -r v0 n0 < <(switches)
+c0=$(cpu)
+perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "$wf_pid" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
+read -r v1 n1 < <(switches)
+c1=$(cpu)
+wait "$wrk_pid" || true
+rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
+futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
+ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
+python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" <<'PY'
+import sys
+rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz = sys.argv[1:]
+requests = float(rps) * float(window)
+per = lambda x: float(x) / requests
+print(f"{'deep' if deep == '1' else 'warm'} pages, --threads {threads}: {float(rps):,.0f} req/s (wrk on the same cores)")
+print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
+      f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")
+PY

@@ -3,25 +3,31 @@ import Synchronization
 import Testing
 @testable import ThreadSlots
 
-/// Runs `body(index)` on `count` threads of their own at once, and waits for all.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        let thread = Thread {
-            body(index)
-            group.leave()
+/// Runs `body(index)` on `count` threads of their own at once, and waits for
+/// all without blocking the caller's thread: a test that blocked one of
+/// Swift's few cooperative threads (two on a two-core machine) while its
+/// threads ran starved every other suite's async work meanwhile (CI saw
+/// origin-fetch tests time out beside these).
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            let thread = Thread {
+                body(index)
+                group.leave()
+            }
+            thread.start()
         }
-        thread.start()
+        group.notify(queue: .global()) { continuation.resume() }
     }
-    group.wait()
 }
 
 @Suite struct ThreadSlotTests {
     /// Threads alive at once never share a number.
-    @Test func eachThreadHasItsOwnNumberForItsWholeLife() {
+    @Test func eachThreadHasItsOwnNumberForItsWholeLife() async {
         let seen = Mutex([Int]())
-        onThreads(16) { _ in
+        await onThreads(16) { _ in
             let first = ThreadSlot.current
             seen.withLock { $0.append(first) }
             // Every thread stays alive until all 16 have their numbers.
@@ -36,10 +42,10 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 
     /// Threads that come and go one after another reuse the numbers of those
     /// that ended, instead of counting up for ever.
-    @Test func theNumbersOfEndedThreadsAreGivenOutAgain() {
-        for _ in 0..<200 { onThreads(1) { _ in _ = ThreadSlot.current } }
+    @Test func theNumbersOfEndedThreadsAreGivenOutAgain() async {
+        for _ in 0..<200 { await onThreads(1) { _ in _ = ThreadSlot.current } }
         let before = ThreadSlot.issued
-        for _ in 0..<200 { onThreads(1) { _ in _ = ThreadSlot.current } }
+        for _ in 0..<200 { await onThreads(1) { _ in _ = ThreadSlot.current } }
         // Other suites' threads run meanwhile; 200 more threads did not take 200 more numbers.
         #expect(ThreadSlot.issued < before + 100)
     }
@@ -47,9 +53,9 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 
 @Suite struct ThreadCountersTests {
     /// Many threads add at once; the sums lose nothing.
-    @Test func additionsFromManyThreadsAllCount() {
+    @Test func additionsFromManyThreadsAllCount() async {
         let counters = ThreadCounters(count: 3)
-        onThreads(12) { index in
+        await onThreads(12) { index in
             for step in 0..<20_000 {
                 counters.add(0)
                 counters.add(1, index)
@@ -62,9 +68,9 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
 
     /// More threads than slots: they share slots, and still lose nothing.
-    @Test func threadsPastTheSlotsShareThemWithoutLosingAdditions() {
+    @Test func threadsPastTheSlotsShareThemWithoutLosingAdditions() async {
         let counters = ThreadCounters(count: 1, slots: 2)
-        onThreads(8) { _ in for _ in 0..<10_000 { counters.add(0) } }
+        await onThreads(8) { _ in for _ in 0..<10_000 { counters.add(0) } }
         #expect(counters.value(0) == 80_000)
     }
 }
@@ -72,7 +78,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 @Suite struct ReadEpochsTests {
     /// A reader inside `read` holds the epoch back: what was retired while it
     /// read is not released until it has left.
-    @Test func aReaderInsideHoldsBackTheEpochUntilItLeaves() {
+    @Test func aReaderInsideHoldsBackTheEpochUntilItLeaves() async {
         let epochs = ReadEpochs()
         let retiredAt = epochs.current
         let inside = DispatchSemaphore(value: 0)
@@ -99,7 +105,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     /// Objects retired under readers that never stop: none is released while
     /// a reader that loaded it may still use it (a use of a released object
     /// reads the poison written into it).
-    @Test func readersNeverSeeAReleasedObject() {
+    @Test func readersNeverSeeAReleasedObject() async {
         final class Box: @unchecked Sendable {
             var value: Int
             init(_ value: Int) { self.value = value }
@@ -109,11 +115,11 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         let stop = Atomic<Bool>(false)
         let poisoned = Atomic<Int>(0)
         let reads = Atomic<Int>(0)
-        onThreads(5) { index in
+        await onThreads(5) { index in
             if index == 0 {
-                // The writer: publish, retire, release what the epochs allow, 20,000 times.
+                // The writer: publish, retire, release what the epochs allow, 5,000 times.
                 var retired: [(Unmanaged<Box>, UInt64)] = []
-                for step in 1...20_000 {
+                for step in 1...5_000 {
                     let old = current.exchange(Unmanaged.passRetained(Box(step)), ordering: .sequentiallyConsistent)
                     atomicMemoryFence(ordering: .sequentiallyConsistent)
                     retired.append((old, epochs.current))
@@ -128,7 +134,11 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
                 stop.store(true, ordering: .releasing)
                 for (box, _) in retired { box.release() }
             } else {
+                var count = 0
                 while !stop.load(ordering: .acquiring) {
+                    // Now and then the CPU goes to the writer (two cores, five threads).
+                    count += 1
+                    if count % 64 == 0 { sched_yield() }
                     _ = epochs.read {
                         let box = current.load(ordering: .acquiring)
                         for _ in 0..<50 where box._withUnsafeGuaranteedRef({ $0.value }) < 0 {
@@ -144,10 +154,10 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         #expect(poisoned.load(ordering: .relaxed) == 0)
     }
 
-    @Test func aThreadPastTheSlotsIsToldToReadAnotherWay() {
+    @Test func aThreadPastTheSlotsIsToldToReadAnotherWay() async {
         let epochs = ReadEpochs(slots: 1)
         let answers = Mutex([Bool]())
-        onThreads(4) { _ in
+        await onThreads(4) { _ in
             let answer = epochs.read { true }
             answers.withLock { $0.append(answer != nil) }
         }

@@ -110,8 +110,19 @@ import Testing
             }
             try await waitUntilIdle(cluster)
             let made = Set(cluster.nodes.flatMap { ReaderScreenTests.made(in: $0.dataFolder) })
-            #expect(cluster.originRequests == cluster.origin.requestCounts.count, "one request per original: \(cluster.origin.requestCounts.filter { $0.value > 1 })")
-            #expect(try await resizes(cluster) == made.count, "one resize per thumbnail (\(made.count) made)")
+            // One request per original, but for a claim the nodes say they took over
+            // from a holder that looked gone (on CI's starved cores a holder's renewal
+            // came late once: 121 requests for 120) or made without one: each extra
+            // fetch must be one of those, counted.
+            var fallbacks = 0
+            for node in cluster.nodes.indices {
+                let shared = try await cluster.shared(node)
+                fallbacks += (shared["claims_taken_over"] as! Int) + (shared["claims_unavailable"] as! Int)
+            }
+            let extra = cluster.originRequests - cluster.origin.requestCounts.count
+            #expect(extra <= fallbacks, "one request per original: \(cluster.origin.requestCounts.filter { $0.value > 1 }), fallbacks \(fallbacks)")
+            #expect(try await resizes(cluster) >= made.count, "every thumbnail made (\(made.count) made)")
+            #expect(try await resizes(cluster) <= made.count + fallbacks, "one resize per thumbnail (\(made.count) made), fallbacks \(fallbacks)")
             #expect(made.contains { $0.hasSuffix("-2x.webp") } && made.contains { $0.hasSuffix("-1x.webp") })
         } catch {
             await cluster.stop()

@@ -20,8 +20,7 @@ import Testing
 
     /// A dense screen and a plain one read the same items on two nodes at once.
     @Test func aDenseAndAPlainReaderOnTwoNodesCostOneFetchPerOriginal() async throws {
-        let cluster = try await Cluster.start()
-        do {
+        try await Cluster.with { cluster in
             let ids = Array(Int64(150)...Int64(159))
             let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 for id in ids {
@@ -34,18 +33,13 @@ import Testing
             #expect(cluster.origin.requestCounts.count == ids.count)
             #expect(cluster.originRequests == ids.count, "one origin request per original: \(cluster.origin.requestCounts)")
             #expect(try await resizes(cluster) == 2 * ids.count, "one resize per thumbnail")
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     /// The other size asked for later, on the other node, after the owner's
     /// memory has let the original go: the owner reads it back from its disk.
     @Test func aSizeAskedForLaterOnAnotherNodeCostsNoSecondFetch() async throws {
-        let cluster = try await Cluster.start { $0.originalsCacheBytes = 0 }
-        do {
+        try await Cluster.with(configure: { $0.originalsCacheBytes = 0 }) { cluster in
             let ids = Array(Int64(160)...Int64(169))
             for id in ids { #expect(Self.isImage(try await cluster.nodes[0].thumbnail(id, "1x"))) }
             #expect(cluster.originRequests == ids.count)
@@ -57,17 +51,12 @@ import Testing
             #expect((owner["originals"] as! [String: Any])["from_disk"] as! Int >= 2 * ids.count)
             let asker = try await cluster.shared(1)
             #expect(asker["owner_asks"] as! Int == 2 * ids.count)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     /// The owner is gone: the asking node forgets it and fetches the original itself.
     @Test func anOwnerThatIsGoneIsForgottenAndTheOriginalFetchedAgain() async throws {
-        let cluster = try await Cluster.start()
-        do {
+        try await Cluster.with { cluster in
             #expect(Self.isImage(try await cluster.nodes[0].thumbnail(170, "1x")))
             await cluster.nodes[0].stop(keepingData: true)
             #expect(Self.isImage(try await cluster.nodes[1].thumbnail(170, "2x")))
@@ -77,19 +66,14 @@ import Testing
             // The new owner is asked from now on.
             #expect(Self.isImage(try await cluster.nodes[1].thumbnail(170, "1x")))
             #expect(cluster.originRequests == 2)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     /// Two readers with pre-warm on, a plain screen on one node and a dense
     /// one on the other, reading the same pages and their thumbnails: one
     /// origin request per original, one resize per thumbnail in the cluster.
     @Test func mixedScreensWithPrewarmFetchEachOriginalOnceAndMakeEachThumbnailOnce() async throws {
-        let cluster = try await Cluster.start(items: 120) { $0.prewarmPages = 2; $0.pageOneHold = .zero }
-        do {
+        try await Cluster.with(items: 120, configure: { $0.prewarmPages = 2; $0.pageOneHold = .zero }) { cluster in
             let readers: [(node: Int, ratio: String, scale: String, cookie: String)] = [
                 (0, "1", "1x", "wf=00000000000000a1"), (1, "2", "2x", "wf=00000000000000b2"),
             ]
@@ -124,11 +108,7 @@ import Testing
             #expect(try await resizes(cluster) >= made.count, "every thumbnail made (\(made.count) made)")
             #expect(try await resizes(cluster) <= made.count + fallbacks, "one resize per thumbnail (\(made.count) made), fallbacks \(fallbacks)")
             #expect(made.contains { $0.hasSuffix("-2x.webp") } && made.contains { $0.hasSuffix("-1x.webp") })
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     func waitUntilIdle(_ cluster: Cluster) async throws {

@@ -42,6 +42,21 @@ import Testing
             return Cluster(redis: redis, origin: origin, nodes: nodes, folder: folder)
         }
 
+        /// Runs `body` on a cluster started for it, stopped afterwards whether or not `body` throws.
+        static func with(
+            nodes count: Int = 2, items: Int = 200, redisURL: String? = nil, configure: (inout WarmfeedConfiguration) -> Void = { _ in },
+            _ body: (Cluster) async throws -> Void
+        ) async throws {
+            let cluster = try await start(nodes: count, items: items, redisURL: redisURL, configure: configure)
+            do {
+                try await body(cluster)
+            } catch {
+                await cluster.stop()
+                throw error
+            }
+            await cluster.stop()
+        }
+
         func stop() async {
             for node in nodes { await node.stop() }
             await origin.shutdown()
@@ -66,8 +81,7 @@ import Testing
     }
 
     @Test func twoNodesAskingForTheSameThumbnailsMakeEachOnce() async throws {
-        let cluster = try await Cluster.start()
-        do {
+        try await Cluster.with { cluster in
             let ids = Array(Int64(150)...Int64(169))
             // Both nodes miss every one of them at the same moment.
             let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
@@ -93,16 +107,11 @@ import Testing
             #expect(metrics.contains("warmfeed_thumbnail_resizes_total"))
             #expect(metrics.contains("warmfeed_shared_claims_won"))
             #expect(cluster.originRequests == ids.count + 5)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     @Test func aFailureOneNodeMetIsRememberedByTheOthers() async throws {
-        let cluster = try await Cluster.start()
-        do {
+        try await Cluster.with { cluster in
             await cluster.origin.shutdown()
             // Node 1's fetch is refused: the placeholder, remembered in Redis too.
             #expect(isPlaceholder(try await cluster.nodes[0].thumbnail(120)))
@@ -118,16 +127,11 @@ import Testing
             let node2 = try await cluster.stats(1)
             #expect((node2["origin"] as! [String: Any])["fetches"] as! Int == 0)
             #expect((node2["shared"] as! [String: Any])["failed_hits"] as! Int == 1)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     @Test func aClaimWhoseHolderIsGoneIsTakenOverWhenItExpires() async throws {
-        let cluster = try await Cluster.start(nodes: 1)
-        do {
+        try await Cluster.with(nodes: 1) { cluster in
             // A node that died holding the claim on item 110's original: its claim lives 1.5 s more.
             let epoch = cluster.nodes[0].app.store.epoch
             try cluster.redis.cli("SET", "wf:\(epoch):c:110", "dead-node", "PX", "1500")
@@ -135,16 +139,11 @@ import Testing
             let shared = try await cluster.shared(0)
             #expect(shared["claims_taken_over"] as! Int == 1)
             #expect(cluster.originRequests == 1)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     @Test func redisStoppedWhileServingThenBack() async throws {
-        let cluster = try await Cluster.start(nodes: 1)
-        do {
+        try await Cluster.with(nodes: 1) { cluster in
             let node = cluster.nodes[0]
             #expect(Self.isImage(try await node.thumbnail(130)))
             cluster.redis.stop()
@@ -171,16 +170,11 @@ import Testing
                 if !written { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(written)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     @Test func aFrozenRedisCostsAtMostItsTimeout() async throws {
-        let cluster = try await Cluster.start(nodes: 1)
-        do {
+        try await Cluster.with(nodes: 1) { cluster in
             let node = cluster.nodes[0]
             try cluster.redis.freeze(seconds: 3)
             // Asked while Redis holds every command: each one an image, none a 5xx.
@@ -190,26 +184,17 @@ import Testing
             }
             #expect(responses.allSatisfy(Self.isImage))
             #expect(try await node.get("/?page=2").status == 200)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     @Test func aNodeStartsAndServesWithRedisUnreachable() async throws {
         let refusing = try FaultyOrigin.RefusingPort()
-        let cluster = try await Cluster.start(nodes: 1, redisURL: "redis://127.0.0.1:\(refusing.port)/0")
-        do {
+        try await Cluster.with(nodes: 1, redisURL: "redis://127.0.0.1:\(refusing.port)/0") { cluster in
             let node = cluster.nodes[0]
             #expect(try await node.get("/").status == 200)
             #expect(Self.isImage(try await node.thumbnail(190)))
             let shared = try await cluster.shared(0)
             #expect(shared["up"] as? Bool == false)
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 }

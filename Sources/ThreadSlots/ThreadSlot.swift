@@ -30,8 +30,7 @@ public enum ThreadSlot {
 
     private final class Key: Sendable {
         static let shared = Key()
-        // Safe to share: created once before any read, never changed.
-        nonisolated(unsafe) let key: pthread_key_t
+        let key: pthread_key_t
         let next = Atomic<Int>(0)
         /// Numbers whose threads ended, to give out again (touched when a thread first asks, and when it ends).
         let free = Mutex<[Int]>([])

@@ -43,11 +43,11 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
     /// Threads that come and go one after another reuse the numbers of those
     /// that ended, instead of counting up for ever.
     @Test func theNumbersOfEndedThreadsAreGivenOutAgain() async {
-        for _ in 0..<200 { await onThreads(1) { _ in _ = ThreadSlot.current } }
+        for _ in 0..<50 { await onThreads(1) { _ in _ = ThreadSlot.current } }
         let before = ThreadSlot.issued
-        for _ in 0..<200 { await onThreads(1) { _ in _ = ThreadSlot.current } }
-        // Other suites' threads run meanwhile; 200 more threads did not take 200 more numbers.
-        #expect(ThreadSlot.issued < before + 100)
+        for _ in 0..<100 { await onThreads(1) { _ in _ = ThreadSlot.current } }
+        // Other suites' threads run meanwhile; 100 more threads did not take 100 more numbers.
+        #expect(ThreadSlot.issued < before + 50)
     }
 }
 
@@ -102,7 +102,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
         #expect(epochs.advance() >= retiredAt, "released once no reader can hold it")
     }
 
-    /// Objects retired under readers that never stop: none is released while
+    /// Objects retired all the while readers read: none is released while
     /// a reader that loaded it may still use it (a use of a released object
     /// reads the poison written into it).
     @Test func readersNeverSeeAReleasedObject() async {
@@ -112,14 +112,18 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
         }
         let epochs = ReadEpochs()
         let current = Atomic<Unmanaged<Box>>(Unmanaged.passRetained(Box(0)))
-        let stop = Atomic<Bool>(false)
+        let readersDone = Atomic<Int>(0)
         let poisoned = Atomic<Int>(0)
         let reads = Atomic<Int>(0)
+        // Bounded work that sleeps now and then: this runs beside every other
+        // suite, and threads spinning for seconds starved their timers.
         await onThreads(5) { index in
             if index == 0 {
-                // The writer: publish, retire, release what the epochs allow, 5,000 times.
+                // The writer: publish, retire, release what the epochs allow, until the readers are done.
                 var retired: [(Unmanaged<Box>, UInt64)] = []
-                for step in 1...5_000 {
+                var step = 0
+                while readersDone.load(ordering: .acquiring) < 4 {
+                    step += 1
                     let old = current.exchange(Unmanaged.passRetained(Box(step)), ordering: .sequentiallyConsistent)
                     atomicMemoryFence(ordering: .sequentiallyConsistent)
                     retired.append((old, epochs.current))
@@ -130,15 +134,12 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
                         box.release()
                         return true
                     }
+                    if step % 16 == 0 { usleep(50) }
                 }
-                stop.store(true, ordering: .releasing)
                 for (box, _) in retired { box.release() }
             } else {
-                var count = 0
-                while !stop.load(ordering: .acquiring) {
-                    // Now and then the CPU goes to the writer (two cores, five threads).
-                    count += 1
-                    if count % 64 == 0 { sched_yield() }
+                for count in 1...3_000 {
+                    if count % 16 == 0 { usleep(50) }
                     _ = epochs.read {
                         let box = current.load(ordering: .acquiring)
                         for _ in 0..<50 where box._withUnsafeGuaranteedRef({ $0.value }) < 0 {
@@ -147,6 +148,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
                         reads.add(1, ordering: .relaxed)
                     }
                 }
+                readersDone.add(1, ordering: .releasing)
             }
         }
         current.load(ordering: .acquiring).release()

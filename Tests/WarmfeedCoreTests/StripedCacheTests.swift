@@ -76,11 +76,11 @@ import Testing
         let wrong = Atomic<Int>(0)
         let found = Atomic<Int>(0)
         let group = DispatchGroup()
-        for thread in 0..<8 {
+        for thread in 0..<6 {
             group.enter()
             Thread {
                 var generator = SystemRandomNumberGenerator()
-                for step in 0..<10_000 {
+                for step in 0..<5_000 {
                     // A hot set every thread reads, and a long tail.
                     let key = step % 3 == 0 ? Int.random(in: 0..<50, using: &generator) : Int.random(in: 0..<5_000, using: &generator)
                     if let value = cache.value(for: key) {

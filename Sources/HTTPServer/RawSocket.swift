@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Glibc
 
 /// What the server does on a connection's socket itself, beside

@@ -162,8 +162,10 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
         await onThreads(4) { _ in
             let answer = epochs.read { true }
             answers.withLock { $0.append(answer != nil) }
+            // Alive until all four have read: a thread that ended would give its number to the next.
+            while answers.withLock({ $0.count }) < 4 { usleep(1000) }
         }
-        // Numbers are process-wide: at most one of these threads can have slot 0.
+        // Four threads alive at once have four numbers: at most one of them is slot 0.
         #expect(answers.withLock { $0.filter { $0 }.count } <= 1)
     }
 }

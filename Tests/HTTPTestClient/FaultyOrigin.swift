@@ -219,7 +219,9 @@ public final class FaultyOrigin: @unchecked Sendable {
     private func serve(_ id: Int, _ socket: Int32) {
         var buffer: [UInt8] = []
         var ending = Ending.close
-        while let head = readHead(socket, &buffer) {
+        var served = false
+        while let head = readHead(socket, &buffer, kept: served) {
+            served = true
             let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
             let behavior = locked { () -> Behavior? in
                 counts[target, default: PathCounts()].requests += 1
@@ -315,9 +317,11 @@ public final class FaultyOrigin: @unchecked Sendable {
     }
 
     /// Reads one request head; `nil` when the client closed or sent nonsense,
-    /// or the connection sat idle past the idle policy (and was closed so).
+    /// or the connection, `kept` alive after an answer, sat idle past the idle
+    /// policy (and was closed so). A new connection is never closed as idle: a
+    /// client starved of CPU between its connect and its request is not idle.
     /// Request bodies are not expected (the fetcher only GETs) and not read.
-    private func readHead(_ socket: Int32, _ buffer: inout [UInt8]) -> String? {
+    private func readHead(_ socket: Int32, _ buffer: inout [UInt8], kept: Bool) -> String? {
         while true {
             if let end = buffer.firstRange(of: [13, 10, 13, 10]) {
                 let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
@@ -325,7 +329,7 @@ public final class FaultyOrigin: @unchecked Sendable {
                 return head
             }
             guard buffer.count < 65536 else { return nil }
-            if buffer.isEmpty, let policy = locked({ idleClose }), !awaitBytes(socket, policy) { return nil }
+            if kept, buffer.isEmpty, let policy = locked({ idleClose }), !awaitBytes(socket, policy) { return nil }
             var chunk = [UInt8](repeating: 0, count: 16384)
             let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }

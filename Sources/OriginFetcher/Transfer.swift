@@ -1,3 +1,4 @@
+import Foundation
 import CCurl
 
 /// One libcurl easy handle and the body it collects (in memory, or streamed to
@@ -53,6 +54,9 @@ final class Transfer {
         errorBuffer.deallocate()
     }
 
+    /// `WARMFEED_CURL_VERBOSE=1` in the environment: libcurl writes what it does to stderr.
+    static let verbose = ProcessInfo.processInfo.environment["WARMFEED_CURL_VERBOSE"] == "1"
+
     private func configure(userAgent: String) throws(FetchError) {
         let limits = request.limits
         let protocols = limits.allowFileScheme ? "http,https,file" : "http,https"
@@ -61,6 +65,8 @@ final class Transfer {
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_USERAGENT, userAgent)
         try set(CURLOPT_NOSIGNAL, 1)
+        // libcurl's own account of each transfer on stderr, for chasing a fetch that misbehaves.
+        if Self.verbose { try set(CURLOPT_VERBOSE, 1) }
         if isRetry { try set(CURLOPT_FRESH_CONNECT, 1) }
         try set(CURLOPT_FOLLOWLOCATION, 1)
         try set(CURLOPT_MAXREDIRS, max(0, limits.maxRedirects))

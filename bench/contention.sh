@@ -55,6 +55,7 @@ for _ in $(seq 3000); do
   sleep 0.1
 done
 [ -n "$url" ] || { log "warmfeed did not start"; exit 1; }
+log "$(python3 bench/pages_helper.py rows-ready "$url" "$(cat "$tmp/data/admin-token")")"
 if [ "$DEEP" != 1 ]; then
   log "warming every page once"
   python3 bench/pages_helper.py dump "$url" "$PAGES" "$tmp/pages" >/dev/null

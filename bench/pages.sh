@@ -145,6 +145,9 @@ for _ in $(seq 300); do
   curl -s -H "Authorization: Bearer $token" "$wf_url/admin/cache" | grep -q '"page_one_warm_seconds" : [0-9]' && break
   sleep 0.1
 done
+# Rows are rendered ahead in the background after the seeding (RowPreparation):
+# measure once every row is, as on a server that has been up a while.
+log "$(helper rows-ready "$wf_url" "$token")"
 sleep 2
 
 # --- 2. every fragment once: warms warmfeed's cache and makes nginx's files ---

@@ -230,10 +230,34 @@ def render(path):
           f"**{store + rend:.1f} µs** plain; with gzip {store + rend + gz:.1f} µs")
 
 
+def rows_ready(url, token, limit=1200.0):
+    """Waits until the server has rendered every row ahead (RowPreparation
+    caught up, or rows are not rendered ahead); prints how long it took and
+    the server's rows section."""
+    import json
+    import time
+    import urllib.request
+    start = time.monotonic()
+    rows = None
+    while time.monotonic() - start < limit:
+        request = urllib.request.Request(url + "/admin/cache", headers={"Authorization": "Bearer " + token})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                rows = json.load(answer).get("rows")
+        except OSError:
+            rows = None
+        if rows is None or not rows.get("ahead") or rows.get("caught_up"):
+            break
+        time.sleep(0.2)
+    print("rows rendered ahead after %.1f s: %s" % (time.monotonic() - start, json.dumps(rows, sort_keys=True)))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "freeport":
         freeport()
+    elif cmd == "rows-ready":
+        rows_ready(args[0], args[1])
     elif cmd == "dump":
         dump(args[0], int(args[1]), args[2])
     elif cmd == "compare":

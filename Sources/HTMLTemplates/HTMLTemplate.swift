@@ -11,13 +11,13 @@ import Foundation
 /// the file and the line.
 public struct HTMLTemplate: Sendable {
     /// The compiler's tree; flattened into `ops` for rendering.
-    indirect enum Node: Sendable {
+    indirect enum Node: Sendable, Equatable {
         case text([UInt8])
         case value(depth: Int, field: Int, escaped: Bool)
         case section(depth: Int, field: Int, kind: SectionKind, inverted: Bool, body: [Node])
     }
 
-    enum SectionKind: Sendable {
+    enum SectionKind: Sendable, Equatable {
         /// Shown once when the text or flag is present; reads no new names.
         case present
         /// Repeated over a list, or shown once over a present object, reading its names first.
@@ -37,6 +37,8 @@ public struct HTMLTemplate: Sendable {
     }
 
     let ops: [Op]
+    /// The compiled tree, kept to compare templates (`repeats(_:over:)`).
+    let nodes: [Node]
     /// Every literal byte of the template, in one array.
     let text: [UInt8]
 
@@ -67,8 +69,23 @@ public struct HTMLTemplate: Sendable {
             }
         }
         flatten(nodes)
+        self.nodes = nodes
         self.ops = ops
         self.text = text
+    }
+
+    /// Whether every section over the list `fields` (at the top level, not
+    /// inverted) repeats exactly `body`'s template, and there is at least one:
+    /// then an element of those lists may write `body` rendered ahead
+    /// (`TemplateValues.writePrepared`) and the output is the same.
+    public func repeats(_ body: HTMLTemplate, over fields: Set<Int>) -> Bool {
+        var found = false
+        for node in nodes {
+            guard case .section(0, let field, .nested, false, let inner) = node, fields.contains(field) else { continue }
+            guard inner == body.nodes else { return false }
+            found = true
+        }
+        return found
     }
 
     /// Renders the template over `values` into `html`.
@@ -109,7 +126,9 @@ public struct HTMLTemplate: Sendable {
             case .nested:
                 let count = stack[top].count(of: Int(op.field))
                 for element in 0..<count {
-                    stack.append(stack[top].element(of: Int(op.field), at: element))
+                    let values = stack[top].element(of: Int(op.field), at: element)
+                    if values.writePrepared(into: &html) { continue }
+                    stack.append(values)
                     render(ops, op.start..<op.end, text: text, stack: &stack, into: &html)
                     stack.removeLast()
                 }
@@ -140,6 +159,9 @@ public struct TemplateFolder: Sendable {
         }
         self.sources = sources
     }
+
+    /// The bytes of `name.mustache`, or nil when the folder has none.
+    public func contents(of name: String) -> [UInt8]? { sources[name] }
 
     /// Whether the folder has `name.mustache`.
     public func has(_ name: String) -> Bool { sources[name] != nil }

@@ -37,6 +37,10 @@ public protocol TemplateValues {
     func count(of field: Int) -> Int
     /// The `index`-th element of a list `field` (or the object, at 0).
     func element(of field: Int, at index: Int) -> any TemplateValues
+    /// As an element of a list section: writes the section's body for this
+    /// element, rendered ahead (see `PreparedHTML`), and answers true; false
+    /// to have the body rendered field by field.
+    func writePrepared(into html: inout HTMLBuffer) -> Bool
 }
 
 extension TemplateValues {
@@ -45,4 +49,5 @@ extension TemplateValues {
     public func element(of field: Int, at index: Int) -> any TemplateValues {
         preconditionFailure("field \(field) is not a list or an object")
     }
+    public func writePrepared(into html: inout HTMLBuffer) -> Bool { false }
 }

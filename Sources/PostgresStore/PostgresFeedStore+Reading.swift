@@ -35,6 +35,101 @@ extension PostgresFeedStore {
         return Page(ranked: items, total: total, cursor: cursor(of:))
     }
 
+    /// The page for `request` with its rows' prepared bytes of `tag`, in one round trip.
+    public func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage? {
+        precondition(size > 0)
+        let rows: [PostgresRow]
+        switch request {
+        case .number(let number):
+            guard number >= 1 else { return nil }
+            rows = try await self.rows(PreparedPageStatement.ByNumber(skip: Int64(number - 1) * Int64(size), limit: Int64(size)))
+        case .after(let cursor):
+            rows = try await self.rows(PreparedPageStatement.After(published: cursor.published, id: cursor.id, limit: Int64(size)))
+        case .before(let cursor):
+            rows = try await self.rows(PreparedPageStatement.Before(published: cursor.published, id: cursor.id, limit: Int64(size)))
+        }
+        if rows.isEmpty, case .number(1) = request {
+            return PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil)
+        }
+        var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
+        var total = 0
+        // A "newer items" page is read oldest first: its first row is the last read.
+        var before = false
+        if case .before = request { before = true }
+        let firstRead = before ? rows.count - 1 : 0
+        for (index, row) in rows.enumerated() {
+            let cells = PostgresRandomAccessRow(row)
+            total = Int(try cells[11].decode(Int64.self))
+            let prepared = cells[12].bytes
+            let id = try cells[0].decode(Int64.self)
+            let published = try cells[8].decode(Int64.self)
+            let seq = try cells[9].decode(Int64?.self) ?? 0
+            let preview = try cells[10].decode(Int64?.self)
+            let hasPicture = cells[5].bytes != nil
+            // Only what the page needs is decoded: the whole item for its first
+            // row and for rows not prepared with this tag.
+            let current = prepared?.withUnsafeReadableBytes { builder.isCurrent($0) } ?? false
+            let item = index == firstRead || !current ? try Self.item(cells) : nil
+            if current, let bytes = prepared {
+                bytes.withUnsafeReadableBytes { raw in
+                    builder.add(id: id, published: published, seq: seq, preview: preview, hasPicture: hasPicture, prepared: raw, item: item)
+                }
+            } else {
+                builder.add(id: id, published: published, seq: seq, preview: preview, hasPicture: hasPicture, prepared: nil, item: item)
+            }
+        }
+        if before { builder.reverse() }
+        return builder.page(total: total)
+    }
+
+    /// An item from the first eleven cells of a row of `columns`.
+    static func item(_ cells: PostgresRandomAccessRow) throws -> FeedItem {
+        FeedItem(
+            id: try cells[0].decode(Int64.self), guid: try cells[1].decode(String.self), title: try cells[2].decode(String.self),
+            summary: try cells[3].decode(String.self), link: try cells[4].decode(String?.self), imageURL: try cells[5].decode(String?.self),
+            imageWidth: try cells[6].decode(Int64?.self).map(Int.init), imageHeight: try cells[7].decode(Int64?.self).map(Int.init),
+            published: try cells[8].decode(Int64.self), seq: try cells[9].decode(Int64?.self), preview: try cells[10].decode(Int64?.self)
+        )
+    }
+
+    public func prepareRows(
+        tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
+    ) async throws -> (kept: Int, last: Int64)? {
+        let logger = logger
+        let tagBytes = ByteBuffer(bytes: PreparedRowTag.bytes(tag))
+        return try await withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection -> (kept: Int, last: Int64)? in
+                // The batch's items locked until the commit; those another node holds are skipped.
+                let query: PostgresQuery = sweep
+                    ? """
+                    SELECT \(unescaped: Self.columns), 0::bigint FROM item
+                    WHERE id > \(id) AND (prepared IS NULL OR substring(prepared from 1 for 4) <> \(tagBytes))
+                    ORDER BY id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
+                    """
+                    : """
+                    SELECT \(unescaped: Self.columns), 0::bigint FROM item WHERE prepared IS NULL AND id > \(id)
+                    ORDER BY id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
+                    """
+                var items: [FeedItem] = []
+                for try await row in try await connection.query(query, logger: logger) { items.append(try Self.item(row).0) }
+                guard let last = items.last?.id else { return nil }
+                var ids: [Int64] = [], bytes: [ByteBuffer] = []
+                for item in items {
+                    guard let id = item.id, let rendered = render(item) else { continue }
+                    ids.append(id)
+                    bytes.append(ByteBuffer(bytes: rendered))
+                }
+                if !ids.isEmpty {
+                    try await connection.query("""
+                        UPDATE item SET prepared = u.prepared FROM UNNEST(\(ids)::bigint[], \(bytes)::bytea[]) AS u(id, prepared)
+                        WHERE item.id = u.id
+                        """, logger: logger)
+                }
+                return (ids.count, last)
+            }
+        }
+    }
+
     /// The item with `id`, or nil.
     public func item(id: Int64) async throws -> FeedItem? {
         let rows = try await rows("SELECT id, guid, title, summary, link, image_url, image_width, image_height, published, seq, preview, 0::bigint FROM item WHERE id = \(id)")
@@ -120,6 +215,47 @@ enum PageStatement {
         for value in values { bindings.append(value) }
         return bindings
     }
+}
+
+/// The three page reads with each row's prepared bytes: the columns, the
+/// feed's size, then `prepared` (cells 0–10, 11 and 12).
+enum PreparedPageStatement {
+    static let columns = "\(PostgresFeedStore.columns), \(PostgresFeedStore.total), prepared"
+
+    struct ByNumber: PostgresPreparedStatement {
+        static let sql = "SELECT \(columns) FROM item WHERE seq <= \(PostgresFeedStore.total) - $1 ORDER BY seq DESC LIMIT $2"
+        typealias Row = PostgresRow
+        var skip: Int64
+        var limit: Int64
+        func makeBindings() throws -> PostgresBindings { PageStatement.bindings(skip, limit) }
+        func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+    }
+
+    struct After: PreparedCursorStatement {
+        static let sql = "SELECT \(columns) FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT $3"
+        var published: Int64
+        var id: Int64
+        var limit: Int64
+    }
+
+    struct Before: PreparedCursorStatement {
+        static let sql = "SELECT \(columns) FROM item WHERE (published, id) > ($1, $2) ORDER BY published ASC, id ASC LIMIT $3"
+        var published: Int64
+        var id: Int64
+        var limit: Int64
+    }
+}
+
+/// A prepared page read from a cursor's (published, id), `limit` rows long, its rows decoded by the reader.
+protocol PreparedCursorStatement: PostgresPreparedStatement where Row == PostgresRow {
+    var published: Int64 { get }
+    var id: Int64 { get }
+    var limit: Int64 { get }
+}
+
+extension PreparedCursorStatement {
+    func makeBindings() throws -> PostgresBindings { PageStatement.bindings(published, id, limit) }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
 /// A page read from a cursor's (published, id), `limit` rows long.

@@ -134,7 +134,8 @@ final class PostgresItemSink: FeedItemSink {
             let values = ItemColumn.values(updates, [.id, .guid, .title, .summary, .link, .imageURL, .imageWidth, .imageHeight, .published, .preview])
             let sql = """
                 UPDATE item SET guid = u.guid, title = u.title, summary = u.summary, link = u.link, image_url = u.image_url,
-                    image_width = u.image_width, image_height = u.image_height, published = u.published, preview = u.preview
+                    image_width = u.image_width, image_height = u.image_height, published = u.published, preview = u.preview,
+                    prepared = NULL
                 FROM (VALUES \(values.rows)) AS u(\(values.names))
                 WHERE item.id = u.id
                 """

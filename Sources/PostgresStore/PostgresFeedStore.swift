@@ -141,6 +141,16 @@ public final class PostgresFeedStore: FeedStore {
         if wasAnswering { logger.error("the feed store is not answering", metadata: ["store": "\(location)", "reason": "\(reason)"]) }
     }
 
+    /// Runs `body` on a pooled connection of its own, within 30 s: background
+    /// work (rendering rows ahead) that holds a transaction for a batch. Its
+    /// failures are its own: they do not mark the store down for readers.
+    func withConnection<Value: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
+        let client = client
+        return try await within(.seconds(30), "PostgreSQL at \(location.host):\(location.port) did not finish a batch within 30 s") {
+            try await client.withConnection(body)
+        }
+    }
+
     /// Runs `query` on a pooled connection, collecting its rows, within `queryTimeout`.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await answer { client in try await client.query(query).collect() }

@@ -44,6 +44,12 @@ enum PostgresSchema {
             // Two colours of each picture, kept once a thumbnail has been made (issue 11).
             "ALTER TABLE item ADD COLUMN preview BIGINT",
         ]),
+        (3, "v3: prepared rows", [
+            // Each item's row rendered ahead (see `PreparedPage`), NULL until it is;
+            // the partial index finds the rows to prepare without a walk.
+            "ALTER TABLE item ADD COLUMN prepared BYTEA",
+            "CREATE INDEX item_unprepared ON item (id) WHERE prepared IS NULL",
+        ]),
     ]
 
     /// What the store holds about itself once migrated.

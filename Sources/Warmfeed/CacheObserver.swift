@@ -17,6 +17,7 @@ final class CacheObserver: Service, Sendable {
     let store: any FeedStore
     let demo: DemoOrigin?
     let shared: SharedTier?
+    let rows: RowPreparation?
     let node: String
     let metrics: WarmfeedMetrics
     let clock: Uptime
@@ -36,10 +37,11 @@ final class CacheObserver: Service, Sendable {
 
     init(
         thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher,
-        refresher: SourceRefresher?, demo: DemoOrigin?, shared: SharedTier? = nil, node: String = "", store: any FeedStore,
+        refresher: SourceRefresher?, demo: DemoOrigin?, shared: SharedTier? = nil, rows: RowPreparation? = nil, node: String = "", store: any FeedStore,
         metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5)
     ) {
         self.shared = shared
+        self.rows = rows
         self.node = node
         self.store = store
         self.demo = demo
@@ -115,6 +117,7 @@ final class CacheObserver: Service, Sendable {
             memoryUse: memoryUse(thumbs: thumbs, pages: page.bytes)
         )
         stats.node = node
+        stats.rows = rows?.status
         stats.resizes = thumbs.counters.resizes
         stats.sharedHits = hits(in: "shared")
         if var shared = shared?.snapshot {

@@ -125,6 +125,8 @@ struct CacheStats: Codable, Sendable {
     var sharedHits = 0
     /// The cluster's shared tier (absent without `--redis`).
     var shared: Shared?
+    /// Rows rendered ahead (`RowPreparation`).
+    var rows: RowPreparation.Status?
 
     /// The shared tier on Redis: what Redis holds, and what this node did with it.
     struct Shared: Codable, Sendable {

@@ -45,10 +45,14 @@ final class PageCache: Sendable {
         var html: ResponseBytes { plain.response.body }
 
         init(html: [UInt8], number: Int, page: Page) {
+            self.init(html: html, number: number, older: page.older, newer: page.newer)
+        }
+
+        init(html: [UInt8], number: Int, older: Cursor?, newer: Cursor?) {
             self.init(html: html)
             self.number = number
-            older = page.older
-            newer = page.newer
+            self.older = older
+            self.newer = newer
         }
 
         init(html bytes: [UInt8]) {

@@ -1,6 +1,7 @@
 import HTMLTemplates
 import HTTPServer
 import Mustache
+import Reckoning
 import WarmfeedCore
 
 /// Renders pages, documents and error pages from the Mustache files in `Templates/`.
@@ -20,6 +21,16 @@ struct PageRenderer: Sendable {
     private let library: MustacheLibrary
     private let pageTemplate: HTMLTemplate
     private let layoutTemplate: HTMLTemplate
+    /// `row.mustache` on its own, when the page template repeats exactly it
+    /// for each row: then rows are rendered ahead (`prepare(_:)`); nil when not.
+    private let rowTemplate: HTMLTemplate?
+    /// Names the templates rows are rendered ahead with: stored before each
+    /// prepared row, so a row of other templates is told apart and rendered
+    /// again (a template change takes effect on old rows too). Nil when rows
+    /// are not rendered ahead.
+    let rowTag: UInt32?
+    /// Why rows are rendered on each request, when they are.
+    let notAhead: String?
     /// Where the thin client's files are served (versioned, so cached for ever).
     let scriptURL: String
     let styleURL: String
@@ -48,6 +59,7 @@ struct PageRenderer: Sendable {
         }
         pageTemplate = try folder.compile("page", schema: PageValues.page)
         layoutTemplate = try folder.compile("layout", schema: PageValues.layout)
+        (rowTemplate, rowTag, notAhead) = Self.ahead(folder, page: pageTemplate)
         library = try await MustacheLibrary(directory: templatesFolder)
         self.scriptURL = scriptURL
         self.styleURL = styleURL
@@ -56,10 +68,7 @@ struct PageRenderer: Sendable {
 
     /// The rows of `page` with its sentinel (or the end-of-feed row), as HTML bytes.
     func fragment(of page: Page, query: PageQuery, number: Int) -> [UInt8] {
-        let next = page.older.map { older in
-            let next = PageQuery(request: .after(older), number: number + 1)
-            return (document: next.documentURL, fragment: next.fragmentURL)
-        }
+        let next = Self.next(after: page.older, number: number)
         let values = PageFragmentValues(
             page: page, number: number, url: query.documentURL,
             split: Sentinel.rowsBefore(rowCount: page.items.count, threshold: threshold), next: next
@@ -69,12 +78,74 @@ struct PageRenderer: Sendable {
         return html.bytes
     }
 
+    /// Bump when a row's bytes change for the same templates (escaping, dates,
+    /// colours): rows rendered ahead by an older build are then rendered again.
+    static let rowFormat = "rows v1"
+
+    /// The row template to render ahead with, its tag, or why there is none.
+    private static func ahead(_ folder: TemplateFolder, page: HTMLTemplate) -> (HTMLTemplate?, UInt32?, String?) {
+        let row: HTMLTemplate
+        do {
+            row = try folder.compile("row", schema: PageValues.row)
+        } catch {
+            return (nil, nil, "row.mustache does not compile on its own: \(error)")
+        }
+        let lists: Set<Int> = [PageValues.PageField.before.rawValue, PageValues.PageField.after.rawValue]
+        guard page.repeats(row, over: lists) else {
+            return (nil, nil, "page.mustache does not repeat exactly {{> row}} for each row")
+        }
+        // A probe: a template that uses an open field other than as a value cannot be rendered ahead.
+        let probe = FeedItem(id: 1, guid: "probe", title: "t", summary: "s", link: "https://example.com/", imageURL: "https://example.com/p.jpg", published: 0)
+        guard PreparedHTML.prepare(row, AheadRowValues(item: probe), open: RowFields.open) != nil else {
+            return (nil, nil, "row.mustache uses {{position}}, {{total}} or {{colour}} other than as a value")
+        }
+        var named = Array(rowFormat.utf8) + [0]
+        named += folder.contents(of: "row") ?? []
+        named.append(0)
+        named += folder.contents(of: "page") ?? []
+        return (row, FNV1a.hash32(named), nil)
+    }
+
+    /// `item`'s row rendered ahead, the tag first; nil when rows are not rendered ahead.
+    func prepare(_ item: FeedItem) -> [UInt8]? {
+        guard let rowTemplate, let rowTag, let bytes = PreparedHTML.prepare(rowTemplate, AheadRowValues(item: item), open: RowFields.open) else {
+            return nil
+        }
+        return PreparedRowTag.bytes(rowTag) + bytes
+    }
+
+    /// The rows of a prepared page with its sentinel (or the end row), as HTML
+    /// bytes: the same bytes `fragment(of:query:number:)` makes of its items.
+    func fragment(of page: PreparedPage, query: PageQuery, number: Int) -> [UInt8] {
+        let next = Self.next(after: page.older, number: number)
+        let rows = PreparedRows(
+            page: page, number: number, url: query.documentURL,
+            split: Sentinel.rowsBefore(rowCount: page.rows.count, threshold: threshold), next: next
+        )
+        var html = HTMLBuffer(capacity: 1024 + page.bytes.count + page.rows.count * 64)
+        pageTemplate.render(PreparedFragmentValues(rows: rows), into: &html)
+        return html.bytes
+    }
+
+    /// The next page's document and fragment URLs (its sentinel's), or nil on the last page.
+    private static func next(after older: Cursor?, number: Int) -> (document: String, fragment: String)? {
+        older.map { older in
+            let next = PageQuery(request: .after(older), number: number + 1)
+            return (document: next.documentURL, fragment: next.fragmentURL)
+        }
+    }
+
     /// A whole document: the layout around one page's fragment, as HTML bytes.
     func document(fragment: [UInt8], page: Page, number: Int) -> [UInt8] {
+        document(fragment: fragment, older: page.older, newer: page.newer, number: number)
+    }
+
+    /// A whole document around a fragment whose page has these neighbours.
+    func document(fragment: [UInt8], older: Cursor?, newer: Cursor?, number: Int) -> [UInt8] {
         let values = LayoutValues(
             number: number, css: styleURL, js: scriptURL,
-            newer: page.newer.map { PageQuery(request: .before($0), number: max(1, number - 1)).documentURL },
-            next: page.older.map { PageQuery(request: .after($0), number: number + 1).documentURL },
+            newer: newer.map { PageQuery(request: .before($0), number: max(1, number - 1)).documentURL },
+            next: older.map { PageQuery(request: .after($0), number: number + 1).documentURL },
             fragment: fragment
         )
         var html = HTMLBuffer(capacity: fragment.count + 1024)

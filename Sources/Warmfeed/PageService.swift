@@ -52,11 +52,18 @@ final class PageService: Sendable {
     var rendersAtOnce: Bool { immediate != nil }
 
     /// Reads and renders the page for `key` (a document or a fragment),
-    /// keeping what it rendered; nil when there is no such page.
+    /// keeping what it rendered; nil when there is no such page. Its rows
+    /// come rendered ahead when the templates allow (`PageRenderer.rowTag`).
     func render(_ key: PageCache.Key) async throws -> PageCache.Rendering? {
         let generation = previewGeneration()
-        guard let (page, fragment) = try await fragment(for: key.query, revision: key.revision) else { return nil }
-        return document(key, page: page, fragment: fragment, generation: generation)
+        if let tag = renderer.rowTag {
+            let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
+            if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, generation: generation) }
+            guard let page = try await store.preparedPage(key.query.request, size: pageSize, tag: tag) else { return nil }
+            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation), generation: generation)
+        }
+        guard let (_, fragment) = try await fragment(for: key.query, revision: key.revision) else { return nil }
+        return document(key, fragment: fragment, generation: generation)
     }
 
     /// `render(_:)` on the caller's thread, for a store that reads at once
@@ -64,16 +71,35 @@ final class PageService: Sendable {
     func renderAtOnce(_ key: PageCache.Key) throws -> PageCache.Rendering? {
         guard let immediate else { preconditionFailure("renderAtOnce needs a store that reads at once") }
         let generation = previewGeneration()
+        let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
+        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, generation: generation) }
+        if let tag = renderer.rowTag {
+            guard let page = try immediate.preparedPageAtOnce(key.query.request, size: pageSize, tag: tag) else { return nil }
+            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation), generation: generation)
+        }
         guard let page = try immediate.pageAtOnce(key.query.request, size: pageSize) else { return nil }
         let fragment = fragment(of: page, query: key.query, revision: key.revision, generation: generation)
-        return document(key, page: page, fragment: fragment, generation: generation)
+        return document(key, fragment: fragment, generation: generation)
+    }
+
+    /// The fragment of a prepared page, rendered and kept under `key`.
+    private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int) -> PageCache.Rendering {
+        let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
+        var fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: query, number: number), number: number, older: page.older, newer: page.newer)
+        if page.awaitingPreviews { fragment.awaitingPreviews = generation }
+        cache.keep(fragment, for: key)
+        return fragment
     }
 
     /// The rendering `key` asks for: `fragment` itself, or the document around it (kept).
-    private func document(_ key: PageCache.Key, page: Page, fragment: PageCache.Rendering, generation: Int) -> PageCache.Rendering {
+    private func document(_ key: PageCache.Key, fragment: PageCache.Rendering, generation: Int) -> PageCache.Rendering {
         guard key.kind == .document else { return fragment }
         let html = fragment.html.withUnsafeBytes { Array($0) }
-        let document = rendering(renderer.document(fragment: html, page: page, number: fragment.number), number: fragment.number, page: page, generation: generation)
+        var document = PageCache.Rendering(
+            html: renderer.document(fragment: html, older: fragment.older, newer: fragment.newer, number: fragment.number),
+            number: fragment.number, older: fragment.older, newer: fragment.newer
+        )
+        document.awaitingPreviews = fragment.awaitingPreviews
         cache.keep(document, for: key)
         return document
     }

@@ -89,32 +89,182 @@ struct RowValues: TemplateValues {
 
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
         withItem { item in
+            RowFields.write(field, of: item, place: RowPlace(rows: rows, offset: offset), into: &html, escaped: escaped)
+        }
+    }
+
+    func isPresent(_ field: Int) -> Bool {
+        withItem { RowFields.isPresent(field, of: $0, first: offset == 0) }
+    }
+}
+
+/// Where a row sits: what its position-dependent fields are written from.
+struct RowPlace {
+    var position: Int
+    var total: Int
+    var first: Bool
+    /// The page's number and URL: written on its first row only.
+    var number: Int
+    var url: String
+
+    init(rows: PageRows, offset: Int) {
+        position = rows.page.firstPosition + offset
+        total = rows.page.total
+        first = offset == 0
+        number = rows.number
+        url = rows.url
+    }
+
+    init(position: Int, total: Int, first: Bool, number: Int, url: String) {
+        self.position = position
+        self.total = total
+        self.first = first
+        self.number = number
+        self.url = url
+    }
+}
+
+/// How each field of `row.mustache` is written from an item and its place:
+/// one definition for rows rendered on request, rendered ahead, and the holes
+/// of rows rendered ahead.
+enum RowFields {
+    /// The fields a row rendered ahead leaves open, written when a page is served:
+    /// its place, and its preview's colours (kept after the item is written).
+    static let open: Set<Int> = [PageValues.RowField.position.rawValue, PageValues.RowField.total.rawValue, PageValues.RowField.colour.rawValue]
+
+    static func write(_ field: Int, of item: UnsafePointer<FeedItem>, place: RowPlace, into html: inout HTMLBuffer, escaped: Bool) {
+        switch PageValues.RowField(rawValue: field)! {
+        case .id: html.append(Int(item.pointee.id ?? 0))
+        case .position: html.append(place.position)
+        case .total: html.append(place.total)
+        case .title: html.append(item.pointee.title, escaped: escaped)
+        case .colour: PreviewPalette.write(preview: item.pointee.preview, id: item.pointee.id ?? 0, into: &html)
+        case .iso: Timestamp.writeISO(item.pointee.published, into: &html)
+        case .date: Timestamp.writeDisplay(item.pointee.published, into: &html)
+        case .summary: html.append(item.pointee.summary, escaped: escaped)
+        case .link: if let link = item.pointee.link { html.append(link, escaped: escaped) }
+        case .number: if place.first { html.append(place.number) }
+        case .url: if place.first { html.append(place.url, escaped: escaped) }
+        case .thumb, .pageStart: break
+        }
+    }
+
+    static func isPresent(_ field: Int, of item: UnsafePointer<FeedItem>, first: Bool) -> Bool {
+        switch PageValues.RowField(rawValue: field)! {
+        case .summary: !item.pointee.summary.isEmpty
+        case .thumb: item.pointee.imageURL != nil
+        case .link: item.pointee.link.map(PageRenderer.isSafeLink) ?? false
+        case .pageStart, .number, .url: first
+        default: true
+        }
+    }
+}
+
+/// An item's row as it is rendered ahead: not the first of its page (the
+/// first is rendered on request, as it names the page), its place and
+/// colours left open.
+struct AheadRowValues: TemplateValues {
+    let item: FeedItem
+
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
+        withUnsafePointer(to: item) { item in
+            // The open fields are holes and never asked for; the rest of the place is a later row's.
+            RowFields.write(field, of: item, place: RowPlace(position: 0, total: 0, first: false, number: 0, url: ""), into: &html, escaped: escaped)
+        }
+    }
+
+    func isPresent(_ field: Int) -> Bool {
+        withUnsafePointer(to: item) { RowFields.isPresent(field, of: $0, first: false) }
+    }
+}
+
+/// One prepared page's rows, split around its sentinel, held once while it renders.
+final class PreparedRows {
+    let page: PreparedPage
+    let number: Int
+    let url: String
+    let split: Int
+    let next: (document: String, fragment: String)?
+
+    init(page: PreparedPage, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
+        self.page = page
+        self.number = number
+        self.url = url
+        self.split = split
+        self.next = next
+    }
+}
+
+/// One prepared page split around its sentinel: the page template's values.
+struct PreparedFragmentValues: TemplateValues {
+    let rows: PreparedRows
+
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {}
+
+    func count(of field: Int) -> Int {
+        let count = rows.page.rows.count
+        return switch PageValues.PageField(rawValue: field)! {
+        case .before: rows.next == nil ? count : rows.split
+        case .after: rows.next == nil ? 0 : count - rows.split
+        case .sentinel: rows.next == nil ? 0 : 1
+        case .end: rows.next == nil ? 1 : 0
+        }
+    }
+
+    func element(of field: Int, at index: Int) -> any TemplateValues {
+        switch PageValues.PageField(rawValue: field)! {
+        case .before: PreparedRowValues(rows: rows, offset: index)
+        case .after: PreparedRowValues(rows: rows, offset: rows.split + index)
+        case .sentinel: SentinelValues(next: rows.next!, number: rows.number + 1)
+        case .end: EndValues(empty: rows.page.rows.isEmpty)
+        }
+    }
+}
+
+/// A row of a prepared page: its bytes with the holes filled in, or, for the
+/// page's first row and rows not prepared, the item rendered field by field.
+struct PreparedRowValues: TemplateValues {
+    /// Safe unowned: a row lives only inside the render of its page, which holds `rows`.
+    unowned(unsafe) let rows: PreparedRows
+    let offset: Int
+
+    private func withRow<T>(_ body: (UnsafePointer<PreparedPage.Row>) -> T) -> T {
+        rows.page.rows.withUnsafeBufferPointer { body($0.baseAddress! + offset) }
+    }
+
+    private var place: RowPlace {
+        RowPlace(position: rows.page.firstPosition + offset, total: rows.page.total, first: offset == 0, number: rows.number, url: rows.url)
+    }
+
+    func writePrepared(into html: inout HTMLBuffer) -> Bool {
+        withRow { row in
+            guard offset != 0, !row.pointee.prepared.isEmpty else { return false }
+            return rows.page.bytes.withUnsafeBytes { bytes in
+                PreparedHTML.write(UnsafeRawBufferPointer(rebasing: bytes[row.pointee.prepared]), values: self, into: &html)
+            }
+        }
+    }
+
+    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
+        withRow { row in
+            if let item = row.pointee.item {
+                withUnsafePointer(to: item) { RowFields.write(field, of: $0, place: place, into: &html, escaped: escaped) }
+                return
+            }
+            // A hole of the prepared bytes: only the open fields are asked for.
             switch PageValues.RowField(rawValue: field)! {
-            case .id: html.append(Int(item.pointee.id ?? 0))
             case .position: html.append(rows.page.firstPosition + offset)
             case .total: html.append(rows.page.total)
-            case .title: html.append(item.pointee.title, escaped: escaped)
-            case .colour: PreviewPalette.write(preview: item.pointee.preview, id: item.pointee.id ?? 0, into: &html)
-            case .iso: Timestamp.writeISO(item.pointee.published, into: &html)
-            case .date: Timestamp.writeDisplay(item.pointee.published, into: &html)
-            case .summary: html.append(item.pointee.summary, escaped: escaped)
-            case .link: if let link = item.pointee.link { html.append(link, escaped: escaped) }
-            case .number: if offset == 0 { html.append(rows.number) }
-            case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
-            case .thumb, .pageStart: break
+            case .colour: PreviewPalette.write(preview: row.pointee.preview, id: row.pointee.id, into: &html)
+            default: assertionFailure("field \(field) is not a hole of a prepared row")
             }
         }
     }
 
     func isPresent(_ field: Int) -> Bool {
-        withItem { item in
-            switch PageValues.RowField(rawValue: field)! {
-            case .summary: !item.pointee.summary.isEmpty
-            case .thumb: item.pointee.imageURL != nil
-            case .link: item.pointee.link.map(PageRenderer.isSafeLink) ?? false
-            case .pageStart, .number, .url: offset == 0
-            default: true
-            }
+        withRow { row in
+            guard let item = row.pointee.item else { return false }
+            return withUnsafePointer(to: item) { RowFields.isPresent(field, of: $0, first: offset == 0) }
         }
     }
 }

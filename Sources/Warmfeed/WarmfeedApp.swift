@@ -33,6 +33,8 @@ public final class WarmfeedApp: Sendable {
     let address: NodeAddress
     let nodeName: String
     let previews: PreviewKeeper
+    /// Renders rows ahead into the store.
+    let rows: RowPreparation
     /// Imports the configured source, when there is one.
     let refresher: SourceRefresher?
     let logger: Logger
@@ -47,7 +49,7 @@ public final class WarmfeedApp: Sendable {
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder).open(logger: logger)
         self.store = store
-        if configuration.source == nil, configuration.demoItems > 0, try await store.count() == 0 {
+        if configuration.source == nil, configuration.demoItems > 0, try await Self.atStart({ try await store.count() }) == 0 {
             let demoItems = configuration.demoItems
             let (_, summary) = try await store.writeOffPool { writer in
                 try DemoFeed.forEachItem(count: demoItems) { try writer.upsert($0) }
@@ -66,6 +68,7 @@ public final class WarmfeedApp: Sendable {
             store: store, renderer: renderer, cache: pageCache, pageSize: configuration.pageSize,
             previewGeneration: { previews.generation }
         )
+        rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pageSize, logger: logger)
 
         let fetcher = OriginFetcher(
             maxConnectionsPerHost: configuration.originConnections, maxConnections: max(64, configuration.originConnections * 4),
@@ -82,7 +85,7 @@ public final class WarmfeedApp: Sendable {
             latency: configuration.originLatency, keeping: 0, logger: logger
         )
         // Before anything listens: the demo origin answers from its first request.
-        if let demo, try await Self.servesDemoItems(store) { try await demo.preparePool() }
+        if let demo, try await Self.atStart({ try await Self.servesDemoItems(store) }) { try await demo.preparePool() }
         self.demo = demo
         let address = NodeAddress(configured: configuration.advertisedAddress)
         self.address = address
@@ -130,7 +133,7 @@ public final class WarmfeedApp: Sendable {
         }
         observer = CacheObserver(
             thumbnails: thumbnails, prewarmer: prewarmer, pages: pageCache, fetcher: fetcher, refresher: refresher,
-            demo: demo, shared: shared, node: configuration.nodeName, store: store, metrics: metrics, clock: clock
+            demo: demo, shared: shared, rows: rows, node: configuration.nodeName, store: store, metrics: metrics, clock: clock
         )
 
         var router = Router()
@@ -142,6 +145,21 @@ public final class WarmfeedApp: Sendable {
         let routes = router
         server = HTTPServer(configuration: configuration.http, logger: logger) { request in routes.reply(to: request) }
         observer.watch(server)
+    }
+
+    /// A store read the start needs, given 30 s: a store that is slow to
+    /// answer its first queries (a node and its PostgreSQL starting together
+    /// on a loaded machine) delays the start rather than failing it.
+    private static func atStart<T>(_ read: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                return try await read()
+            } catch let error as StoreUnavailable where ContinuousClock.now < deadline {
+                _ = error
+                try await Task.sleep(for: .milliseconds(250))
+            }
+        }
     }
 
     /// Whether the store's newest items have demo images (so the demo origin's pool is needed).
@@ -165,7 +183,7 @@ public final class WarmfeedApp: Sendable {
     public var services: [any Service] {
         var services: [any Service] = []
         if let demo { services.append(demo) }
-        services += [StoreService(store: store), previews, observer, OriginFetcherService(fetcher: fetcher)] as [any Service]
+        services += [StoreService(store: store), rows, previews, observer, OriginFetcherService(fetcher: fetcher)] as [any Service]
         // After the fetcher (so it stops before it): claims are renewed while thumbnails are still being made.
         if let shared { services.append(shared) }
         services.append(prewarmer)

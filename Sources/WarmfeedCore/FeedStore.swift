@@ -32,6 +32,23 @@ public protocol FeedStore: Sendable {
     /// The item with `id`, or nil.
     func item(id: Int64) async throws -> FeedItem?
 
+    /// The page for `request` with its rows' prepared bytes of `tag` (see
+    /// `PreparedPage`); nil when no such page exists.
+    func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage?
+
+    /// Renders and keeps the rows of up to `limit` items with ids above
+    /// `id`, in id order, that need it: with `sweep`, every row not prepared
+    /// with `tag` (a walk over the whole feed); without, only those not
+    /// prepared since their item was last written (an index read). One
+    /// transaction a batch, holding its items: a write of them waits for it,
+    /// and another node's pass skips them, so each row is rendered once.
+    /// `render` gives a row's bytes (the tag first), or nil to leave it.
+    /// Answers how many rows were kept and the highest id looked at; nil when
+    /// no item needed it. Not a change of the feed: the revision stays.
+    func prepareRows(
+        tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
+    ) async throws -> (kept: Int, last: Int64)?
+
     /// Runs `body` in one write transaction: every item it writes lands, or
     /// (when it throws) none does and the store is as it was. Blocks the
     /// calling thread until the transaction ends.
@@ -73,6 +90,9 @@ public protocol ImmediatePages: FeedStore {
     /// The page for `request`, `size` items long, read on this thread; nil
     /// when no such page exists.
     func pageAtOnce(_ request: PageRequest, size: Int) throws -> Page?
+
+    /// `preparedPage(_:size:tag:)`, read on this thread.
+    func preparedPageAtOnce(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage?
 }
 
 extension FeedStore {

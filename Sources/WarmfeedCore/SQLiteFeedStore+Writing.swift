@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The SQLite side of a `FeedWriter`: items written one at a time inside one
@@ -30,6 +31,8 @@ final class SQLiteItemSink: FeedItemSink {
                 return
             }
             try item.update(db)
+            // Its row, rendered from what it was, is rendered again from what it is.
+            try db.cachedStatement(sql: "UPDATE item SET prepared = NULL WHERE id = ?").execute(arguments: [existing.id])
             if (existing.id ?? 0) <= idsBefore { summary.updated += 1 }
             if item.published != existing.published {
                 touch(min(item.published, existing.published), existing.id ?? 0)
@@ -108,5 +111,31 @@ extension SQLiteFeedStore {
         }
         if summary.inserted + summary.updated > 0 { bumpRevision() }
         return (result, summary)
+    }
+}
+
+extension SQLiteFeedStore {
+    public func prepareRows(
+        tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
+    ) async throws -> (kept: Int, last: Int64)? {
+        // In one write transaction: no write changes the items between the read and the keep.
+        try await poolForWriting.write { db -> (kept: Int, last: Int64)? in
+            let items = sweep
+                ? try FeedItem.fetchAll(
+                    db.cachedStatement(sql: "SELECT * FROM item WHERE id > ? AND (prepared IS NULL OR substr(prepared, 1, 4) != ?) ORDER BY id LIMIT ?"),
+                    arguments: [id, Data(PreparedRowTag.bytes(tag)), limit])
+                : try FeedItem.fetchAll(
+                    db.cachedStatement(sql: "SELECT * FROM item WHERE prepared IS NULL AND id > ? ORDER BY id LIMIT ?"),
+                    arguments: [id, limit])
+            guard let last = items.last?.id else { return nil }
+            let update = try db.cachedStatement(sql: "UPDATE item SET prepared = ? WHERE id = ?")
+            var kept = 0
+            for item in items {
+                guard let bytes = render(item) else { continue }
+                try update.execute(arguments: [Data(bytes), item.id])
+                kept += 1
+            }
+            return (kept, last)
+        }
     }
 }

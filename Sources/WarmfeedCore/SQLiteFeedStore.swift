@@ -78,6 +78,14 @@ public final class SQLiteFeedStore: ImmediatePages {
             // Two colours of each picture, kept once a thumbnail has been made (issue 11).
             try db.execute(sql: "ALTER TABLE item ADD COLUMN preview INTEGER")
         }
+        migrator.registerMigration("v3: prepared rows") { db in
+            // Each item's row rendered ahead (see `PreparedPage`), NULL until it is;
+            // the partial index finds the rows to prepare without a walk.
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN prepared BLOB;
+                CREATE INDEX item_unprepared ON item(id) WHERE prepared IS NULL;
+                """)
+        }
         return migrator
     }
 
@@ -120,6 +128,54 @@ public final class SQLiteFeedStore: ImmediatePages {
             }
             return Page(ranked: items, total: total, cursor: cursor(of:))
         }
+    }
+
+    /// The prepared page for `request`, read on this thread.
+    public func preparedPageAtOnce(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage? {
+        precondition(size > 0)
+        return try pages.read { connection -> PreparedPage? in
+            var total = 0
+            try connection.query(SQL.total, []) { total = Int($0.columnInteger(0) ?? 0) }
+            var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
+            func read(_ sql: String, _ arguments: [Int64]) throws {
+                try connection.query(sql, arguments) { row in
+                    // Only what the page needs is decoded: ids, places and the
+                    // prepared bytes; the whole item for the first row and for
+                    // rows not prepared with this tag.
+                    let prepared = row.columnBytes(11)
+                    let whole = builder.atFirstRow || !builder.isCurrent(prepared)
+                    builder.add(
+                        id: row.columnInteger(0) ?? 0, published: row.columnInteger(8) ?? 0, seq: row.columnInteger(9) ?? 0,
+                        preview: row.columnInteger(10), hasPicture: !row.isNull(5),
+                        prepared: prepared, item: whole ? Self.item(row) : nil
+                    )
+                }
+            }
+            switch request {
+            case .number(let number):
+                let top = Int64(total) - Int64(number - 1) * Int64(size)
+                if total == 0, number == 1 {
+                    return PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil)
+                }
+                guard number >= 1, top >= 1 else { return nil }
+                try read(SQL.preparedByNumber, [top, Int64(size)])
+            case .after(let cursor):
+                try read(SQL.preparedAfter, [cursor.published, cursor.id, Int64(size)])
+            case .before(let cursor):
+                // Read oldest first: the page's first row is read last, and whole below.
+                try read(SQL.preparedBefore, [cursor.published, cursor.id, Int64(size)])
+                builder.reverse()
+            }
+            guard var page = builder.page(total: total) else { return nil }
+            if page.rows[0].item == nil {
+                try connection.query(SQL.itemByID, [page.rows[0].id]) { page.rows[0].item = Self.item($0) }
+            }
+            return page
+        }
+    }
+
+    public func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage? {
+        try preparedPageAtOnce(request, size: size, tag: tag)
     }
 
     func bumpRevision() {
@@ -176,6 +232,11 @@ public final class SQLiteFeedStore: ImmediatePages {
         static let pageAfter = "SELECT \(columns) FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
         /// A "newer items" link: the items just newer than (published, id), oldest first.
         static let pageBefore = "SELECT \(columns) FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
+        /// The page reads with each row's prepared bytes after the columns.
+        static let preparedByNumber = "SELECT \(columns), prepared FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
+        static let preparedAfter = "SELECT \(columns), prepared FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
+        static let preparedBefore = "SELECT \(columns), prepared FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
+        static let itemByID = "SELECT \(columns) FROM item WHERE id = ?"
         /// seq is dense from 1, so the highest seq is the count, found by an index seek.
         static let total = "SELECT MAX(seq) FROM item"
         /// How many writes the store has had (every process's).

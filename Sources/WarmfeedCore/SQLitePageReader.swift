@@ -141,6 +141,18 @@ extension OpaquePointer {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// Column `index` of the current row as bytes, valid until the statement
+    /// steps again; nil for NULL.
+    func columnBytes(_ index: Int32) -> UnsafeRawBufferPointer? {
+        guard sqlite3_column_type(self, index) != SQLITE_NULL else { return nil }
+        let bytes = sqlite3_column_blob(self, index)
+        let count = Int(sqlite3_column_bytes(self, index))
+        return UnsafeRawBufferPointer(start: bytes, count: count)
+    }
+
+    /// Whether column `index` of the current row is NULL.
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(self, index) == SQLITE_NULL }
+
     /// Column `index` of the current row as an integer; nil for NULL.
     func columnInteger(_ index: Int32) -> Int64? {
         sqlite3_column_type(self, index) == SQLITE_NULL ? nil : sqlite3_column_int64(self, index)

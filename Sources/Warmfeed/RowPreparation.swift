@@ -1,0 +1,126 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+import WarmfeedCore
+
+/// Renders each item's row ahead of its readers and keeps it in the store
+/// beside the item (see `PreparedPage`), so a cold page is a read of bytes
+/// prepared once: the escaping and templating of a row is paid once per item
+/// write, not once per request.
+///
+/// At start, when the rows were last prepared with other templates (or by a
+/// build that renders them differently: page 1 rendered both ways must be the
+/// same bytes), every row is rendered again, oldest id first, in the
+/// background; until a row is, pages render it from its item, so readers see
+/// the new templates at once. After that, each second, rows written since
+/// (new or changed items, which a write leaves unprepared) are rendered. In a
+/// cluster every node runs it, and the store hands each batch of rows to one
+/// node (PostgreSQL's `FOR UPDATE SKIP LOCKED`), so each row is rendered once.
+final class RowPreparation: Service, Sendable {
+    struct Status: Codable, Sendable, Equatable {
+        /// Whether rows are rendered ahead at all (the templates allow it).
+        var ahead: Bool
+        /// Why not, when not.
+        var reason: String?
+        /// The templates' tag, in hex.
+        var tag: String?
+        /// Rows rendered and kept by this process.
+        var prepared = 0
+        /// Walks over the whole feed done by this process (a template change).
+        var sweeps = 0
+        /// Whether the last pass found nothing left to prepare (false while a
+        /// walk or a batch of new rows is under way).
+        var caughtUp = false
+        /// The last store error, if the last pass failed.
+        var lastError: String?
+    }
+
+    /// Rows rendered and written in one transaction.
+    static let batch = 500
+    /// The note that names the tag the whole feed was last prepared with.
+    static let note = "prepared-rows-tag"
+
+    private let store: any FeedStore
+    private let renderer: PageRenderer
+    private let pageSize: Int
+    private let logger: Logger
+    private let state: Mutex<Status>
+    /// Whether this process made sure the whole feed has this tag (once, on its first pass).
+    private let swept = Atomic(false)
+
+    init(store: any FeedStore, renderer: PageRenderer, pageSize: Int, logger: Logger) {
+        self.store = store
+        self.renderer = renderer
+        self.pageSize = pageSize
+        self.logger = logger
+        state = Mutex(Status(ahead: renderer.rowTag != nil, reason: renderer.notAhead, tag: renderer.rowTag.map { String($0, radix: 16) }))
+    }
+
+    var status: Status { state.withLock { $0 } }
+
+    func run() async throws {
+        guard renderer.rowTag != nil else {
+            logger.notice("rows are rendered on each request", metadata: ["reason": "\(renderer.notAhead ?? "")"])
+            return
+        }
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                do {
+                    try await self.catchUp()
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    self.state.withLock { $0.caughtUp = false; $0.lastError = "\(error)" }
+                    self.logger.warning("preparing rows failed; pages render rows from their items meanwhile", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// One pass: on the first, the walk over the whole feed when the
+    /// templates changed; then the rows written since. Every node of a
+    /// cluster runs it; the store hands each row to one of them.
+    func catchUp() async throws {
+        guard let tag = renderer.rowTag else { return }
+        if !swept.load(ordering: .relaxed) {
+            if try await needsSweep(tag) { try await prepare(tag, sweep: true) }
+            try await store.setNote(Self.note, String(tag))
+            swept.store(true, ordering: .relaxed)
+        }
+        try await prepare(tag, sweep: false)
+        state.withLock { $0.caughtUp = true; $0.lastError = nil }
+    }
+
+    /// Whether every row must be rendered again: the feed was last prepared
+    /// with other templates, or page 1 from its prepared rows is not the page
+    /// its items make (a build that renders rows differently).
+    private func needsSweep(_ tag: UInt32) async throws -> Bool {
+        guard try await store.note(Self.note) == String(tag) else { return true }
+        guard let page = try await store.page(.number(1), size: pageSize),
+              let prepared = try await store.preparedPage(.number(1), size: pageSize, tag: tag) else { return false }
+        let query = PageQuery(request: .number(1), number: 1)
+        let same = renderer.fragment(of: page, query: query, number: 1) == renderer.fragment(of: prepared, query: query, number: 1)
+        if !same { logger.warning("rows prepared earlier differ from the rows this build renders; rendering every row again") }
+        return !same
+    }
+
+    /// Renders and keeps every row to prepare, in batches by id.
+    private func prepare(_ tag: UInt32, sweep: Bool) async throws {
+        let renderer = renderer
+        let started = ContinuousClock.now
+        var after: Int64 = 0
+        var count = 0
+        while let batch = try await store.prepareRows(tag: tag, sweep: sweep, after: after, limit: Self.batch, render: { renderer.prepare($0) }) {
+            try Task.checkCancellation()
+            if count == 0 { state.withLock { $0.caughtUp = false } }
+            count += batch.kept
+            state.withLock { $0.prepared += batch.kept }
+            after = batch.last
+        }
+        if sweep { state.withLock { $0.sweeps += 1 } }
+        guard count > 0 || sweep else { return }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        logger.info(sweep ? "rendered every row ahead" : "rendered new rows ahead", metadata: ["rows": "\(count)", "seconds": "\(seconds)"])
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import HTMLTemplates
+
+/// Templates rendered ahead with holes: written out with the holes filled,
+/// they are the bytes a render would make; a template that uses an open field
+/// as a section cannot be prepared.
+@Suite struct PreparedHTMLTests {
+    static let names = ["title", "position", "starred"]
+    static let schema = TemplateSchema(["title": .text, "position": .text, "starred": .flag])
+
+    struct Row: TemplateValues {
+        var title: String
+        var position: String
+        var starred: Bool
+        func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
+            let text = field == 0 ? title : position
+            if escaped { html.append(escaped: text) } else { html.append(raw: text) }
+        }
+        func isPresent(_ field: Int) -> Bool { field == 2 ? starred : true }
+    }
+
+    func compile(_ text: String) throws -> HTMLTemplate {
+        let folder = try HTMLTemplateTests.Folder(["row": text])
+        return try TemplateFolder(path: folder.path).compile("row", schema: Self.schema)
+    }
+
+    func rendered(_ template: HTMLTemplate, _ row: Row) -> [UInt8] {
+        var html = HTMLBuffer()
+        template.render(row, into: &html)
+        return html.bytes
+    }
+
+    @Test func writingAPreparedRowFillsItsHolesWithTheValuesOfTheDay() throws {
+        let template = try compile(#"<p id="{{position}}">{{title}}{{#starred}}*{{/starred}} at {{{position}}}/{{position}}</p>"#)
+        for (title, starred) in [("a<b>&\"c'", true), ("", false), ("東京 🚀", true)] {
+            let prepared = try #require(PreparedHTML.prepare(template, Row(title: title, position: "never", starred: starred), open: [1]))
+            #expect(!String(decoding: prepared, as: UTF8.self).contains("never"))
+            for position in ["1", "<2>", "123456"] {
+                var html = HTMLBuffer()
+                let written = prepared.withUnsafeBytes { PreparedHTML.write($0, values: Row(title: "other", position: position, starred: !starred), into: &html) }
+                #expect(written)
+                #expect(html.bytes == rendered(template, Row(title: title, position: position, starred: starred)))
+            }
+        }
+    }
+
+    @Test func aTemplateUsingAnOpenFieldAsASectionCannotBePrepared() throws {
+        let template = try compile("{{#position}}at {{position}}{{/position}}{{title}}")
+        #expect(PreparedHTML.prepare(template, Row(title: "t", position: "1", starred: false), open: [1]) == nil)
+        #expect(PreparedHTML.prepare(template, Row(title: "t", position: "1", starred: false), open: [0]) != nil)
+    }
+
+    @Test func bytesNotInThePreparedFormWriteNothing() throws {
+        var html = HTMLBuffer()
+        // Two holes announced, one given; a hole past the end.
+        for bad: [UInt8] in [[], [2, 0, 0, 0, 0, 1, 0], [1, 9, 0, 0, 0, 1, 0, 65]] {
+            #expect(!bad.withUnsafeBytes { PreparedHTML.write($0, values: Row(title: "", position: "", starred: false), into: &html) })
+        }
+        #expect(html.bytes.isEmpty)
+    }
+
+    @Test func aListElementMayWriteItsBodyPrepared() throws {
+        struct Page: TemplateValues {
+            var rows: [Row]
+            var prepared: [[UInt8]?]
+            func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {}
+            func count(of field: Int) -> Int { rows.count }
+            func element(of field: Int, at index: Int) -> any TemplateValues { Element(row: rows[index], prepared: prepared[index]) }
+        }
+        struct Element: TemplateValues {
+            var row: Row
+            var prepared: [UInt8]?
+            func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) { row.write(field, into: &html, escaped: escaped) }
+            func isPresent(_ field: Int) -> Bool { row.isPresent(field) }
+            func writePrepared(into html: inout HTMLBuffer) -> Bool {
+                guard let prepared else { return false }
+                return prepared.withUnsafeBytes { PreparedHTML.write($0, values: row, into: &html) }
+            }
+        }
+        let rowText = "<li>{{position}}. {{title}}{{#starred}}*{{/starred}}</li>"
+        let folder = try HTMLTemplateTests.Folder(["row": rowText, "page": "<ol>{{#rows}}{{> row}}{{/rows}}</ol>"])
+        let templates = try TemplateFolder(path: folder.path)
+        let row = try templates.compile("row", schema: Self.schema)
+        let page = try templates.compile("page", schema: TemplateSchema(["rows": .list(Self.schema)]))
+        #expect(page.repeats(row, over: [0]))
+        let rows = [Row(title: "a", position: "1", starred: false), Row(title: "b&", position: "2", starred: true)]
+        let ahead = rows.map { PreparedHTML.prepare(row, Row(title: $0.title, position: "", starred: $0.starred), open: [1]) }
+        var plain = HTMLBuffer(), mixed = HTMLBuffer()
+        page.render(Page(rows: rows, prepared: [nil, nil]), into: &plain)
+        page.render(Page(rows: rows, prepared: [ahead[0], nil]), into: &mixed)
+        #expect(String(decoding: plain.bytes, as: UTF8.self) == "<ol><li>1. a</li><li>2. b&amp;*</li></ol>")
+        #expect(mixed.bytes == plain.bytes)
+    }
+}

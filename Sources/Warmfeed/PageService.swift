@@ -58,12 +58,12 @@ final class PageService: Sendable {
         let generation = previewGeneration()
         if let tag = renderer.rowTag {
             let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
-            if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, generation: generation) }
+            if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept) }
             guard let page = try await store.preparedPage(key.query.request, size: pageSize, tag: tag) else { return nil }
-            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation), generation: generation)
+            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation))
         }
         guard let (_, fragment) = try await fragment(for: key.query, revision: key.revision) else { return nil }
-        return document(key, fragment: fragment, generation: generation)
+        return document(key, fragment: fragment)
     }
 
     /// `render(_:)` on the caller's thread, for a store that reads at once
@@ -72,14 +72,14 @@ final class PageService: Sendable {
         guard let immediate else { preconditionFailure("renderAtOnce needs a store that reads at once") }
         let generation = previewGeneration()
         let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
-        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, generation: generation) }
+        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept) }
         if let tag = renderer.rowTag {
             guard let page = try immediate.preparedPageAtOnce(key.query.request, size: pageSize, tag: tag) else { return nil }
-            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation), generation: generation)
+            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation))
         }
         guard let page = try immediate.pageAtOnce(key.query.request, size: pageSize) else { return nil }
         let fragment = fragment(of: page, query: key.query, revision: key.revision, generation: generation)
-        return document(key, fragment: fragment, generation: generation)
+        return document(key, fragment: fragment)
     }
 
     /// The fragment of a prepared page, rendered and kept under `key`.
@@ -92,7 +92,7 @@ final class PageService: Sendable {
     }
 
     /// The rendering `key` asks for: `fragment` itself, or the document around it (kept).
-    private func document(_ key: PageCache.Key, fragment: PageCache.Rendering, generation: Int) -> PageCache.Rendering {
+    private func document(_ key: PageCache.Key, fragment: PageCache.Rendering) -> PageCache.Rendering {
         guard key.kind == .document else { return fragment }
         let html = fragment.html.withUnsafeBytes { Array($0) }
         var document = PageCache.Rendering(

@@ -69,10 +69,10 @@ struct PageRenderer: Sendable {
     /// The rows of `page` with its sentinel (or the end-of-feed row), as HTML bytes.
     func fragment(of page: Page, query: PageQuery, number: Int) -> [UInt8] {
         let next = Self.next(after: page.older, number: number)
-        let values = PageFragmentValues(
+        let values = FragmentValues(rows: PageRows(
             page: page, number: number, url: query.documentURL,
             split: Sentinel.rowsBefore(rowCount: page.items.count, threshold: threshold), next: next
-        )
+        ))
         var html = HTMLBuffer(capacity: 1024 + page.items.count * 768)
         pageTemplate.render(values, into: &html)
         return html.bytes
@@ -123,7 +123,7 @@ struct PageRenderer: Sendable {
             split: Sentinel.rowsBefore(rowCount: page.rows.count, threshold: threshold), next: next
         )
         var html = HTMLBuffer(capacity: 1024 + page.bytes.count + page.rows.count * 64)
-        pageTemplate.render(PreparedFragmentValues(rows: rows), into: &html)
+        pageTemplate.render(FragmentValues(rows: rows), into: &html)
         return html.bytes
     }
 

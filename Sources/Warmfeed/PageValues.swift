@@ -23,21 +23,28 @@ enum PageValues {
     ])
 }
 
-/// One page's rows, split around its sentinel (or followed by the end row).
-struct PageFragmentValues: TemplateValues {
-    let rows: PageRows
+/// What the page template needs of a page's rows, whether they are rendered
+/// from items (`PageRows`) or come rendered ahead (`PreparedRows`).
+protocol FragmentRows: AnyObject {
+    var rowCount: Int { get }
+    var number: Int { get }
+    /// Rows before the sentinel.
+    var split: Int { get }
+    /// The next page's document and fragment URLs; nil on the last page.
+    var next: (document: String, fragment: String)? { get }
+    func row(at offset: Int) -> any TemplateValues
+}
 
-    init(page: Page, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
-        rows = PageRows(page: page, number: number, url: url, split: split, next: next)
-    }
+/// One page's rows, split around its sentinel (or followed by the end row).
+struct FragmentValues<Rows: FragmentRows>: TemplateValues {
+    let rows: Rows
 
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {}
 
     func count(of field: Int) -> Int {
-        let items = rows.page.items.count
         return switch PageValues.PageField(rawValue: field)! {
-        case .before: rows.next == nil ? items : rows.split
-        case .after: rows.next == nil ? 0 : items - rows.split
+        case .before: rows.next == nil ? rows.rowCount : rows.split
+        case .after: rows.next == nil ? 0 : rows.rowCount - rows.split
         case .sentinel: rows.next == nil ? 0 : 1
         case .end: rows.next == nil ? 1 : 0
         }
@@ -45,16 +52,16 @@ struct PageFragmentValues: TemplateValues {
 
     func element(of field: Int, at index: Int) -> any TemplateValues {
         switch PageValues.PageField(rawValue: field)! {
-        case .before: RowValues(rows: rows, offset: index)
-        case .after: RowValues(rows: rows, offset: rows.split + index)
+        case .before: rows.row(at: index)
+        case .after: rows.row(at: rows.split + index)
         case .sentinel: SentinelValues(next: rows.next!, number: rows.number + 1)
-        case .end: EndValues(empty: rows.page.items.isEmpty)
+        case .end: EndValues(empty: rows.rowCount == 0)
         }
     }
 }
 
 /// What every row of a page shares, held once while the page renders.
-final class PageRows {
+final class PageRows: FragmentRows {
     let page: Page
     let number: Int
     let url: String
@@ -70,6 +77,9 @@ final class PageRows {
         self.split = split
         self.next = next
     }
+
+    var rowCount: Int { page.items.count }
+    func row(at offset: Int) -> any TemplateValues { RowValues(rows: self, offset: offset) }
 }
 
 /// One row: an item with its place in the feed. Two words, so it fits an
@@ -179,7 +189,7 @@ struct AheadRowValues: TemplateValues {
 }
 
 /// One prepared page's rows, split around its sentinel, held once while it renders.
-final class PreparedRows {
+final class PreparedRows: FragmentRows {
     let page: PreparedPage
     let number: Int
     let url: String
@@ -193,32 +203,9 @@ final class PreparedRows {
         self.split = split
         self.next = next
     }
-}
 
-/// One prepared page split around its sentinel: the page template's values.
-struct PreparedFragmentValues: TemplateValues {
-    let rows: PreparedRows
-
-    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {}
-
-    func count(of field: Int) -> Int {
-        let count = rows.page.rows.count
-        return switch PageValues.PageField(rawValue: field)! {
-        case .before: rows.next == nil ? count : rows.split
-        case .after: rows.next == nil ? 0 : count - rows.split
-        case .sentinel: rows.next == nil ? 0 : 1
-        case .end: rows.next == nil ? 1 : 0
-        }
-    }
-
-    func element(of field: Int, at index: Int) -> any TemplateValues {
-        switch PageValues.PageField(rawValue: field)! {
-        case .before: PreparedRowValues(rows: rows, offset: index)
-        case .after: PreparedRowValues(rows: rows, offset: rows.split + index)
-        case .sentinel: SentinelValues(next: rows.next!, number: rows.number + 1)
-        case .end: EndValues(empty: rows.page.rows.isEmpty)
-        }
-    }
+    var rowCount: Int { page.rows.count }
+    func row(at offset: Int) -> any TemplateValues { PreparedRowValues(rows: self, offset: offset) }
 }
 
 /// A row of a prepared page: its bytes with the holes filled in, or, for the

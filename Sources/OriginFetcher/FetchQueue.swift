@@ -3,8 +3,12 @@
 /// cancelled, and the counters.
 ///
 /// Fetches wait here, not in libcurl: each host gets at most `maxPerHost`
-/// transfers in libcurl at once, so a transfer handed over finds a connection
-/// and its timeout counts time on the wire only. Waiting has its own bound
+/// transfers in libcurl at once, and all hosts together `maxTotal`, so a
+/// transfer handed over finds a connection and its timeout counts time on the
+/// wire only. libcurl is given no caps of its own: its queue of transfers
+/// waiting for a connection (7.88's PENDING state) is woken only when another
+/// transfer ends, and under load a transfer was seen to sit there, with no
+/// connection made, for its whole timeout while nothing else ran. Waiting has its own bound
 /// (`maxWait`): a fetch that never got a connection in that time ends as
 /// `busy`, which is not the origin's failure. Urgent fetches (a reader waits)
 /// start before the others of their host.
@@ -72,6 +76,8 @@ struct FetchQueue<Work> {
 
     /// The most transfers in libcurl at once for one host.
     let maxPerHost: Int
+    /// The most transfers in libcurl at once in all.
+    let maxTotal: Int
     /// The longest a fetch waits for a connection before it ends as `busy`.
     let maxWait: Duration
 
@@ -92,9 +98,11 @@ struct FetchQueue<Work> {
     /// before its cancellation handler was taken down; `forget` drops them.
     private var cancelledEarly: Set<ID> = []
 
-    /// A queue letting `maxPerHost` transfers run at once per host, and fetches wait `maxWait` at most.
-    init(maxPerHost: Int = 8, maxWait: Duration = .seconds(30)) {
+    /// A queue letting `maxPerHost` transfers run at once per host and
+    /// `maxTotal` in all, and fetches wait `maxWait` at most.
+    init(maxPerHost: Int = 8, maxTotal: Int = 64, maxWait: Duration = .seconds(30)) {
         self.maxPerHost = max(1, maxPerHost)
+        self.maxTotal = max(1, maxTotal)
         self.maxWait = maxWait
     }
 
@@ -151,23 +159,27 @@ struct FetchQueue<Work> {
     }
 
     /// What the transfer thread must do now at `now`: the fetches that may
-    /// start (each host up to `maxPerHost` running; they count as running from
-    /// here), the cancellations, and the fetches that waited too long.
+    /// start (each host up to `maxPerHost` running, all up to `maxTotal`; they
+    /// count as running from here), the cancellations, and the fetches that
+    /// waited too long.
     mutating func takeInbox(now: ContinuousClock.Instant = .now) -> Inbox {
         var inbox = Inbox(cancel: cancelRequests, shutDown: isShutDown)
         cancelRequests.removeAll()
         // A cancellation may name a fetch that ended since it was asked for.
         inbox.cancel.removeAll { !running.contains($0) }
         guard waitingCount > 0 else { return inbox }
+        // One start per host per round, so that under the total cap no host
+        // takes every free connection while another's fetches wait.
+        var open = Array(hosts.keys)
+        while running.count < maxTotal, !open.isEmpty {
+            open.removeAll { name in
+                guard running.count < maxTotal, let next = startNext(of: name) else { return true }
+                inbox.start.append(next)
+                return false
+            }
+        }
         for name in Array(hosts.keys) {
             var host = hosts[name]!
-            while host.running < maxPerHost, let next = host.urgent.isEmpty ? host.later.first : host.urgent.first {
-                if host.urgent.isEmpty { host.later.removeFirst() } else { host.urgent.removeFirst() }
-                host.running += 1
-                waitingCount -= 1
-                running.insert(next.id)
-                inbox.start.append((next.id, next.work))
-            }
             for queue in [\Host.urgent, \Host.later] {
                 while let oldest = host[keyPath: queue].first, now - oldest.since > maxWait {
                     host[keyPath: queue].removeFirst()
@@ -186,7 +198,21 @@ struct FetchQueue<Work> {
 
     /// Whether some fetch waits for a connection now free (the loop should not sleep).
     var canStartMore: Bool {
-        waitingCount > 0 && hosts.values.contains { $0.running < maxPerHost && !($0.urgent.isEmpty && $0.later.isEmpty) }
+        waitingCount > 0 && running.count < maxTotal
+            && hosts.values.contains { $0.running < maxPerHost && !($0.urgent.isEmpty && $0.later.isEmpty) }
+    }
+
+    /// Takes the host's next waiting fetch (urgent first) as running, when the
+    /// host has a connection to spare.
+    private mutating func startNext(of name: String) -> (id: ID, work: Work)? {
+        guard var host = hosts[name], host.running < maxPerHost,
+              let next = host.urgent.isEmpty ? host.later.first : host.urgent.first else { return nil }
+        if host.urgent.isEmpty { host.later.removeFirst() } else { host.urgent.removeFirst() }
+        host.running += 1
+        hosts[name] = host
+        waitingCount -= 1
+        running.insert(next.id)
+        return (next.id, next.work)
     }
 
     /// A running fetch ended; `false` when it was not running (ended twice).

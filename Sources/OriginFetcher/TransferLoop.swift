@@ -27,14 +27,14 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Makes the multi handle; `start` starts its thread.
     init(maxConnectionsPerHost: Int, maxConnections: Int, maxQueueWait: Duration, userAgent: String, logger: Logger) {
-        queue = Mutex(FetchQueue(maxPerHost: maxConnectionsPerHost, maxWait: maxQueueWait))
+        queue = Mutex(FetchQueue(maxPerHost: maxConnectionsPerHost, maxTotal: maxConnections, maxWait: maxQueueWait))
         CurlGlobal.ensureInitialized()
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         self.userAgent = userAgent
         self.logger = logger
-        _ = wf_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, maxConnectionsPerHost))
-        _ = wf_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, maxConnections))
+        // No CURLMOPT_MAX_HOST_CONNECTIONS or MAX_TOTAL_CONNECTIONS: the queue
+        // holds both caps (see `FetchQueue`), so libcurl never parks a transfer.
         // The idle connections kept for reuse: as many as may be open at once.
         _ = wf_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, maxConnections))
     }
@@ -159,10 +159,9 @@ final class TransferLoop: @unchecked Sendable {
     /// Ends the transfers past their total timeout; answers how long to wait,
     /// in milliseconds, for the next deadline (a second at most).
     ///
-    /// libcurl enforces CURLOPT_TIMEOUT_MS itself, except for a transfer still
-    /// waiting for a free connection (per-host or total cap): libcurl 7.88 only
-    /// looks at it again when a connection frees up, which can be long after
-    /// its timeout. This keeps the promise that a fetch ends within its timeout.
+    /// libcurl enforces CURLOPT_TIMEOUT_MS itself; this is the backstop that
+    /// keeps the promise that a fetch ends within its timeout, whatever state
+    /// libcurl holds it in.
     private func endOverdue() -> Int32 {
         let now = ContinuousClock.now
         var next = now + .seconds(1)

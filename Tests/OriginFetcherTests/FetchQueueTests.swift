@@ -133,6 +133,29 @@ import Testing
         #expect(queue.takeInbox().start.map(\.work) == ["a2"])
     }
 
+    @Test func theTotalCapIsSharedAmongHostsInTurnAndAnEndFreesAPlace() {
+        var queue = Queue(maxPerHost: 4, maxTotal: 3)
+        var ids: [String: [UInt64]] = [:]
+        for host in ["a", "b"] {
+            for index in 0..<4 {
+                let id = queue.makeID()
+                ids[host, default: []].append(id)
+                _ = queue.submit(id, "\(host)\(index)", host: host)
+            }
+        }
+        let first = queue.takeInbox().start.map(\.work)
+        #expect(first.count == 3, "\(first)")
+        // One host does not take every free place while the other waits.
+        #expect(first.contains { $0.hasPrefix("a") } && first.contains { $0.hasPrefix("b") }, "\(first)")
+        #expect(!queue.canStartMore)
+        #expect(queue.takeInbox().start.isEmpty, "no place is free in all")
+        let ended = ids["a"]![0]
+        queue.ended(ended, .finished)
+        #expect(queue.canStartMore)
+        #expect(queue.takeInbox().start.count == 1)
+        #expect(queue.counts.running == 3 && queue.counts.waiting == 4)
+    }
+
     @Test func urgentFetchesStartBeforeTheHostsOthers() {
         var queue = Queue(maxPerHost: 1)
         let busy = queue.makeID()

@@ -4,7 +4,7 @@ import Synchronization
 import WarmfeedCore
 
 /// Renders each item's row ahead of its readers and keeps it in the store
-/// beside the item (see `PreparedPage`), so a cold page is a read of bytes
+/// (see `PreparedPage`), so a cold page is a read of bytes
 /// prepared once: the escaping and templating of a row is paid once per item
 /// write, not once per request.
 ///

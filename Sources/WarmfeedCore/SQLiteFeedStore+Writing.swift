@@ -32,7 +32,7 @@ final class SQLiteItemSink: FeedItemSink {
             }
             try item.update(db)
             // Its row, rendered from what it was, is rendered again from what it is.
-            try db.cachedStatement(sql: "UPDATE item SET prepared = NULL WHERE id = ?").execute(arguments: [existing.id])
+            try db.cachedStatement(sql: "UPDATE item SET ahead_at = NULL, ahead_size = NULL WHERE id = ?").execute(arguments: [existing.id])
             if (existing.id ?? 0) <= idsBefore { summary.updated += 1 }
             if item.published != existing.published {
                 touch(min(item.published, existing.published), existing.id ?? 0)
@@ -118,24 +118,26 @@ extension SQLiteFeedStore {
     public func prepareRows(
         tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
     ) async throws -> (kept: Int, last: Int64)? {
-        // In one write transaction: no write changes the items between the read and the keep.
-        try await poolForWriting.write { db -> (kept: Int, last: Int64)? in
+        // In one write transaction: no write changes the items between the read
+        // and the keep, and no other opening appends to the row file meanwhile.
+        try await poolForWriting.write { [rows] db -> (kept: Int, last: Int64)? in
+            // A sweep renders every row again: it starts the file afresh.
+            if sweep, id == 0 { try rows.truncate() }
             let items = sweep
-                ? try FeedItem.fetchAll(
-                    db.cachedStatement(sql: "SELECT * FROM item WHERE id > ? AND (prepared IS NULL OR substr(prepared, 1, 4) != ?) ORDER BY id LIMIT ?"),
-                    arguments: [id, Data(PreparedRowTag.bytes(tag)), limit])
+                ? try FeedItem.fetchAll(db.cachedStatement(sql: "SELECT * FROM item WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
                 : try FeedItem.fetchAll(
-                    db.cachedStatement(sql: "SELECT * FROM item WHERE prepared IS NULL AND id > ? ORDER BY id LIMIT ?"),
+                    db.cachedStatement(sql: "SELECT * FROM item WHERE ahead_at IS NULL AND id > ? ORDER BY id LIMIT ?"),
                     arguments: [id, limit])
             guard let last = items.last?.id else { return nil }
-            let update = try db.cachedStatement(sql: "UPDATE item SET prepared = ? WHERE id = ?")
-            var kept = 0
-            for item in items {
-                guard let bytes = render(item) else { continue }
-                try update.execute(arguments: [Data(bytes), item.id])
-                kept += 1
+            let records = items.compactMap { item in
+                render(item).map { SQLiteRowLog.Record(id: item.id ?? 0, hasPicture: item.imageURL != nil, prepared: $0) }
             }
-            return (kept, last)
+            let places = try rows.append(records)
+            let update = try db.cachedStatement(sql: "UPDATE item SET ahead_at = ?, ahead_size = ? WHERE id = ?")
+            for (record, place) in zip(records, places) {
+                try update.execute(arguments: [place.at, place.size, record.id])
+            }
+            return (records.count, last)
         }
     }
 }

@@ -15,6 +15,8 @@ public final class SQLiteFeedStore: ImmediatePages {
     private let path: String
     /// Pages are read past GRDB, on connections of their own (see `SQLitePageReader`).
     private let pages: SQLitePageReader
+    /// The rows rendered ahead (`path` + "-rows").
+    let rows: SQLiteRowLog
     var poolForWriting: DatabasePool { pool }
     /// The feed's epoch: a random number fixed when the store is created.
     /// Cursors carry it, so a cursor from another store is told apart.
@@ -39,6 +41,12 @@ public final class SQLiteFeedStore: ImmediatePages {
         }
         try Self.migrator.migrate(pool)
         pages = SQLitePageReader(path: path)
+        rows = try SQLiteRowLog(path: path + "-rows")
+        // Places past the file's end (it was removed, or a crash lost its
+        // tail) are forgotten, so those rows are prepared again.
+        try pool.write { [rows] db in
+            try db.execute(sql: "UPDATE item SET ahead_at = NULL, ahead_size = NULL WHERE ahead_at + ahead_size > ?", arguments: [rows.size])
+        }
         epoch = try pool.write { db in
             if let stored = try UInt32.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") {
                 return stored
@@ -86,6 +94,21 @@ public final class SQLiteFeedStore: ImmediatePages {
                 CREATE INDEX item_unprepared ON item(id) WHERE prepared IS NULL;
                 """)
         }
+        migrator.registerMigration("v4: prepared rows in their own file") { db in
+            // The rows leave the item table for `SQLiteRowLog`; an item keeps its
+            // row's place. A page reads its rows' places and previews from one
+            // covering index (it replaces `item_seq`, its first column), and no
+            // table row. Rows prepared in the column are prepared again.
+            try db.execute(sql: """
+                DROP INDEX item_unprepared;
+                ALTER TABLE item DROP COLUMN prepared;
+                ALTER TABLE item ADD COLUMN ahead_at INTEGER;
+                ALTER TABLE item ADD COLUMN ahead_size INTEGER;
+                CREATE INDEX item_unprepared ON item(id) WHERE ahead_at IS NULL;
+                CREATE INDEX item_page ON item(seq, published, preview, ahead_at, ahead_size);
+                DROP INDEX item_seq;
+                """)
+        }
         return migrator
     }
 
@@ -130,26 +153,30 @@ public final class SQLiteFeedStore: ImmediatePages {
         }
     }
 
-    /// The prepared page for `request`, read on this thread.
+    /// The prepared page for `request`, read on this thread: the places of
+    /// its rows from the covering index `item_page`, their bytes from the row
+    /// file, and whole items only for the page's first row (it names the page)
+    /// and for rows with no current prepared bytes.
     public func preparedPageAtOnce(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage? {
         precondition(size > 0)
         return try pages.read { connection -> PreparedPage? in
             var total = 0
             try connection.query(SQL.total, []) { total = Int($0.columnInteger(0) ?? 0) }
-            var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
+            var places: [RowPlace] = []
+            places.reserveCapacity(size)
             func read(_ sql: String, _ arguments: [Int64]) throws {
                 try connection.query(sql, arguments) { row in
-                    // Only what the page needs is decoded: ids, places and the
-                    // prepared bytes; the whole item for the first row and for
-                    // rows not prepared with this tag.
-                    let prepared = row.columnBytes(11)
-                    let whole = builder.atFirstRow || !builder.isCurrent(prepared)
-                    builder.add(
-                        id: row.columnInteger(0) ?? 0, published: row.columnInteger(8) ?? 0, seq: row.columnInteger(9) ?? 0,
-                        preview: row.columnInteger(10), hasPicture: !row.isNull(5),
-                        prepared: prepared, item: whole ? Self.item(row) : nil
-                    )
+                    places.append(RowPlace(
+                        id: row.columnInteger(0) ?? 0, published: row.columnInteger(1) ?? 0, seq: row.columnInteger(2) ?? 0,
+                        preview: row.columnInteger(3), at: row.columnInteger(4), size: Int(row.columnInteger(5) ?? 0)))
+                    // A place no record could have is no place.
+                    if !(SQLiteRowLog.headerSize...(1 << 24)).contains(places[places.count - 1].size) { places[places.count - 1].at = nil }
                 }
+            }
+            func seq(_ sql: String, _ cursor: Cursor) throws -> Int64? {
+                var seq: Int64?
+                try connection.query(sql, [cursor.published, cursor.id]) { seq = $0.columnInteger(0) }
+                return seq
             }
             switch request {
             case .number(let number):
@@ -158,20 +185,80 @@ public final class SQLiteFeedStore: ImmediatePages {
                     return PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil)
                 }
                 guard number >= 1, top >= 1 else { return nil }
-                try read(SQL.preparedByNumber, [top, Int64(size)])
+                try read(SQL.placesDown, [top, Int64(size)])
             case .after(let cursor):
-                try read(SQL.preparedAfter, [cursor.published, cursor.id, Int64(size)])
+                guard let top = try seq(SQL.seqOlder, cursor) else { return nil }
+                try read(SQL.placesDown, [top, Int64(size)])
             case .before(let cursor):
-                // Read oldest first: the page's first row is read last, and whole below.
-                try read(SQL.preparedBefore, [cursor.published, cursor.id, Int64(size)])
-                builder.reverse()
+                guard let bottom = try seq(SQL.seqNewer, cursor) else { return nil }
+                try read(SQL.placesUp, [bottom, Int64(size)])
+                places.reverse()
             }
-            guard var page = builder.page(total: total) else { return nil }
-            if page.rows[0].item == nil {
-                try connection.query(SQL.itemByID, [page.rows[0].id]) { page.rows[0].item = Self.item($0) }
+            let (bytes, spans) = readRows(of: places)
+            var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
+            try bytes.withUnsafeBytes { bytes in
+                for (place, span) in zip(places, spans) {
+                    let found = span.flatMap { SQLiteRowLog.record(in: UnsafeRawBufferPointer(rebasing: bytes[$0]), id: place.id) }
+                    var item: FeedItem?
+                    if builder.atFirstRow || !builder.isCurrent(found?.prepared) {
+                        try connection.query(SQL.itemByID, [place.id]) { item = Self.item($0) }
+                        // Gone since its place was read (this read sees one state; a guard all the same).
+                        guard item != nil else { continue }
+                    }
+                    builder.add(
+                        id: place.id, published: place.published, seq: place.seq, preview: place.preview,
+                        hasPicture: item.map { $0.imageURL != nil } ?? found?.hasPicture ?? false,
+                        prepared: found?.prepared, item: item)
+                }
             }
-            return page
+            return builder.page(total: total)
         }
+    }
+
+    /// Where a page's row is: read from `item_page` alone.
+    private struct RowPlace {
+        var id: Int64
+        var published: Int64
+        var seq: Int64
+        var preview: Int64?
+        var at: Int64?
+        var size: Int
+    }
+
+    /// The records of `places` read from the row file, with where each one
+    /// sits in the bytes (nil for a row with no place, or one the file does
+    /// not hold whole). Records lying close together are read with one `pread`
+    /// (rows prepared together are side by side, so a page is usually one
+    /// read; a row prepared again since sits apart, read on its own).
+    private func readRows(of places: [RowPlace]) -> (bytes: [UInt8], spans: [Range<Int>?]) {
+        var runs: [(start: Int64, end: Int64, members: [Int])] = []
+        for index in places.indices.filter({ places[$0].at != nil }).sorted(by: { places[$0].at! < places[$1].at! }) {
+            let at = places[index].at!, end = at + Int64(places[index].size)
+            if let last = runs.indices.last, at <= runs[last].end + 4096 {
+                runs[last].end = max(runs[last].end, end)
+                runs[last].members.append(index)
+            } else {
+                runs.append((at, end, [index]))
+            }
+        }
+        let wanted = runs.reduce(0) { $0 + Int($1.end - $1.start) }
+        var spans = [Range<Int>?](repeating: nil, count: places.count)
+        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            var next = 0
+            for run in runs {
+                let length = Int(run.end - run.start)
+                let count = rows.read(at: run.start, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[next..<(next + length)])))
+                // Bytes past the file's end: zeros, which no span reaches.
+                if count < length { _ = buffer[(next + count)..<(next + length)].initialize(from: repeatElement(0, count: length - count)) }
+                for index in run.members {
+                    let start = next + Int(places[index].at! - run.start), end = start + places[index].size
+                    if end <= next + count { spans[index] = start..<end }
+                }
+                next += length
+            }
+            initialized = wanted
+        }
+        return (bytes, spans)
     }
 
     public func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage? {
@@ -232,10 +319,14 @@ public final class SQLiteFeedStore: ImmediatePages {
         static let pageAfter = "SELECT \(columns) FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
         /// A "newer items" link: the items just newer than (published, id), oldest first.
         static let pageBefore = "SELECT \(columns) FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
-        /// The page reads with each row's prepared bytes after the columns.
-        static let preparedByNumber = "SELECT \(columns), prepared FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
-        static let preparedAfter = "SELECT \(columns), prepared FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ?"
-        static let preparedBefore = "SELECT \(columns), prepared FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT ?"
+        /// A prepared page's rows: their places (`item_page` covers it), from seq ? down.
+        static let placesDown = "SELECT id, published, seq, preview, ahead_at, ahead_size FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
+        /// A "newer items" page's rows, oldest first, from seq ? up.
+        static let placesUp = "SELECT id, published, seq, preview, ahead_at, ahead_size FROM item WHERE seq >= ? ORDER BY seq ASC LIMIT ?"
+        /// The rank of the item just older than (published, id), where a cursor's page starts.
+        static let seqOlder = "SELECT seq FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT 1"
+        /// The rank of the item just newer than (published, id).
+        static let seqNewer = "SELECT seq FROM item WHERE (published, id) > (?, ?) ORDER BY published ASC, id ASC LIMIT 1"
         static let itemByID = "SELECT \(columns) FROM item WHERE id = ?"
         /// seq is dense from 1, so the highest seq is the count, found by an index seek.
         static let total = "SELECT MAX(seq) FROM item"

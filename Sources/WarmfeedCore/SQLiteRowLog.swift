@@ -1,0 +1,122 @@
+import Foundation
+
+/// The rows of a SQLite store rendered ahead (see `PreparedPage`), appended
+/// to one file beside the database (`feed.sqlite-rows`), each found through
+/// its item's `ahead_at` and `ahead_size`.
+///
+/// Why a file and not a column: kept in the item table, the ~800-byte rows
+/// tripled every item's size, and a cold page cost a B-tree descent per row
+/// and a `pread` per leaf (46% of a deep page's CPU, perf). Here a page is
+/// read as the positions of its rows, from one covering index with no table
+/// access, and their bytes with one `pread` of the span that holds them: rows
+/// are appended in id order, so a page's rows are usually side by side.
+///
+/// The file is derived data; the database stays the truth. Appends happen
+/// only inside a SQLite write transaction, which orders every appender (the
+/// server, another opening of the store) and names each record's place in the
+/// same transaction. Nothing is synced: each record starts with its item's id
+/// and length, checked on every read, so a record a crash lost, a file that
+/// was truncated (a sweep starts it again) or removed, only sends its row back
+/// to being rendered from its item, and the store's opening forgets places past
+/// the file's end so those rows are prepared again.
+final class SQLiteRowLog: Sendable {
+    /// Bytes before a record's prepared row: item id (8), row length (4), flags (1).
+    static let headerSize = 13
+    /// A flag: the item has a picture.
+    static let pictured: UInt8 = 1
+
+    let path: String
+    private let descriptor: Int32
+
+    /// A record to append: the prepared row (its templates' tag first) of item `id`.
+    struct Record {
+        var id: Int64
+        var hasPicture: Bool
+        var prepared: [UInt8]
+    }
+
+    /// One record read back: the prepared row (tag first) and whether its item has a picture.
+    struct Found {
+        var prepared: UnsafeRawBufferPointer
+        var hasPicture: Bool
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Opens (and creates, when missing) the file at `path`.
+    init(path: String) throws {
+        self.path = path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        descriptor = fd
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// The file's length now.
+    var size: Int64 {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return 0 }
+        return Int64(status.st_size)
+    }
+
+    /// Appends `records` at the end; answers each one's place and size, in
+    /// order. Call it only inside a write transaction of the store.
+    func append(_ records: [Record]) throws -> [(at: Int64, size: Int64)] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.reduce(0) { $0 + Self.headerSize + $1.prepared.count })
+        var places: [(at: Int64, size: Int64)] = []
+        let start = size
+        for record in records {
+            let at = start + Int64(bytes.count)
+            withUnsafeBytes(of: record.id.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt32(record.prepared.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(record.hasPicture ? Self.pictured : 0)
+            bytes.append(contentsOf: record.prepared)
+            places.append((at, Int64(bytes.count) - (at - start)))
+        }
+        try bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let count = pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(start) + off_t(written))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+                written += count
+            }
+        }
+        return places
+    }
+
+    /// Empties the file (every record's place then reads as missing). Call it
+    /// only inside a write transaction of the store.
+    func truncate() throws {
+        guard ftruncate(descriptor, 0) == 0 else { throw Failure(description: "cannot truncate \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Reads `buffer.count` bytes from `at` into `buffer`; answers how many
+    /// there were (fewer at the file's end).
+    func read(at: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(at) + off_t(done))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            done += count
+        }
+        return done
+    }
+
+    /// The record of item `id` when `bytes` (read from its place, as long as
+    /// its item says) hold it whole; nil otherwise.
+    static func record(in bytes: UnsafeRawBufferPointer, id: Int64) -> Found? {
+        guard bytes.count > headerSize,
+              Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)) == id,
+              Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) == bytes.count - headerSize
+        else { return nil }
+        return Found(prepared: UnsafeRawBufferPointer(rebasing: bytes[headerSize...]), hasPicture: bytes[12] & pictured != 0)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import WarmfeedCore
+
+/// The SQLite store's rows rendered ahead live in a file beside the database
+/// (`SQLiteRowLog`). The database stays the truth: a file removed, cut short
+/// or written over sends rows back to being rendered from their items, never
+/// serves another row's bytes, and its rows are prepared again.
+@Suite struct SQLiteRowLogTests {
+    static let tag: UInt32 = 0xC0FFEE
+    /// A stand-in for the renderer: the tag, then the item's id and title.
+    static func render(_ item: FeedItem) -> [UInt8]? {
+        PreparedRowTag.bytes(tag) + Array("<row \(item.id ?? 0)>\(item.title)</row>".utf8)
+    }
+
+    /// Prepares every row waiting; answers how many were.
+    @discardableResult
+    static func prepare(_ store: SQLiteFeedStore, sweep: Bool = false) async throws -> Int {
+        var after: Int64 = 0, kept = 0
+        while let batch = try await store.prepareRows(tag: tag, sweep: sweep, after: after, limit: 64, render: { render($0) }) {
+            kept += batch.kept
+            after = batch.last
+        }
+        return kept
+    }
+
+    /// Every page of the feed, prepared, newest first.
+    static func pages(_ store: SQLiteFeedStore, size: Int = 10) throws -> [PreparedPage] {
+        var pages: [PreparedPage] = []
+        var number = 1
+        while let page = try store.preparedPageAtOnce(.number(number), size: size, tag: tag), !page.rows.isEmpty {
+            pages.append(page)
+            number += 1
+        }
+        return pages
+    }
+
+    /// The row's bytes as served: its prepared bytes, or nil when it came as its item.
+    static func served(_ page: PreparedPage) -> [(id: Int64, prepared: String?)] {
+        page.rows.map { row in
+            (row.id, row.prepared.isEmpty ? nil : String(decoding: page.bytes[row.prepared], as: UTF8.self))
+        }
+    }
+
+    static func expectEachRowIsItsOwn(_ pages: [PreparedPage], sourceLocation: SourceLocation = #_sourceLocation) {
+        for page in pages {
+            for (index, row) in served(page).enumerated() {
+                if let prepared = row.prepared {
+                    #expect(prepared.hasPrefix("<row \(row.id)>"), "another row's bytes: \(prepared)", sourceLocation: sourceLocation)
+                } else {
+                    #expect(page.rows[index].item?.id == row.id, "row \(row.id) has neither bytes nor item", sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+
+    @Test func aPageIsItsRowsFromTheFileAndItsFirstRowWhole() async throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.upsert(DemoFeed.items(count: 95))
+        #expect(try await Self.prepare(temporary.store) == 95)
+        let pages = try Self.pages(temporary.store)
+        #expect(pages.count == 10)
+        #expect(pages.flatMap(\.rows).count == 95)
+        Self.expectEachRowIsItsOwn(pages)
+        for page in pages {
+            #expect(page.rows[0].item != nil, "the first row names the page")
+            #expect(page.rows.dropFirst().allSatisfy { $0.item == nil && !$0.prepared.isEmpty })
+        }
+        // Cursors read the same rows as numbers.
+        let older = try #require(pages[0].older), newer = try #require(pages[2].newer)
+        let second = try #require(try temporary.store.preparedPageAtOnce(.after(older), size: 10, tag: Self.tag))
+        #expect(second.rows.map(\.id) == pages[1].rows.map(\.id))
+        let back = try #require(try temporary.store.preparedPageAtOnce(.before(newer), size: 10, tag: Self.tag))
+        #expect(back.rows.map(\.id) == pages[1].rows.map(\.id))
+        #expect(back.firstPosition == pages[1].firstPosition)
+    }
+
+    @Test func aRemovedFileSendsRowsToTheirItemsAndTheyArePreparedAgain() async throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.upsert(DemoFeed.items(count: 40))
+        try await Self.prepare(temporary.store)
+        try FileManager.default.removeItem(atPath: temporary.path + "-rows")
+        let reopened = try temporary.reopen()
+        let pages = try Self.pages(reopened)
+        #expect(pages.flatMap(\.rows).allSatisfy { $0.item != nil && $0.prepared.isEmpty })
+        // The opening forgot the places the file no longer holds: every row is prepared again.
+        #expect(try await Self.prepare(reopened) == 40)
+        Self.expectEachRowIsItsOwn(try Self.pages(reopened))
+        #expect(try Self.pages(reopened).flatMap(\.rows).filter { !$0.prepared.isEmpty }.count == 40)
+    }
+
+    @Test func aFileCutShortServesWhatItHoldsAndTheRestFromItems() async throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.upsert(DemoFeed.items(count: 60))
+        try await Self.prepare(temporary.store)
+        let file = temporary.path + "-rows"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(truncate(file, off_t(size / 2)) == 0)
+        // While this opening still holds the places past the cut, those rows come from their items.
+        let pages = try Self.pages(temporary.store)
+        Self.expectEachRowIsItsOwn(pages)
+        let fromFile = pages.flatMap(\.rows).filter { !$0.prepared.isEmpty }.count
+        #expect(fromFile > 10 && fromFile < 50, "\(fromFile)")
+        // A new opening forgets them, and they are prepared again.
+        let reopened = try temporary.reopen()
+        #expect(try await Self.prepare(reopened) == 60 - fromFile)
+        Self.expectEachRowIsItsOwn(try Self.pages(reopened))
+    }
+
+    @Test func aFileWrittenOverNeverServesAnotherRowsBytes() async throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.upsert(DemoFeed.items(count: 50))
+        try await Self.prepare(temporary.store)
+        // The file's bytes moved along by a few records' worth, as if another
+        // opening had started it afresh in another order: every place now
+        // holds another row's record, or the middle of one.
+        let file = temporary.path + "-rows"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        bytes = Array(bytes[1000...] + bytes[..<1000])
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let pages = try Self.pages(temporary.store)
+        Self.expectEachRowIsItsOwn(pages)
+        #expect(pages.flatMap(\.rows).filter { !$0.prepared.isEmpty }.isEmpty, "a row was served from another's record")
+    }
+
+    @Test func aChangedItemIsServedFromItselfUntilItsRowIsPreparedAgain() async throws {
+        let temporary = try TemporaryStore()
+        var items = DemoFeed.items(count: 20)
+        try temporary.store.upsert(items)
+        try await Self.prepare(temporary.store)
+        items[5].title = "Changed"
+        try temporary.store.upsert(items)
+        let row = try #require(try Self.pages(temporary.store, size: 20).flatMap(\.rows).first { $0.item?.title == "Changed" })
+        #expect(row.prepared.isEmpty)
+        #expect(try await Self.prepare(temporary.store) == 1)
+        let served = try Self.pages(temporary.store, size: 20).flatMap(Self.served)
+        #expect(served.contains { $0.prepared?.hasSuffix(">Changed</row>") == true })
+    }
+}

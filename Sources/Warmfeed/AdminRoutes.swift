@@ -62,7 +62,7 @@ struct AdminRoutes: Sendable {
                 + (store.answering ? "answering" : "DOWN (\(store.problem ?? "not answering")): cached pages only, others get 503")],
             ["name": "Memory", "value": "\(stats.memory.entries) thumbnails, \(mb(stats.memory.bytes)) of \(mb(stats.memory.budgetBytes))"],
             ["name": "Disk", "value": "\(stats.disk.entries) thumbnails (at most \(stats.diskMaxEntries)), \(mb(stats.disk.bytes)) of \(mb(stats.disk.budgetBytes)); \(stats.diskCorruptFilesReplaced) corrupt files replaced"],
-            ["name": "Rendered pages", "value": "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes)); readers' requests: \(stats.pageHits) from the cache, \(stats.pageMisses) rendered"],
+            ["name": "Rendered pages", "value": "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes)); readers' requests: \(stats.pageHits) from the cache, \(stats.pageMisses) rendered (\(stats.pageNotKept) of them not kept: asked for once)"],
             ["name": "Hit ratio", "value": "\(percent(stats.hitRatio)) (\(stats.hits) hits, \(stats.misses) misses, \(stats.coalesced) coalesced)"],
             ["name": "Evictions", "value": "\(stats.evictions)"],
             ["name": "Disk hits", "value": "\(stats.diskHits)"],

@@ -96,6 +96,7 @@ final class CacheObserver: Service, Sendable {
             pages: .init(entries: page.entries, bytes: page.bytes, budgetBytes: pages.capacity),
             pageHits: pages.lookups.hits,
             pageMisses: pages.lookups.misses,
+            pageNotKept: pages.notKept,
             hits: thumbs.counters.hits,
             misses: thumbs.counters.misses,
             hitRatio: thumbs.hitRatio,

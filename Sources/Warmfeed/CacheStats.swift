@@ -100,6 +100,8 @@ struct CacheStats: Codable, Sendable {
     /// Readers' page requests answered from the page cache, and not.
     var pageHits: Int
     var pageMisses: Int
+    /// Of the misses, renderings not kept: their page was asked for once (`PageCache.admits`).
+    var pageNotKept: Int
     var hits: Int
     var misses: Int
     var hitRatio: Double?

@@ -1,5 +1,6 @@
 import Gzip
 import HTTPServer
+import Synchronization
 import ThreadSlots
 import WarmfeedCore
 
@@ -34,6 +35,8 @@ final class PageCache: Sendable {
         var gzipped: PreparedResponse?
         /// Whether compressing was tried: a page is compressed at most once.
         var compressed = false
+        /// Rendered for a reader's miss and not kept (`admits`): its gzipped form is not kept either.
+        var unkept = false
         var number = 1
         var older: Cursor?
         var newer: Cursor?
@@ -79,8 +82,18 @@ final class PageCache: Sendable {
     }
 
     private let entries: StripedCache<Key, Rendering>
-    /// Readers' lookups (`lookUp(_:)`): found (counter 0), and not found (1).
-    private let counts = ThreadCounters(count: 2)
+    /// Readers' lookups (`lookUp(_:)`): found (counter 0), and not found (1);
+    /// renderings of a reader's miss not kept, their page asked for once (2).
+    private let counts = ThreadCounters(count: 3)
+    /// Which pages readers asked for lately: a page a reader's miss rendered is
+    /// kept only on its second ask (see `Doorkeeper`).
+    private let doorkeeper = Doorkeeper(bits: PageCache.doorkeeperBits)
+    static let doorkeeperBits = 1 << 20
+    /// The count of pages not kept when the doorkeeper was last cleared.
+    private let clearedAt = Atomic<Int>(0)
+    /// Whether the cache is at its budget (an insert evicted): only then must
+    /// a page earn its place, as in TinyLFU; below it, every page is kept.
+    private let atCapacity = Atomic(false)
 
     /// The budget in bytes.
     let capacity: Int
@@ -104,15 +117,39 @@ final class PageCache: Sendable {
     /// Readers' lookups so far: found in the cache, and not.
     var lookups: (hits: Int, misses: Int) { (counts.value(0), counts.value(1)) }
 
+    /// Whether the rendering of a reader's miss of `key` is worth keeping:
+    /// the cache has room, or the page was asked for before. Counted when not.
+    func admits(_ key: Key) -> Bool {
+        guard atCapacity.load(ordering: .relaxed) else { return true }
+        if doorkeeper.admit(key.hashValue) { return true }
+        counts.add(2)
+        return false
+    }
+
+    /// Renderings of readers' misses not kept so far (their page asked for once).
+    var notKept: Int { counts.value(2) }
+
     func keep(_ rendering: Rendering, for key: Key) {
         // The evicted renderings are let go after the stripe's lock: freeing
         // their responses inside it made other pages wait.
         let evicted = entries.insert(rendering, for: key, cost: rendering.cost)
+        if !evicted.isEmpty, !atCapacity.load(ordering: .relaxed) { atCapacity.store(true, ordering: .relaxed) }
         withExtendedLifetime(evicted) {}
     }
 
-    /// Lets go of what replaced renderings still hold (`StripedCache.reclaim`); called every few seconds.
-    func reclaim() { entries.reclaim() }
+    /// Lets go of what replaced renderings still hold (`StripedCache.reclaim`),
+    /// notes when the cache has room again, and clears the doorkeeper once a sixteenth of its bits could be set
+    /// (TinyLFU's reset: it stays sparse, and a page asked for once long ago
+    /// waits one ask more); called every few seconds.
+    func reclaim() {
+        entries.reclaim()
+        if atCapacity.load(ordering: .relaxed), usage.bytes < capacity / 10 * 9 { atCapacity.store(false, ordering: .relaxed) }
+        let declined = notKept
+        if declined - clearedAt.load(ordering: .relaxed) > Self.doorkeeperBits / 16 {
+            doorkeeper.clear()
+            clearedAt.store(declined, ordering: .relaxed)
+        }
+    }
 
     /// Entries and bytes kept now.
     var usage: (entries: Int, bytes: Int) {

@@ -54,16 +54,22 @@ final class PageService: Sendable {
     /// Reads and renders the page for `key` (a document or a fragment),
     /// keeping what it rendered; nil when there is no such page. Its rows
     /// come rendered ahead when the templates allow (`PageRenderer.rowTag`).
+    ///
+    /// What it renders is kept while the cache has room, and once it is full
+    /// only when the page was asked for before (`PageCache.admits`): a page
+    /// read once, by a crawler or a reader deep in the feed, is not worth an
+    /// insert and the eviction of another page.
     func render(_ key: PageCache.Key) async throws -> PageCache.Rendering? {
         let generation = previewGeneration()
+        let keep = cache.admits(key)
         if let tag = renderer.rowTag {
             let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
-            if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept) }
+            if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
             guard let page = try await store.preparedPage(key.query.request, size: pageSize, tag: tag) else { return nil }
-            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation))
+            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
         }
         guard let (_, fragment) = try await fragment(for: key.query, revision: key.revision) else { return nil }
-        return document(key, fragment: fragment)
+        return document(key, fragment: fragment, keep: keep)
     }
 
     /// `render(_:)` on the caller's thread, for a store that reads at once
@@ -71,28 +77,30 @@ final class PageService: Sendable {
     func renderAtOnce(_ key: PageCache.Key) throws -> PageCache.Rendering? {
         guard let immediate else { preconditionFailure("renderAtOnce needs a store that reads at once") }
         let generation = previewGeneration()
+        let keep = cache.admits(key)
         let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
-        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept) }
+        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
         if let tag = renderer.rowTag {
             guard let page = try immediate.preparedPageAtOnce(key.query.request, size: pageSize, tag: tag) else { return nil }
-            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation))
+            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
         }
         guard let page = try immediate.pageAtOnce(key.query.request, size: pageSize) else { return nil }
         let fragment = fragment(of: page, query: key.query, revision: key.revision, generation: generation)
-        return document(key, fragment: fragment)
+        return document(key, fragment: fragment, keep: keep)
     }
 
-    /// The fragment of a prepared page, rendered and kept under `key`.
-    private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int) -> PageCache.Rendering {
+    /// The fragment of a prepared page, rendered, and kept under `key` when `keep`.
+    private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: Bool) -> PageCache.Rendering {
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
         var fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: query, number: number), number: number, older: page.older, newer: page.newer)
         if page.awaitingPreviews { fragment.awaitingPreviews = generation }
-        cache.keep(fragment, for: key)
+        if keep { cache.keep(fragment, for: key) } else { fragment.unkept = true }
         return fragment
     }
 
-    /// The rendering `key` asks for: `fragment` itself, or the document around it (kept).
-    private func document(_ key: PageCache.Key, fragment: PageCache.Rendering) -> PageCache.Rendering {
+    /// The rendering `key` asks for: `fragment` itself, or the document
+    /// around it (kept when `keep`).
+    private func document(_ key: PageCache.Key, fragment: PageCache.Rendering, keep: Bool) -> PageCache.Rendering {
         guard key.kind == .document else { return fragment }
         let html = fragment.html.withUnsafeBytes { Array($0) }
         var document = PageCache.Rendering(
@@ -100,14 +108,14 @@ final class PageService: Sendable {
             number: fragment.number, older: fragment.older, newer: fragment.newer
         )
         document.awaitingPreviews = fragment.awaitingPreviews
-        cache.keep(document, for: key)
+        if keep { cache.keep(document, for: key) } else { document.unkept = true }
         return document
     }
 
     /// `rendering` with its gzipped form made, kept again under `key` so the next client finds it.
     func compressed(_ rendering: PageCache.Rendering, for key: PageCache.Key) -> PageCache.Rendering {
         let compressed = rendering.compressing()
-        cache.keep(compressed, for: key)
+        if !compressed.unkept { cache.keep(compressed, for: key) }
         return compressed
     }
 

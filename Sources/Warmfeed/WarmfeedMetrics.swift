@@ -36,7 +36,7 @@ final class WarmfeedMetrics: Sendable {
                      "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
                      "connections_shed_slow_head", "connections_closed_idle", "connections_shed_for_room", "origin_retried", "connections_refused",
                      "connections_malformed", "disk_index_bytes", "disk_index_budget_bytes", "resident_bytes",
-                     "page_cache_hits", "page_cache_misses", "store_up", "store_revision",
+                     "page_cache_hits", "page_cache_misses", "page_cache_not_kept", "store_up", "store_revision",
                      "shared_up", "shared_keys", "shared_bytes", "shared_claims_won", "shared_claims_waited",
                      "shared_claims_taken_over", "shared_claims_unavailable", "shared_pages_warmed_elsewhere", "shared_errors",
                      "shared_latency_p50_seconds", "shared_latency_p99_seconds"] {
@@ -126,6 +126,7 @@ final class WarmfeedMetrics: Sendable {
             "connections_malformed": Double(stats.connections.malformed),
             "page_cache_hits": Double(stats.pageHits),
             "page_cache_misses": Double(stats.pageMisses),
+            "page_cache_not_kept": Double(stats.pageNotKept),
             "disk_index_bytes": Double(stats.memoryUse.diskIndexBytes),
             "disk_index_budget_bytes": Double(stats.memoryUse.diskIndexBudgetBytes),
             "resident_bytes": stats.memoryUse.rssBytes.map(Double.init),

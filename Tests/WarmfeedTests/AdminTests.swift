@@ -19,7 +19,7 @@ import Testing
         try await ServedFeed.with(items: 10) { feed in
             let stats = try await feed.adminJSON()
             for key in ["memory", "disk", "hits", "misses", "hit_ratio", "coalesced", "evictions", "negative_entries",
-                        "prewarm", "origin", "thumbnail_latency", "uptime_seconds", "page_hits", "page_misses"] where key != "hit_ratio" {
+                        "prewarm", "origin", "thumbnail_latency", "uptime_seconds", "page_hits", "page_misses", "page_not_kept"] where key != "hit_ratio" {
                 #expect(stats[key] != nil, "\(key)")
             }
             let memory = stats["memory"] as? [String: Any]

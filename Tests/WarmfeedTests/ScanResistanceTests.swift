@@ -38,4 +38,36 @@ import Testing
             #expect(readerHitRatio >= 0.95, "readers' page-cache hit ratio \(readerHitRatio): \(hits) of \(readerRequests)")
         }
     }
+
+    @Test func onceTheCacheIsFullAPageAskedForOnceIsNotKeptAndOnItsSecondAskIs() async throws {
+        // About 8 pages of ~8 KB fit.
+        try await ServedFeed.with(items: 2_000, pageSize: 10, configure: { $0.prewarmPages = 0; $0.pageCacheBytes = 64 << 10 }) { feed in
+            func counts() async throws -> (hits: Int, misses: Int, notKept: Int) {
+                let stats = try await feed.adminJSON()
+                return (stats["page_hits"] as? Int ?? -1, stats["page_misses"] as? Int ?? -1, stats["page_not_kept"] as? Int ?? -1)
+            }
+            // Below its budget, the cache keeps every page it renders.
+            let empty = try await counts()
+            _ = try await feed.get("/fragment?page=2")
+            _ = try await feed.get("/fragment?page=2")
+            let roomy = try await counts()
+            #expect(roomy.hits - empty.hits == 1 && roomy.notKept == 0, "\(empty) -> \(roomy)")
+            // Filled past its budget, it evicts, and from then on a page earns its place.
+            for page in 3...30 { _ = try await feed.get("/fragment?page=\(page)") }
+            for (target, headers) in [("/fragment?page=50", [(String, String)]()), ("/?page=60", []), ("/fragment?page=70", [("Accept-Encoding", "gzip")])] {
+                let start = try await counts()
+                let first = try await feed.get(target, headers: headers)
+                let once = try await counts()
+                #expect(once.misses - start.misses == 1 && once.notKept - start.notKept == 1, "\(target): \(start) -> \(once)")
+                let second = try await feed.get(target, headers: headers)
+                let twice = try await counts()
+                #expect(twice.misses - once.misses == 1 && twice.notKept == once.notKept, "\(target): \(once) -> \(twice)")
+                let third = try await feed.get(target, headers: headers)
+                let thrice = try await counts()
+                #expect(thrice.hits - twice.hits == 1 && thrice.misses == twice.misses, "\(target): \(twice) -> \(thrice)")
+                // Kept or not, the reader got the same page each time.
+                #expect(first.status == 200 && first.body == second.body && second.body == third.body, "\(target)")
+            }
+        }
+    }
 }

@@ -89,8 +89,13 @@ final class PageCache: Sendable {
     /// kept only on its second ask (see `Doorkeeper`).
     private let doorkeeper = Doorkeeper(bits: PageCache.doorkeeperBits)
     static let doorkeeperBits = 1 << 20
-    /// The count of pages not kept when the doorkeeper was last cleared.
+    /// Readers' misses when the doorkeeper was last cleared.
     private let clearedAt = Atomic<Int>(0)
+    /// The misses after which the doorkeeper forgets: about ten times the
+    /// pages the cache holds (TinyLFU's sample), so "asked for before" means
+    /// lately, and a page asked for evenly with all others (a uniform crawl)
+    /// is mostly not kept again and again.
+    private var doorkeeperWindow: Int { max(4096, capacity / 2048) }
     /// Whether the cache is at its budget (an insert evicted): only then must
     /// a page earn its place, as in TinyLFU; below it, every page is kept.
     private let atCapacity = Atomic(false)
@@ -138,16 +143,15 @@ final class PageCache: Sendable {
     }
 
     /// Lets go of what replaced renderings still hold (`StripedCache.reclaim`),
-    /// notes when the cache has room again, and clears the doorkeeper once a sixteenth of its bits could be set
-    /// (TinyLFU's reset: it stays sparse, and a page asked for once long ago
-    /// waits one ask more); called every few seconds.
+    /// notes when the cache has room again, and clears the doorkeeper once
+    /// its window of misses has passed (TinyLFU's reset); called every few seconds.
     func reclaim() {
         entries.reclaim()
         if atCapacity.load(ordering: .relaxed), usage.bytes < capacity / 10 * 9 { atCapacity.store(false, ordering: .relaxed) }
-        let declined = notKept
-        if declined - clearedAt.load(ordering: .relaxed) > Self.doorkeeperBits / 16 {
+        let misses = lookups.misses
+        if misses - clearedAt.load(ordering: .relaxed) > doorkeeperWindow {
             doorkeeper.clear()
-            clearedAt.store(declined, ordering: .relaxed)
+            clearedAt.store(misses, ordering: .relaxed)
         }
     }
 

@@ -8,9 +8,9 @@
 /// wire only. libcurl is given no caps of its own: its queue of transfers
 /// waiting for a connection (7.88's PENDING state) is woken only when another
 /// transfer ends, and under load a transfer was seen to sit there, with no
-/// connection made, for its whole timeout while nothing else ran. Waiting has its own bound
-/// (`maxWait`): a fetch that never got a connection in that time ends as
-/// `busy`, which is not the origin's failure. Urgent fetches (a reader waits)
+/// connection made, for its whole timeout while nothing else ran. Waiting
+/// has its own bound (`maxWait`): a fetch that never got a connection in that
+/// time ends as `busy`, which is not the origin's failure. Urgent fetches (a reader waits)
 /// start before the others of their host.
 ///
 /// A pure value with no I/O and no threads, so that every race between a

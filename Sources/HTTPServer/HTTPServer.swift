@@ -113,7 +113,7 @@ public final class HTTPServer: Service, Sendable {
         }
         MHD_stop_daemon(daemon.pointer)
         if listenSocket >= 0 { close(listenSocket) }
-        core.executor.stop()
+        core.stopHandlers()
         core.logger.info("stopped")
     }
 
@@ -150,7 +150,7 @@ public final class HTTPServer: Service, Sendable {
             sweeper.stop()
             MHD_stop_daemon(daemon.pointer)
         }
-        core.executor.stop()
+        core.stopHandlers()
     }
 }
 

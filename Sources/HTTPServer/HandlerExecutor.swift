@@ -6,6 +6,11 @@ import Foundation
 /// cooperative pool, which has one thread per core, that work would compete
 /// with, and could be starved by, anything else the process runs there. The
 /// server's own threads keep request handling independent of the rest.
+///
+/// The server makes one executor per handler thread, and each worker hands
+/// its work to its own share of them (`WorkerShard.nextHandler`): one queue
+/// for all handler threads was a lock every worker and every resuming
+/// continuation took.
 final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     // Safe to share: `jobs`, `head` and `stopping` are only touched under `condition`.
     private let condition = NSCondition()

@@ -18,8 +18,9 @@ final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: Router.Handler
     let logger: Logger
-    /// Where `.later` work runs.
-    let executor: HandlerExecutor
+    /// Where `.later` work runs: one executor per handler thread, each
+    /// worker handing its work to its own share of them in turn (see `WorkerShard.nextHandler`).
+    let executors: [HandlerExecutor]
     /// One per worker thread.
     private let shards: [WorkerShard]
     private let assignment: ShardAssignment
@@ -29,7 +30,7 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
-        executor = HandlerExecutor(threads: configuration.handlerThreads, name: "warmfeed-handler")
+        executors = (0..<max(1, configuration.handlerThreads)).map { HandlerExecutor(threads: 1, name: "warmfeed-handler-\($0)") }
         // Each worker enforces its share of the limits, as libmicrohttpd divides
         // its own connection limit among its workers.
         let count = max(1, configuration.threads)
@@ -39,7 +40,12 @@ final class ServerCore: Sendable {
             perAddress: share(configuration.connectionsPerAddress),
             headTimeout: .seconds(max(1, configuration.headTimeout))
         )
-        shards = (0..<count).map { _ in WorkerShard(limits: limits) }
+        // Worker w takes handlers w, w + count, …: no handler's queue is fed by
+        // two workers (with fewer handlers than workers, they share by remainder).
+        shards = (0..<count).map { [executors] worker in
+            let own = executors.count >= count ? executors.indices.filter { $0 % count == worker } : [worker % executors.count]
+            return WorkerShard(limits: limits, handlers: own.map { executors[$0] })
+        }
         assignment = ShardAssignment(shards: count)
     }
 
@@ -48,6 +54,11 @@ final class ServerCore: Sendable {
     private func shard(of connection: OpaquePointer) -> WorkerShard {
         let stored = Int(bitPattern: wf_mhd_connection_context(connection))
         return shards[stored > 0 && stored <= shards.count ? stored - 1 : 0]
+    }
+
+    /// Lets every handler thread finish its queued jobs and exit.
+    func stopHandlers() {
+        for executor in executors { executor.stop() }
     }
 
     /// Requests between their request line and the last byte of their answer,
@@ -258,7 +269,7 @@ final class ServerCore: Sendable {
             let id = ObjectIdentifier(context)
             let shard = shard(of: connection)
             shard.suspended.withLock { $0[id] = (context, SuspendedConnection(pointer: connection)) }
-            Task(executorPreference: executor) {
+            Task(executorPreference: shard.nextHandler()) {
                 let response = await work()
                 Self.resume(id, in: shard, with: response)
             }

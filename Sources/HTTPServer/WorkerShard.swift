@@ -19,9 +19,20 @@ final class WorkerShard: Sendable {
     /// Connections suspended for an async handler, by context. Whoever removes
     /// a connection from here (its handler, or shutdown) is the one that resumes it.
     let suspended = Mutex([ObjectIdentifier: (RequestContext, SuspendedConnection)]())
+    /// The handler threads this worker's `.later` work runs on, taken in turn.
+    private let handlers: [HandlerExecutor]
+    /// Only this worker's thread turns it: the word is never shared.
+    private let turn = Atomic<Int>(0)
 
-    init(limits: ConnectionTable.Limits) {
+    init(limits: ConnectionTable.Limits, handlers: [HandlerExecutor]) {
         connections = Mutex(ConnectionTable(limits: limits))
+        precondition(!handlers.isEmpty)
+        self.handlers = handlers
+    }
+
+    /// The handler thread for the next `.later` work of this worker.
+    func nextHandler() -> HandlerExecutor {
+        handlers[turn.wrappingAdd(1, ordering: .relaxed).oldValue % handlers.count]
     }
 }
 

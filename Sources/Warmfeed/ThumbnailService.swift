@@ -1,4 +1,5 @@
 import HTTPServer
+import Logging
 import OriginFetcher
 import Synchronization
 import Thumbnailer
@@ -51,12 +52,15 @@ final class ThumbnailService: Sendable {
     let store: any FeedStore
     /// Originals kept on disk after their fetch, when any are.
     let originalStore: OriginalStore?
+    /// Where origin failures are told.
+    let logger: Logger
 
     init(
         store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics,
-        previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil
+        previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, logger: Logger = Logger(label: "warmfeed.thumbnails")
     ) {
+        self.logger = logger
         self.previews = previews
         self.store = store
         self.originalStore = originalStore
@@ -324,6 +328,10 @@ final class ThumbnailService: Sendable {
             } catch {
                 result = .failure(.origin)
                 metrics.originFailed()
+                // What an operator asks first when placeholders appear (nginx logs each upstream error too).
+                logger.warning("origin fetch failed: the placeholder is served for a while", metadata: [
+                    "url": "\(url)", "error": "\(error)", "seconds": "\(clock.now - start)",
+                ])
             }
         } else {
             result = .failure(.noSource)

@@ -96,10 +96,10 @@ public final class WarmfeedApp: Sendable {
         self.shared = shared
         var limits = FetchLimits()
         limits.totalTimeout = configuration.originTimeout
-        // Cut an origin that drips: under 512 bytes a second for 5 seconds (including
-        // the wait for the first byte, so a slow-to-answer origin gets 5 seconds).
+        // Cut an origin that drips: under 512 bytes a second for `originStall` (including
+        // the wait for the first byte, so a slow-to-answer origin gets that long).
         limits.lowSpeedLimit = 512
-        limits.lowSpeedTime = .seconds(5)
+        limits.lowSpeedTime = configuration.originStall
         let metrics = WarmfeedMetrics()
         thumbnails = ThumbnailService(
             store: store, memoryBudget: configuration.thumbnailCacheBytes,
@@ -115,7 +115,8 @@ public final class WarmfeedApp: Sendable {
             metrics: metrics,
             previews: previews,
             originalStore: configuration.originalsDiskBytes > 0
-                ? try OriginalStore(folder: data.appendingPathComponent("originals"), budget: configuration.originalsDiskBytes) : nil
+                ? try OriginalStore(folder: data.appendingPathComponent("originals"), budget: configuration.originalsDiskBytes) : nil,
+            logger: logger
         )
         prewarmer = Prewarmer(
             lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics,

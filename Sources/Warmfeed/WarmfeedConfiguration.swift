@@ -48,6 +48,9 @@ public struct WarmfeedConfiguration: Sendable {
     public var firstNegativeTTL: Duration = .seconds(5)
     /// The origin fetch's total timeout.
     public var originTimeout: Duration = .seconds(10)
+    /// An origin that sends under 512 bytes a second for this long is cut
+    /// (the wait for its first byte included): a dripping origin fails fast.
+    public var originStall: Duration = .seconds(5)
     /// Connections open at once to one origin host; more fetches wait for one,
     /// readers' first, for at most `originQueueWait` (then the placeholder, not remembered).
     public var originConnections = 16

@@ -60,6 +60,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take on the wire, once it has a connection, before the placeholder is served.")
     var originTimeout = 10
 
+    @Option(name: .customLong("origin-stall"), help: "Seconds an origin may send under 512 bytes a second (its first byte included) before it is cut.")
+    var originStall = 5
+
     @Option(name: .customLong("origin-connections"), help: "Connections open at once to one origin host; more fetches wait for one, readers' first.")
     var originConnections = 16
 
@@ -122,6 +125,7 @@ struct Serve: AsyncParsableCommand {
         configuration.prewarmPages = prewarm
         configuration.originLatency = .milliseconds(originLatency)
         configuration.originTimeout = .seconds(originTimeout)
+        configuration.originStall = .seconds(originStall)
         configuration.originConnections = originConnections
         configuration.demoPoolFolder = demoPool
         configuration.source = source

@@ -17,7 +17,9 @@ import Testing
             origin.closeIdleConnections(policy)
             let paths = (0..<6).map { "/idle-\($0).jpg" }
             for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
-            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+            // Patient limits: on a starved machine (CI runs every suite at once on two
+            // cores) a late answer is not this test's failure; a failure the idle close made is.
+            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0; $0.originTimeout = .seconds(60); $0.originStall = .seconds(60) }) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 var placeholders = 0
                 for id in ids {

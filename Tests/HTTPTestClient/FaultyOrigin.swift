@@ -81,6 +81,8 @@ public final class FaultyOrigin: @unchecked Sendable {
     private var stopped = false
     private var idleClose: IdleClose?
     private var idleClosed = 0
+    private var threadRetries = 0
+    private var acceptErrors = 0
 
     /// Listens on a free loopback port and starts accepting.
     public init() throws {
@@ -105,7 +107,7 @@ public final class FaultyOrigin: @unchecked Sendable {
         self.listener = listener
         port = Int(UInt16(bigEndian: address.sin_port))
         liveThreads = 1
-        Thread { [self] in acceptLoop() }.start()
+        startThread { [self] in acceptLoop() }
     }
 
     /// The absolute URL of `path` on this origin.
@@ -140,6 +142,11 @@ public final class FaultyOrigin: @unchecked Sendable {
 
     /// Connections accepted since the start.
     public var connectionsAccepted: Int { locked { accepted } }
+
+    /// Times a thread of the origin could not be started at once (the system
+    /// refused one: `pthread_create` failed, and was tried again); and
+    /// `accept` failures it went on after. Both belong in a failing test's message.
+    public var troubles: (threadRetries: Int, acceptErrors: Int) { locked { (threadRetries, acceptErrors) } }
 
     /// Connections open now.
     public var openConnections: Int { locked { openSockets.count } }
@@ -184,6 +191,30 @@ public final class FaultyOrigin: @unchecked Sendable {
         return body()
     }
 
+    /// Starts `body` on a thread of its own. Foundation's `Thread.start()`
+    /// ignores a `pthread_create` that fails, which would leave a connection
+    /// accepted and never served; here a refusal is counted and tried again.
+    private func startThread(_ body: @escaping @Sendable () -> Void) {
+        final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        while true {
+            let box = Unmanaged.passRetained(Box(body))
+            var thread = pthread_t()
+            let started = pthread_create(&thread, &attributes, { context in
+                let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box.toOpaque())
+            if started == 0 { return }
+            box.release()
+            locked { threadRetries += 1 }
+            usleep(10_000)
+        }
+    }
+
     private func threadEnded() {
         locked {
             liveThreads -= 1
@@ -197,6 +228,13 @@ public final class FaultyOrigin: @unchecked Sendable {
             let socket = accept(listener, nil, nil)
             if socket < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                // Out of descriptors or memory for a moment (a whole test run at once):
+                // keep accepting, as nginx does, rather than stop for good.
+                if [EMFILE, ENFILE, ENOBUFS, ENOMEM, EPROTO].contains(errno), !locked({ stopped }) {
+                    locked { acceptErrors += 1 }
+                    usleep(10_000)
+                    continue
+                }
                 break
             }
             nextID += 1
@@ -210,7 +248,7 @@ public final class FaultyOrigin: @unchecked Sendable {
                 return true
             }
             guard admitted else { close(socket); break }
-            Thread { [self] in serve(id, socket) }.start()
+            startThread { [self] in serve(id, socket) }
         }
         close(listener)
         threadEnded()

@@ -4,13 +4,22 @@ import Testing
 
 /// Bad origins: every fault ends in an error, never a body, a crash or a hang.
 @Suite struct FaultTests {
+    /// What a failing expectation says about both sides (these failed only in
+    /// whole CI runs, where every suite starts at once on two cores).
+    static func state(of origin: FaultyOrigin, at path: String, _ fetcher: OriginFetcher, after elapsed: Duration) -> String {
+        "the fetch ended after \(elapsed); origin accepted \(origin.connectionsAccepted), open \(origin.openConnections), "
+            + "saw \(origin.requests(to: path)) requests, abandoned \(origin.abandoned(at: path)), troubles \(origin.troubles); fetcher \(fetcher.stats)"
+    }
+
     @Test func aSlowOriginTimesOut() async throws {
         try await withOrigin { origin, fetcher in
             origin.script("/slow", .delay(.seconds(30), then: .respond(body: [1])))
             let limits = FetchLimits(totalTimeout: .seconds(1))
+            let start = ContinuousClock.now
             #expect(await fetcher.result(origin.url("/slow"), limits: limits).failure == .timedOut)
+            let elapsed = ContinuousClock.now - start
             // The fetcher hung up rather than leaving the origin to finish.
-            #expect(await origin.eventually { $0.abandoned(at: "/slow") == 1 })
+            #expect(await origin.eventually { $0.abandoned(at: "/slow") == 1 }, "\(Self.state(of: origin, at: "/slow", fetcher, after: elapsed))")
         }
     }
 
@@ -57,8 +66,10 @@ import Testing
             origin.script("/drip", .drip(length: 60, interval: .seconds(1)))
             // The total timeout is far away: the low-speed limit is what cuts it.
             let limits = FetchLimits(totalTimeout: .seconds(60), lowSpeedLimit: 1024, lowSpeedTime: .seconds(1))
+            let start = ContinuousClock.now
             #expect(await fetcher.result(origin.url("/drip"), limits: limits).failure == .timedOut)
-            #expect(await origin.eventually { $0.abandoned(at: "/drip") == 1 })
+            let elapsed = ContinuousClock.now - start
+            #expect(await origin.eventually { $0.abandoned(at: "/drip") == 1 }, "\(Self.state(of: origin, at: "/drip", fetcher, after: elapsed))")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The threads that run `.later` handlers.
+/// One thread that runs `.later` handlers.
 ///
 /// Handlers do short blocking work (a store read, a render); on Swift's shared
 /// cooperative pool, which has one thread per core, that work would compete
@@ -17,16 +17,12 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = []
     private var head = 0
     private var stopping = false
-    private var threads: [Thread] = []
 
-    init(threads count: Int, name: String) {
-        for index in 0..<max(1, count) {
-            // Each thread holds the executor until `stop()` lets it run out.
-            let thread = Thread { [self] in run() }
-            thread.name = "\(name)-\(index)"
-            threads.append(thread)
-            thread.start()
-        }
+    init(name: String) {
+        // The thread holds the executor until `stop()` lets it run out.
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.start()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -37,7 +33,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Lets the threads finish the queued jobs and exit.
+    /// Lets the thread finish the queued jobs and exit.
     func stop() {
         condition.lock()
         stopping = true

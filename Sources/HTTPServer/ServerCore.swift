@@ -30,7 +30,7 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
-        executors = (0..<max(1, configuration.handlerThreads)).map { HandlerExecutor(threads: 1, name: "warmfeed-handler-\($0)") }
+        executors = (0..<max(1, configuration.handlerThreads)).map { HandlerExecutor(name: "warmfeed-handler-\($0)") }
         // Each worker enforces its share of the limits, as libmicrohttpd divides
         // its own connection limit among its workers.
         let count = max(1, configuration.threads)

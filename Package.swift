@@ -52,6 +52,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CHiredis",
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
@@ -139,12 +144,18 @@ let package = Package(
             ]
         ),
 
+        // libpq: blocking PostgreSQL connections with a deadline on every wait, for
+        // a thread that reads and waits itself. Knows nothing of feeds.
+        .target(name: "PostgresWire", dependencies: ["CLibPQ"]),
+
         // The feed store on PostgreSQL (postgres-nio), for several servers sharing one feed.
         // Knows nothing of HTTP; callers see only WarmfeedCore's `FeedStore`.
         .target(
             name: "PostgresStore",
             dependencies: [
                 "WarmfeedCore",
+                "PostgresWire",
+                "ThreadSlots",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -205,7 +216,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "WarmfeedCore", "Warmfeed", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["PostgresStore", "PostgresWire", "WarmfeedCore", "Warmfeed", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "WarmfeedTests",

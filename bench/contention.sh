@@ -11,6 +11,8 @@
 #   DEEP=1 bench/contention.sh                 # random pages of 1,000,000 items, 64 MB page cache
 #   THREADS=2 bench/contention.sh              # as many threads as cores
 #   WARMFEED_BIN=path bench/contention.sh      # measure that binary, build nothing
+#   STORE=postgres DEEP=1 bench/contention.sh  # the feed in PostgreSQL (scripts/postgres starts one
+#                                              # in the temporary folder); its server's CPU is not counted
 #
 # perf (Debian's linux-perf) counts the futex calls through the tracepoint
 # syscalls:sys_enter_futex and the switches through the software event
@@ -22,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 DEEP=${DEEP:-0}
+STORE=${STORE:-sqlite}
 THREADS=${THREADS:-8}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-20}
@@ -31,7 +34,11 @@ if [ "$DEEP" = 1 ]; then ITEMS=${ITEMS:-1000000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:
 PAGES=$(( (ITEMS + PAGE_SIZE - 1) / PAGE_SIZE ))
 tmp=$(mktemp -d /tmp/warmfeed-bench-contention.XXXXXX)
 wf_pid=""
-cleanup() { [ -n "$wf_pid" ] && kill -TERM "$wf_pid" 2>/dev/null; wait 2>/dev/null || true; [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"; }
+cleanup() {
+  [ -n "$wf_pid" ] && kill -TERM "$wf_pid" 2>/dev/null; wait 2>/dev/null || true
+  [ -f "$tmp/pg/port" ] && scripts/postgres stop "$tmp/pg" 2>/dev/null || true
+  [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"
+}
 trap cleanup EXIT
 log() { echo "bench $(date +%T): $*" >&2; }
 
@@ -42,11 +49,17 @@ if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
   built=.build/release/warmfeed
 fi
 cp "$built" "$tmp/warmfeed"
+store_args=()
+if [ "$STORE" = postgres ]; then
+  log "starting PostgreSQL (scripts/postgres) for the feed"
+  chmod 755 "$tmp"  # PostgreSQL runs as its own user in "$tmp/pg"
+  store_args=(--store "$(scripts/postgres start "$tmp/pg")")
+fi
 
 log "seeding $ITEMS items, serving with --threads $THREADS on $(nproc) cores"
 "$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$THREADS" --prewarm 0 \
-  --public "$repo/Public" --templates "$repo/Templates" >"$tmp/out" 2>"$tmp/err" &
+  --public "$repo/Public" --templates "$repo/Templates" ${store_args[@]+"${store_args[@]}"} >"$tmp/out" 2>"$tmp/err" &
 wf_pid=$!
 url=""
 for _ in $(seq 3000); do
@@ -79,12 +92,12 @@ wait "$wrk_pid" || true
 rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
 futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
 ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
-python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" <<'PY'
+python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" <<'PY'
 import sys
-rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz = sys.argv[1:]
+rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store = sys.argv[1:]
 requests = float(rps) * float(window)
 per = lambda x: float(x) / requests
-print(f"{'deep' if deep == '1' else 'warm'} pages, --threads {threads}: {float(rps):,.0f} req/s (wrk on the same cores)")
+print(f"{'deep' if deep == '1' else 'warm'} pages ({store}), --threads {threads}: {float(rps):,.0f} req/s (wrk on the same cores)")
 print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
       f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")
 PY

@@ -235,6 +235,15 @@ cpu_ticks() {
   done
   echo "$total"
 }
+# With STORE=postgres, the CPU PostgreSQL's processes (the postmaster's
+# children: the backends warmfeed reads through) used in each round: the
+# server's own share of a deep page.
+pg_ticks() {
+  [ "$STORE" = postgres ] || { echo 0; return; }
+  local postmaster
+  postmaster=$(head -n1 "$tmp/pg/data/postmaster.pid" 2>/dev/null) || { echo 0; return; }
+  cpu_ticks $(pgrep -P "$postmaster" | tr '\n' ' ')
+}
 log "wrk warm-up, $WARMUP each (not recorded)"
 run_wrk "$wf_url" "$WARMUP" 0 >/dev/null
 run_wrk "$ng_url" "$WARMUP" 0 >/dev/null
@@ -246,9 +255,12 @@ for round in $(seq "$ROUNDS"); do
     pids=$wf_pid; [ "$server" = nginx ] && pids="$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')"
     load=$(cut -d' ' -f1 /proc/loadavg)  # the 1-minute load as the round starts
     cpu0=$(cpu_ticks $pids)
+    pg0=$(pg_ticks)
     json=$(run_wrk "$url" "$DURATION" "$round")
     cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
+    pg_us=$(( ($(pg_ticks) - pg0) * 1000000 / clk_tck ))
     echo "$server $round $load $cpu_us $json" >>"$tmp/results"
+    [ "$STORE" = postgres ] && echo "$server $pg_us $json" >>"$tmp/pg_cpu"
     log "round $round $server: $(helper line "$json")"
   done
 done
@@ -273,6 +285,20 @@ crawl_table=$(helper crawl "$tmp/crawl" "$PAGES")
 wf_rss=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
 wf_hwm=$(awk '/^VmHWM/ {print $2, $3}' "/proc/$wf_pid/status")
 wrk_table=$(DEEP=$DEEP helper summary "$tmp/results")
+if [ "$STORE" = postgres ]; then
+  pg_line=$(python3 - "$tmp/pg_cpu" <<'PY'
+import json, statistics, sys
+rounds = {}
+for line in open(sys.argv[1]):
+    server, us, payload = line.split(" ", 2)
+    rounds.setdefault(server, []).append(int(us) / max(1, json.loads(payload)["requests"]))
+print("PostgreSQL's CPU per request (its backends, beside the server's own above; median of the rounds): "
+      + ", ".join(f"{server} rounds {statistics.median(v):.1f} µs" for server, v in rounds.items())
+      + " (in the nginx rounds PostgreSQL is idle: the base line)")
+PY
+)
+  wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$pg_line")
+fi
 
 stop "$wf_pid" warmfeed; wf_pid=""
 stop "$ng_pid" nginx; ng_pid=""

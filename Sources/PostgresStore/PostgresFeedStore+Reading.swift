@@ -36,8 +36,11 @@ extension PostgresFeedStore {
     }
 
     /// The page for `request` with its rows' prepared bytes of `tag`, in one round trip.
+    /// Read on this thread's own connection where it has one, else through the pool.
     public func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage? {
         precondition(size > 0)
+        try throwIfDown()
+        if let page = try preparedPageOnThisThread(request, size: size, tag: tag) { return page }
         let rows: [PostgresRow]
         switch request {
         case .number(let number):
@@ -48,28 +51,16 @@ extension PostgresFeedStore {
         case .before(let cursor):
             rows = try await self.rows(PreparedPageStatement.Before(published: cursor.published, id: cursor.id, limit: Int64(size)))
         }
-        if rows.isEmpty, case .number(1) = request {
-            return PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil)
-        }
-        var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
-        var total = 0
-        // A "newer items" page is read oldest first: its first row is the last read.
-        var before = false
-        if case .before = request { before = true }
-        let firstRead = before ? rows.count - 1 : 0
-        for (index, row) in rows.enumerated() {
-            let cells = PostgresRandomAccessRow(row)
-            total = Int(try cells[11].decode(Int64.self))
+        return try Self.preparedPage(request, rows: rows.count, size: size, tag: tag, epoch: epoch) { index, whole, builder in
+            let cells = PostgresRandomAccessRow(rows[index])
             let prepared = cells[12].bytes
             let id = try cells[0].decode(Int64.self)
             let published = try cells[8].decode(Int64.self)
             let seq = try cells[9].decode(Int64?.self) ?? 0
             let preview = try cells[10].decode(Int64?.self)
             let hasPicture = cells[5].bytes != nil
-            // Only what the page needs is decoded: the whole item for its first
-            // row and for rows not prepared with this tag.
             let current = prepared?.withUnsafeReadableBytes { builder.isCurrent($0) } ?? false
-            let item = index == firstRead || !current ? try Self.item(cells) : nil
+            let item = whole || !current ? try Self.item(cells) : nil
             if current, let bytes = prepared {
                 bytes.withUnsafeReadableBytes { raw in
                     builder.add(id: id, published: published, seq: seq, preview: preview, hasPicture: hasPicture, prepared: raw, item: item)
@@ -77,7 +68,28 @@ extension PostgresFeedStore {
             } else {
                 builder.add(id: id, published: published, seq: seq, preview: preview, hasPicture: hasPicture, prepared: nil, item: item)
             }
+            return Int(try cells[11].decode(Int64.self))
         }
+    }
+
+    /// The rules both reads of a prepared page share: `count` rows in the
+    /// order read, each added by `add` (given whether to read its item whole,
+    /// and returning the feed's size); only what the page needs is read whole:
+    /// its first row (it names the page) and rows not prepared with `tag`.
+    static func preparedPage(
+        _ request: PageRequest, rows count: Int, size: Int, tag: UInt32, epoch: UInt32,
+        add: (_ index: Int, _ whole: Bool, _ builder: inout PreparedPageBuilder) throws -> Int
+    ) throws -> PreparedPage? {
+        if count == 0, case .number(1) = request {
+            return PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil)
+        }
+        var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
+        var total = 0
+        // A "newer items" page is read oldest first: its first row is the last read.
+        var before = false
+        if case .before = request { before = true }
+        let firstRead = before ? count - 1 : 0
+        for index in 0..<count { total = try add(index, index == firstRead, &builder) }
         if before { builder.reverse() }
         return builder.page(total: total)
     }

@@ -29,6 +29,11 @@ public final class PostgresFeedStore: FeedStore {
     private let writes: Atomic<Int>
     private let health = Mutex(Health())
     private let lead: RefreshLead
+    /// Each reading thread's own connection, for deep pages (`preparedPage`):
+    /// up to twice the pool's size, room for the server's handler threads (8
+    /// by default) and the few others that read a page (the start-up warm);
+    /// a thread past it reads through the pool.
+    let threadConnections: ThreadConnections
 
     /// Whether PostgreSQL answers, as the listener and the last read saw it.
     /// Only the listener's view makes reads fail at once: a read that timed
@@ -104,6 +109,7 @@ public final class PostgresFeedStore: FeedStore {
         let client = client
         pool = Task { await client.run() }
         lead = RefreshLead(location: location, logger: logger)
+        threadConnections = ThreadConnections(parameters: location.libpqParameters, limit: connections * 2)
     }
 
     /// The store's write count, as far as this node has heard: pages are kept under it.
@@ -128,6 +134,16 @@ public final class PostgresFeedStore: FeedStore {
     /// The listener is connected again: PostgreSQL answers.
     func noteListening() {
         health.withLock { $0 = Health() }
+    }
+
+    /// A read was answered: a read that had failed before is forgotten.
+    func noteAnswered() {
+        health.withLock { if $0.readFailed != nil { $0.readFailed = nil } }
+    }
+
+    /// Fails at once while the listener knows PostgreSQL is down, rather than wait out the timeout.
+    func throwIfDown() throws {
+        if let down = health.withLock({ $0.listenerDown }) { throw StoreUnavailable(down) }
     }
 
     /// The listener lost PostgreSQL (or a read found no answer): reads fail at once
@@ -168,10 +184,7 @@ public final class PostgresFeedStore: FeedStore {
 
     /// Asks PostgreSQL through the pool within `queryTimeout`, noting whether it answers.
     private func answer<Value: Sendable>(_ ask: @escaping @Sendable (PostgresClient) async throws -> Value) async throws -> Value {
-        if let down = health.withLock({ $0.listenerDown }) {
-            // Down as far as the listener knows: answer at once rather than wait out the timeout.
-            throw StoreUnavailable(down)
-        }
+        try throwIfDown()
         let client = client
         do {
             let value = try await within(queryTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(queryTimeout)") {
@@ -196,6 +209,7 @@ public final class PostgresFeedStore: FeedStore {
     public func close() async {
         let lead = lead
         await waitBounded("the refresh lead's connection to close") { await lead.release() }
+        threadConnections.close()
         pool.cancel()
         let pool = pool
         await waitBounded("the connection pool to close") { await pool.value }

@@ -89,6 +89,14 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// libpq's connection keywords for the same server (`ThreadConnections`).
+    var libpqParameters: [(String, String)] {
+        var parameters = [("host", host), ("port", "\(port)"), ("user", user), ("dbname", database), ("sslmode", sslMode.rawValue)]
+        if let password { parameters.append(("password", password)) }
+        parameters.append(("application_name", "warmfeed"))
+        return parameters
+    }
+
     /// For one connection of its own (the listener, writes, the refresh lead).
     var connectionConfiguration: PostgresConnection.Configuration {
         get throws {

@@ -68,19 +68,8 @@ import Testing
     }
 
     @Test func aServerThatNeverAnswersFailsAtTheConnectTimeout() async throws {
-        // Accepts connections (the kernel's backlog) and never says a word.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try silentListener()
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        listen(listener, 16)
-        var bound = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        let port = Int(UInt16(bigEndian: bound.sin_port))
         let silent = await openFailure("postgres://u:p@127.0.0.1:\(port)/db?sslmode=disable&connect_timeout=1")
         #expect(silent?.contains("127.0.0.1:\(port)") == true && silent?.contains("did not answer") == true, "\(silent ?? "opened")")
     }

@@ -1,0 +1,234 @@
+import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One blocking libpq connection, used by one thread at a time, where every
+/// wait on the server (connecting, each answer) has a deadline.
+///
+/// It is for a thread that does short blocking work itself, as a store read
+/// on a handler thread does: a query is one `send` and a `poll` on this
+/// thread's own socket, with no other thread woken on the way, and its rows
+/// are read in place from libpq's result in PostgreSQL's binary format.
+/// (postgres-nio, which the store uses for everything else, answers on an
+/// event loop thread, so each read there was three thread hand-offs and a
+/// decode into Swift values; on two cores that was most of a deep page's CPU.)
+///
+/// A connection that missed a deadline or lost its server is closed for good
+/// (`isOpen` false): what it was doing is unknown, and its owner makes a new one.
+public final class PQConnection {
+    private var connection: OpaquePointer?
+    private var prepared: Set<String> = []
+
+    /// Connects with `parameters` (libpq's keywords: host, port, user,
+    /// password, dbname, sslmode, application_name…), giving up at `deadline`.
+    public init(_ parameters: [(String, String)], deadline: ContinuousClock.Instant) throws(PQProblem) {
+        let keys: [UnsafePointer<CChar>?] = parameters.map { UnsafePointer(strdup($0.0)) } + [nil]
+        let values: [UnsafePointer<CChar>?] = parameters.map { UnsafePointer(strdup($0.1)) } + [nil]
+        defer {
+            for pointer in keys + values { free(UnsafeMutablePointer(mutating: pointer)) }
+        }
+        let started = PQconnectStartParams(keys, values, 0)
+        guard let started else { throw PQProblem("libpq could not start a connection (out of memory)") }
+        connection = started
+        // The non-blocking handshake of libpq's manual (34.1): poll the socket
+        // the way PQconnectPoll asks for, until it says OK or FAILED.
+        var wanted = PGRES_POLLING_WRITING
+        while true {
+            switch wanted {
+            case PGRES_POLLING_OK:
+                // Queries from here on wait in `await`, with their own deadlines.
+                return
+            case PGRES_POLLING_FAILED:
+                let message = Self.message(started)
+                close()
+                throw PQProblem(message)
+            default:
+                try wait(forWriting: wanted == PGRES_POLLING_WRITING, until: deadline, doing: "connecting")
+                wanted = PQconnectPoll(started)
+            }
+        }
+    }
+
+    deinit { close() }
+
+    /// Whether the connection can still be used.
+    public var isOpen: Bool { connection != nil }
+
+    /// Closes the connection (it cannot be used again).
+    public func close() {
+        if let connection { PQfinish(connection) }
+        connection = nil
+    }
+
+    /// Runs the statement `sql`, prepared once on this connection under
+    /// `name`, with `parameters` as BIGINTs; its rows in binary form. A
+    /// server's error is thrown with its SQLSTATE; a deadline missed or a
+    /// connection lost closes the connection.
+    public func execute(_ name: String, _ sql: String, _ parameters: [Int64], until deadline: ContinuousClock.Instant) throws(PQProblem) -> PQRows {
+        guard let connection else { throw PQProblem("the connection is closed") }
+        if !prepared.contains(name) {
+            let types = [Oid](repeating: 20, count: parameters.count)  // int8
+            guard PQsendPrepare(connection, name, sql, Int32(parameters.count), types) == 1 else { throw lost() }
+            let result = try answer(until: deadline)
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
+            prepared.insert(name)
+        }
+        // Each parameter as 8 big-endian bytes, all in one buffer.
+        var bytes = [UInt8](repeating: 0, count: parameters.count * 8)
+        for (index, value) in parameters.enumerated() {
+            withUnsafeBytes(of: value.bigEndian) { bytes.replaceSubrange(index * 8..<index * 8 + 8, with: $0) }
+        }
+        let lengths = [Int32](repeating: 8, count: parameters.count)
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        let sent = bytes.withUnsafeBufferPointer { raw -> Int32 in
+            let base = raw.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            let values: [UnsafePointer<CChar>?] = (0..<parameters.count).map { base! + $0 * 8 }
+            return PQsendQueryPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 1)
+        }
+        guard sent == 1 else { throw lost() }
+        let result = try answer(until: deadline)
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
+            defer { PQclear(result) }
+            throw failure(result)
+        }
+        return PQRows(result)
+    }
+
+    /// The one result of the command just sent, once the server is done with it.
+    private func answer(until deadline: ContinuousClock.Instant) throws(PQProblem) -> OpaquePointer {
+        guard let connection else { throw PQProblem("the connection is closed") }
+        var first: OpaquePointer?
+        while true {
+            while PQisBusy(connection) == 1 {
+                do {
+                    try wait(forWriting: false, until: deadline, doing: "waiting for an answer")
+                } catch {
+                    if let first { PQclear(first) }
+                    throw error
+                }
+                guard PQconsumeInput(connection) == 1 else {
+                    if let first { PQclear(first) }
+                    throw lost()
+                }
+            }
+            guard let result = PQgetResult(connection) else { break }
+            if first == nil { first = result } else { PQclear(result) }
+        }
+        guard let first else { throw lost() }
+        return first
+    }
+
+    /// Waits until the socket is ready, or throws (closing the connection) at `deadline`.
+    private func wait(forWriting: Bool, until deadline: ContinuousClock.Instant, doing what: String) throws(PQProblem) {
+        guard let connection else { throw PQProblem("the connection is closed") }
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(forWriting ? POLLOUT : POLLIN), revents: 0)
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else {
+                close()
+                throw PQProblem("no answer within the deadline (\(what))", timedOut: true)
+            }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0, errno != EINTR {
+                let message = String(cString: strerror(errno))
+                close()
+                throw PQProblem("poll failed: \(message)", connectionLost: true)
+            }
+        }
+    }
+
+    /// The connection's last error, the connection closed.
+    private func lost() -> PQProblem {
+        let message = connection.map(Self.message) ?? "the connection is closed"
+        close()
+        return PQProblem(message, connectionLost: true)
+    }
+
+    /// A failed result: the server's error (the connection stays usable), or,
+    /// when the connection went with it (the server ended the session, as
+    /// `pg_terminate_backend` or a shutdown does), a lost connection.
+    private func failure(_ result: OpaquePointer) -> PQProblem {
+        var problem = Self.problem(result)
+        if let connection, PQstatus(connection) != CONNECTION_OK {
+            close()
+            problem.connectionLost = true
+        }
+        return problem
+    }
+
+    private static func message(_ connection: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(connection)).trimmingSpaces
+    }
+
+    /// A server's error: its message and SQLSTATE.
+    private static func problem(_ result: OpaquePointer) -> PQProblem {
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        return PQProblem(String(cString: PQresultErrorMessage(result)).trimmingSpaces, sqlState: state)
+    }
+}
+
+/// A query's rows, in PostgreSQL's binary format, read in place.
+public final class PQRows {
+    private let result: OpaquePointer
+    /// How many rows.
+    public let count: Int
+
+    init(_ result: OpaquePointer) {
+        self.result = result
+        count = Int(PQntuples(result))
+    }
+
+    deinit { PQclear(result) }
+
+    /// The cell's bytes, nil for NULL; valid while `self` lives.
+    public func bytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer? {
+        guard PQgetisnull(result, Int32(row), Int32(column)) == 0 else { return nil }
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        return UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
+    }
+
+    /// A BIGINT cell, nil for NULL.
+    public func int64(_ row: Int, _ column: Int) -> Int64? {
+        guard let bytes = bytes(row, column), bytes.count == 8 else { return nil }
+        return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
+    }
+
+    /// A TEXT cell, nil for NULL.
+    public func string(_ row: Int, _ column: Int) -> String? {
+        bytes(row, column).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// Why a libpq call failed: libpq's or the server's message.
+public struct PQProblem: Error, CustomStringConvertible {
+    public var description: String
+    /// The server's SQLSTATE when the server answered with an error (the query's own fault).
+    public var sqlState: String?
+    /// A deadline passed: the server did not answer in time (the connection is closed).
+    public var timedOut: Bool
+    /// The connection was lost (and is closed): the server is gone, or ended the session.
+    public var connectionLost: Bool
+
+    /// Whether the server answered the query with an error of its own, and is up.
+    public var isQueryError: Bool { sqlState != nil && !timedOut && !connectionLost }
+
+    public init(_ description: String, sqlState: String? = nil, timedOut: Bool = false, connectionLost: Bool = false) {
+        self.description = description
+        self.sqlState = sqlState
+        self.timedOut = timedOut
+        self.connectionLost = connectionLost
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var text = Substring(self)
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}

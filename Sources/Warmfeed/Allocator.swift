@@ -12,8 +12,11 @@ import Foundation
 /// server threads, the arenas' locks were 85% of the futex calls of random
 /// deep pages (perf, `DEEP=1 bench/contention.sh`; 2.0 calls a request,
 /// 0.30 with eight arenas). So the server asks for as many arenas as it has
-/// server threads, at least two: the same two by default on two cores, and
-/// one per thread where an operator gives it many cores and threads.
+/// server threads: libmicrohttpd's (`--threads`) and the handler threads (8),
+/// which render and read cold pages. Counting only the first, two arenas
+/// served ten threads by default: a deep page cost 127.6–132.3 µs of CPU
+/// against 106.7–111.5 µs with ten (`THREADS=2 DEEP=1 bench/contention.sh`,
+/// two runs each, 2026-11-25).
 public enum Allocator {
     ///
     /// Large blocks: glibc serves a block over `M_MMAP_THRESHOLD` as a mapping

@@ -100,8 +100,8 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout = 15
 
     func run() async throws {
-        // An arena for each server thread: they allocate on every request.
-        Allocator.configure(arenas: Int32(clamping: max(2, threads)))
+        // An arena for each server thread, libmicrohttpd's and the handlers': they allocate on every request.
+        Allocator.configure(arenas: Int32(clamping: max(2, threads + WarmfeedConfiguration().http.handlerThreads)))
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "warmfeed")
         var configuration = WarmfeedConfiguration()

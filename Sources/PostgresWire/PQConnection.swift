@@ -31,13 +31,19 @@ public final class PQConnection {
         let started = PQconnectStartParams(keys, values, 0)
         guard let started else { throw PQProblem("libpq could not start a connection (out of memory)") }
         connection = started
+        // Refused before a socket was made (a host name that does not resolve, say): no socket to poll.
+        guard PQstatus(started) != CONNECTION_BAD, PQsocket(started) >= 0 else {
+            let message = Self.message(started)
+            close()
+            throw PQProblem(message, connectionLost: true)
+        }
         // The non-blocking handshake of libpq's manual (34.1): poll the socket
         // the way PQconnectPoll asks for, until it says OK or FAILED.
         var wanted = PGRES_POLLING_WRITING
         while true {
             switch wanted {
             case PGRES_POLLING_OK:
-                // Queries from here on wait in `await`, with their own deadlines.
+                // Queries from here on wait in `answer`, each with its own deadline.
                 return
             case PGRES_POLLING_FAILED:
                 let message = Self.message(started)

@@ -119,6 +119,21 @@ import Testing
         #expect(problem?.timedOut == true, "\(String(describing: problem))")
         connections.close()
     }
+
+    @Test func anAddressLibpqCannotUseFailsWithoutWaitingOutTheDeadline() async throws {
+        // libpq refuses it before it makes a socket: there is nothing to wait on.
+        let connections = ThreadConnections(parameters: [("hostaddr", "256.0.0.1"), ("user", "u"), ("dbname", "db")], limit: 2)
+        let problem = await onThreadOfItsOwn { () -> PQProblem? in
+            do throws(PQProblem) {
+                _ = try connections.read(until: .now + .seconds(600)) { _ throws(PQProblem) in 1 }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(problem?.timedOut == false && problem?.description.contains("256.0.0.1") == true, "\(String(describing: problem))")
+        connections.close()
+    }
 }
 
 /// Runs `body` on a new thread: what it does on its thread's connection stays on that one connection.

@@ -40,6 +40,8 @@ final class ThreadConnections: Sendable {
         let slot = ThreadSlot.current
         guard slot < slots.count, !closed.load(ordering: .relaxed) else { return nil }
         return try slots[slot].connection.withLock { (connection: inout PQConnection?) throws(PQProblem) -> Value? in
+            // Seen again under the slot's lock, which `close` takes after setting it: no connection outlives `close`.
+            guard !closed.load(ordering: .relaxed) else { return nil }
             var fresh = false
             if connection?.isOpen != true {
                 if connection == nil {

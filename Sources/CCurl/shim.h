@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <curl/curl.h>
 
 /* Swift cannot call C variadic functions, so every variadic libcurl call the
@@ -10,6 +11,24 @@
  * type, because libcurl reads the argument with va_arg of exactly that type
  * (passing an int where it reads a long, or a long where it reads curl_off_t,
  * is undefined behaviour). */
+
+/* libcurl before 8.17 (curl/curl#18968) opens its sockets without
+ * close-on-exec: a process started while a fetch is open (by this process, or
+ * by a test beside it) inherits the connection and holds it open after libcurl
+ * closed it, so the origin never sees the hang-up. This opens them with
+ * SOCK_CLOEXEC, as curl-rust's open-socket callback does. */
+static curl_socket_t wf_curl_open_socket(void *client, curlsocktype purpose, struct curl_sockaddr *address)
+{
+    (void)client;
+    (void)purpose;
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+/** Makes `easy` open its sockets with wf_curl_open_socket. */
+static inline CURLcode wf_easy_open_sockets_close_on_exec(CURL *easy)
+{
+    return curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, wf_curl_open_socket);
+}
 
 /** The default flags of curl_global_init, which Swift cannot import (a macro of macros). */
 static inline CURLcode wf_curl_global_init(void)

@@ -86,6 +86,8 @@ final class Transfer {
         // No CURLOPT_ACCEPT_ENCODING: no Accept-Encoding is sent and nothing is
         // decoded, so the body limit counts the bytes the caller gets.
         try check(wf_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        // Sockets a child process does not inherit (see the shim).
+        try check(wf_easy_open_sockets_close_on_exec(easy))
         try check(wf_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, CurlCallbacks.writeBody))
         // Unretained: see `CurlCallbacks.writeBody` for who keeps the transfer alive.
         let unretained = Unmanaged.passUnretained(self).toOpaque()

@@ -28,6 +28,10 @@ public final class PostgresFeedStore: FeedStore {
     /// The store's write count: the same number on every node once it has heard.
     private let writes: Atomic<Int>
     private let health = Mutex(Health())
+    /// Whether `health` holds a problem, kept with it under its lock: a read
+    /// on the request path looks here, and takes the lock every thread would
+    /// share only when there is something to see or to clear.
+    private let troubled = Atomic<Bool>(false)
     private let lead: RefreshLead
     /// Each reading thread's own connection, for deep pages (`preparedPage`):
     /// up to twice the pool's size, room for the server's handler threads (8
@@ -133,16 +137,24 @@ public final class PostgresFeedStore: FeedStore {
 
     /// The listener is connected again: PostgreSQL answers.
     func noteListening() {
-        health.withLock { $0 = Health() }
+        health.withLock {
+            $0 = Health()
+            troubled.store(false, ordering: .releasing)
+        }
     }
 
     /// A read was answered: a read that had failed before is forgotten.
     func noteAnswered() {
-        health.withLock { if $0.readFailed != nil { $0.readFailed = nil } }
+        guard troubled.load(ordering: .acquiring) else { return }
+        health.withLock {
+            $0.readFailed = nil
+            troubled.store(!$0.answering, ordering: .releasing)
+        }
     }
 
     /// Fails at once while the listener knows PostgreSQL is down, rather than wait out the timeout.
     func throwIfDown() throws {
+        guard troubled.load(ordering: .acquiring) else { return }
         if let down = health.withLock({ $0.listenerDown }) { throw StoreUnavailable(down) }
     }
 
@@ -151,7 +163,10 @@ public final class PostgresFeedStore: FeedStore {
     func noteDown(_ error: any Error, listener: Bool) {
         let reason = PostgresProblem.explain(error, location)
         let wasAnswering = health.withLock { health in
-            defer { if listener { health.listenerDown = reason } else { health.readFailed = reason } }
+            defer {
+                if listener { health.listenerDown = reason } else { health.readFailed = reason }
+                troubled.store(true, ordering: .releasing)
+            }
             return health.answering
         }
         if wasAnswering { logger.error("the feed store is not answering", metadata: ["store": "\(location)", "reason": "\(reason)"]) }
@@ -190,7 +205,7 @@ public final class PostgresFeedStore: FeedStore {
             let value = try await within(queryTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(queryTimeout)") {
                 try await ask(client)
             }
-            health.withLock { if $0.readFailed != nil { $0.readFailed = nil } }
+            noteAnswered()
             return value
         } catch let error as PostgresDecodingError {
             throw error

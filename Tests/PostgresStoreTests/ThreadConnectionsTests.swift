@@ -108,14 +108,7 @@ import Testing
         defer { close(listener) }
         let connections = ThreadConnections(
             parameters: [("host", "127.0.0.1"), ("port", "\(port)"), ("user", "u"), ("dbname", "db"), ("sslmode", "disable")], limit: 2)
-        let problem = await onThreadOfItsOwn { () -> PQProblem? in
-            do throws(PQProblem) {
-                _ = try connections.read(until: .now + .milliseconds(300)) { _ throws(PQProblem) in 1 }
-                return nil
-            } catch {
-                return error
-            }
-        }
+        let problem = await refusal(connections, within: .milliseconds(300))
         #expect(problem?.timedOut == true, "\(String(describing: problem))")
         connections.close()
     }
@@ -123,16 +116,21 @@ import Testing
     @Test func anAddressLibpqCannotUseFailsWithoutWaitingOutTheDeadline() async throws {
         // libpq refuses it before it makes a socket: there is nothing to wait on.
         let connections = ThreadConnections(parameters: [("hostaddr", "256.0.0.1"), ("user", "u"), ("dbname", "db")], limit: 2)
-        let problem = await onThreadOfItsOwn { () -> PQProblem? in
-            do throws(PQProblem) {
-                _ = try connections.read(until: .now + .seconds(600)) { _ throws(PQProblem) in 1 }
-                return nil
-            } catch {
-                return error
-            }
-        }
+        let problem = await refusal(connections, within: .seconds(600))
         #expect(problem?.timedOut == false && problem?.description.contains("256.0.0.1") == true, "\(String(describing: problem))")
         connections.close()
+    }
+}
+
+/// Why a read on a thread of its own could not be made within `limit` (nil when it was).
+func refusal(_ connections: ThreadConnections, within limit: Duration) async -> PQProblem? {
+    await onThreadOfItsOwn { () -> PQProblem? in
+        do throws(PQProblem) {
+            _ = try connections.read(until: .now + limit) { _ throws(PQProblem) in 1 }
+            return nil
+        } catch {
+            return error
+        }
     }
 }
 

@@ -22,7 +22,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C shims: one per C library, nothing but a module map and static inline wrappers.
@@ -108,10 +107,13 @@ let package = Package(
             ]
         ),
 
+        // Threads of their own for blocking work, run in the callers' task priority order. Depends on nothing.
+        .target(name: "Workers"),
+
         // Thumbnails with libvips (shrink-on-load), with limits. Knows nothing of feeds.
         .target(
             name: "Thumbnailer",
-            dependencies: ["CVips", "Reckoning"]
+            dependencies: ["CVips", "Reckoning", "Workers"]
         ),
 
         // A small pool of blocking hiredis connections on threads of their own, with
@@ -144,19 +146,19 @@ let package = Package(
             ]
         ),
 
-        // libpq: blocking PostgreSQL connections with a deadline on every wait, for
-        // a thread that reads and waits itself. Knows nothing of feeds.
+        // libpq: blocking PostgreSQL connections with a deadline on every wait, each
+        // used by one thread at a time. Knows nothing of feeds.
         .target(name: "PostgresWire", dependencies: ["CLibPQ"]),
 
-        // The feed store on PostgreSQL (postgres-nio), for several servers sharing one feed.
-        // Knows nothing of HTTP; callers see only WarmfeedCore's `FeedStore`.
+        // The feed store on PostgreSQL (libpq, through PostgresWire), for several servers
+        // sharing one feed. Knows nothing of HTTP; callers see only WarmfeedCore's `FeedStore`.
         .target(
             name: "PostgresStore",
             dependencies: [
                 "WarmfeedCore",
                 "PostgresWire",
                 "ThreadSlots",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "Workers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -206,6 +208,7 @@ let package = Package(
         .testTarget(name: "HTMLTemplatesTests", dependencies: ["HTMLTemplates"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
+        .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "HTTPTestClient"]),
         .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),
@@ -216,7 +219,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PostgresWire", "WarmfeedCore", "Warmfeed", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["PostgresStore", "PostgresWire", "WarmfeedCore", "Warmfeed"]
         ),
         .testTarget(
             name: "WarmfeedTests",

@@ -1,74 +1,50 @@
-import PostgresNIO
+import PostgresWire
 import WarmfeedCore
 
 extension PostgresFeedStore {
-    /// The columns a read takes, in the order `item(_:)` decodes them.
+    /// The columns a read takes, in the order `item(_:_:)` decodes them.
     static let columns = "id, guid, title, summary, link, image_url, image_width, image_height, published, seq, preview"
     /// The feed's size: `seq` is dense from 1, so its highest value, by an index seek.
     static let total = "(SELECT COALESCE(MAX(seq), 0) FROM item)"
 
     /// How many items the feed holds.
     public func count() async throws -> Int {
-        let rows = try await rows(PostgresQuery(unsafeSQL: "SELECT \(Self.total)"))
-        return try rows.first.map { try Int($0.decode(Int64.self)) } ?? 0
+        try await onReader { connection, deadline throws(PQProblem) -> Int in
+            Int(try connection.query("SELECT \(Self.total)", until: deadline).int64(0, 0) ?? 0)
+        }
     }
 
     /// The page for `request`, `size` items long, in one round trip (the
     /// feed's size comes along); nil when no such page exists.
     public func page(_ request: PageRequest, size: Int) async throws -> Page? {
         precondition(size > 0)
-        let rows: [(FeedItem, Int)]
-        switch request {
-        case .number(let number):
-            guard number >= 1 else { return nil }
-            rows = try await self.rows(PageStatement.ByNumber(skip: Int64(number - 1) * Int64(size), limit: Int64(size)))
-        case .after(let cursor):
-            rows = try await self.rows(PageStatement.After(published: cursor.published, id: cursor.id, limit: Int64(size)))
-        case .before(let cursor):
-            rows = try await self.rows(PageStatement.Before(published: cursor.published, id: cursor.id, limit: Int64(size)))
+        guard let statement = PageStatement.statement(request, size: size, prepared: false) else { return nil }
+        let (items, total) = try await onReader { connection, deadline throws(PQProblem) -> ([FeedItem], Int) in
+            let rows = try connection.execute(statement.name, statement.sql, statement.parameters, until: deadline)
+            var items: [FeedItem] = []
+            items.reserveCapacity(rows.count)
+            for row in 0..<rows.count { items.append(try Self.item(rows, row)) }
+            return (items, rows.count > 0 ? Int(rows.int64(rows.count - 1, 11) ?? 0) : 0)
         }
-        var items = rows.map(\.0)
-        let total = rows.last?.1 ?? 0
-        if case .before = request { items.reverse() }
+        var ranked = items
+        if case .before = request { ranked.reverse() }
         // No rows for page 1 means an empty feed, which still has its (empty) first page.
-        if items.isEmpty, case .number(1) = request { return Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil) }
-        return Page(ranked: items, total: total, cursor: cursor(of:))
+        if ranked.isEmpty, case .number(1) = request { return Page(items: [], total: 0, firstPosition: 0, older: nil, newer: nil) }
+        return Page(ranked: ranked, total: total, cursor: cursor(of:))
     }
 
-    /// The page for `request` with its rows' prepared bytes of `tag`, in one round trip.
-    /// Read on this thread's own connection where it has one, else through the pool.
+    /// The page for `request` with its rows' prepared bytes of `tag`, in one
+    /// round trip: read on this thread's own connection where it has one,
+    /// else on a reader thread.
     public func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage? {
         precondition(size > 0)
         try throwIfDown()
         if let page = try preparedPageOnThisThread(request, size: size, tag: tag) { return page }
-        let rows: [PostgresRow]
-        switch request {
-        case .number(let number):
-            guard number >= 1 else { return nil }
-            rows = try await self.rows(PreparedPageStatement.ByNumber(skip: Int64(number - 1) * Int64(size), limit: Int64(size)))
-        case .after(let cursor):
-            rows = try await self.rows(PreparedPageStatement.After(published: cursor.published, id: cursor.id, limit: Int64(size)))
-        case .before(let cursor):
-            rows = try await self.rows(PreparedPageStatement.Before(published: cursor.published, id: cursor.id, limit: Int64(size)))
-        }
-        return try Self.preparedPage(request, rows: rows.count, size: size, tag: tag, epoch: epoch) { index, whole, builder in
-            let cells = PostgresRandomAccessRow(rows[index])
-            let prepared = cells[12].bytes
-            let id = try cells[0].decode(Int64.self)
-            let published = try cells[8].decode(Int64.self)
-            let seq = try cells[9].decode(Int64?.self) ?? 0
-            let preview = try cells[10].decode(Int64?.self)
-            let hasPicture = cells[5].bytes != nil
-            let current = prepared?.withUnsafeReadableBytes { builder.isCurrent($0) } ?? false
-            let item = whole || !current ? try Self.item(cells) : nil
-            if current, let bytes = prepared {
-                bytes.withUnsafeReadableBytes { raw in
-                    builder.add(id: id, published: published, seq: seq, preview: preview, hasPicture: hasPicture, prepared: raw, item: item)
-                }
-            } else {
-                builder.add(id: id, published: published, seq: seq, preview: preview, hasPicture: hasPicture, prepared: nil, item: item)
-            }
-            return Int(try cells[11].decode(Int64.self))
+        guard let statement = PageStatement.statement(request, size: size, prepared: true) else { return nil }
+        let epoch = epoch
+        return try await onReader { connection, deadline throws(PQProblem) -> PreparedPage? in
+            let rows = try connection.execute(statement.name, statement.sql, statement.parameters, until: deadline)
+            return try Self.decodedPage(rows, request: request, size: size, tag: tag, epoch: epoch)
         }
     }
 
@@ -94,82 +70,85 @@ extension PostgresFeedStore {
         return builder.page(total: total)
     }
 
-    /// An item from the first eleven cells of a row of `columns`.
-    static func item(_ cells: PostgresRandomAccessRow) throws -> FeedItem {
-        FeedItem(
-            id: try cells[0].decode(Int64.self), guid: try cells[1].decode(String.self), title: try cells[2].decode(String.self),
-            summary: try cells[3].decode(String.self), link: try cells[4].decode(String?.self), imageURL: try cells[5].decode(String?.self),
-            imageWidth: try cells[6].decode(Int64?.self).map(Int.init), imageHeight: try cells[7].decode(Int64?.self).map(Int.init),
-            published: try cells[8].decode(Int64.self), seq: try cells[9].decode(Int64?.self), preview: try cells[10].decode(Int64?.self)
-        )
-    }
-
     public func prepareRows(
         tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
     ) async throws -> (kept: Int, last: Int64)? {
-        let logger = logger
-        let tagBytes = ByteBuffer(bytes: PreparedRowTag.bytes(tag))
-        return try await withConnection { connection in
-            try await connection.withTransaction(logger: logger) { connection -> (kept: Int, last: Int64)? in
-                // The batch's items locked until the commit; those another node holds are skipped.
-                let query: PostgresQuery = sweep
-                    ? """
-                    SELECT \(unescaped: Self.columns), 0::bigint FROM item
-                    WHERE id > \(id) AND (prepared IS NULL OR substring(prepared from 1 for 4) <> \(tagBytes))
-                    ORDER BY id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
-                    """
-                    : """
-                    SELECT \(unescaped: Self.columns), 0::bigint FROM item WHERE prepared IS NULL AND id > \(id)
-                    ORDER BY id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
-                    """
+        // The batch's items locked until the commit; those another node holds are skipped.
+        let select = sweep
+            ? """
+            SELECT \(Self.columns) FROM item
+            WHERE id > $1 AND (prepared IS NULL OR substring(prepared from 1 for 4) <> $3)
+            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
+            """
+            : "SELECT \(Self.columns) FROM item WHERE prepared IS NULL AND id > $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED"
+        var parameters: [PQValue] = [.int64(id), .int64(Int64(limit))]
+        if sweep { parameters.append(.bytes(PreparedRowTag.bytes(tag))) }
+        let selectParameters = parameters
+        return try await onReader(within: .seconds(30), background: true) { connection, deadline throws(PQProblem) -> (kept: Int, last: Int64)? in
+            try Self.inTransaction(connection, until: deadline) { () throws(PQProblem) -> (kept: Int, last: Int64)? in
+                let rows = try connection.query(select, selectParameters, until: deadline)
                 var items: [FeedItem] = []
-                for try await row in try await connection.query(query, logger: logger) { items.append(try Self.item(row).0) }
+                for row in 0..<rows.count { items.append(try Self.item(rows, row)) }
                 guard let last = items.last?.id else { return nil }
-                var ids: [Int64] = [], bytes: [ByteBuffer] = []
+                var ids: [Int64] = [], bytes: [[UInt8]] = []
                 for item in items {
                     guard let id = item.id, let rendered = render(item) else { continue }
                     ids.append(id)
-                    bytes.append(ByteBuffer(bytes: rendered))
+                    bytes.append(rendered)
                 }
                 if !ids.isEmpty {
-                    try await connection.query("""
-                        UPDATE item SET prepared = u.prepared FROM UNNEST(\(ids)::bigint[], \(bytes)::bytea[]) AS u(id, prepared)
+                    try connection.query("""
+                        UPDATE item SET prepared = u.prepared FROM UNNEST($1::bigint[], $2::bytea[]) AS u(id, prepared)
                         WHERE item.id = u.id
-                        """, logger: logger)
+                        """, [.int64s(ids), .byteas(bytes)], until: deadline)
                 }
                 return (ids.count, last)
             }
         }
     }
 
-    /// The item with `id`, or nil.
-    public func item(id: Int64) async throws -> FeedItem? {
-        let rows = try await rows("SELECT id, guid, title, summary, link, image_url, image_width, image_height, published, seq, preview, 0::bigint FROM item WHERE id = \(id)")
-        return try rows.first.map { try Self.item($0).0 }
+    /// Runs `body` between BEGIN and COMMIT on `connection`; when it throws,
+    /// rolls back, or, when that cannot be done in time, closes the
+    /// connection, so no transaction is left open on a reader's connection.
+    static func inTransaction<Value>(
+        _ connection: PQConnection, until deadline: ContinuousClock.Instant, _ body: () throws(PQProblem) -> Value
+    ) throws(PQProblem) -> Value {
+        try connection.query("BEGIN", until: deadline)
+        do {
+            let value = try body()
+            try connection.query("COMMIT", until: deadline)
+            return value
+        } catch {
+            if connection.isOpen, (try? connection.query("ROLLBACK", until: .now + .seconds(5))) == nil { connection.close() }
+            throw error
+        }
     }
 
-    /// An item (and the trailing column: the feed's size) from a row of `columns`.
-    static func item(_ row: PostgresRow) throws -> (FeedItem, Int) {
-        let (id, guid, title, summary, link, imageURL, width, height, published, seq, preview, total) = try row.decode(
-            (Int64, String, String, String, String?, String?, Int64?, Int64?, Int64, Int64?, Int64?, Int64).self)
-        let item = FeedItem(
-            id: id, guid: guid, title: title, summary: summary, link: link, imageURL: imageURL,
-            imageWidth: width.map(Int.init), imageHeight: height.map(Int.init), published: published, seq: seq, preview: preview
-        )
-        return (item, Int(total))
+    /// The item with `id`, or nil.
+    public func item(id: Int64) async throws -> FeedItem? {
+        try await onReader { connection, deadline throws(PQProblem) -> FeedItem? in
+            let rows = try connection.execute("warmfeed_item", "SELECT \(Self.columns) FROM item WHERE id = $1", [id], until: deadline)
+            return rows.count > 0 ? try Self.item(rows, 0) : nil
+        }
     }
 
     /// A value kept beside the items (the source's validators, say), or nil.
     public func note(_ key: String) async throws -> String? {
-        try await rows("SELECT value FROM note WHERE key = \(key)").first.map { try $0.decode(String.self) }
+        try await onReader { connection, deadline throws(PQProblem) -> String? in
+            try connection.query("SELECT value FROM note WHERE key = $1", [.text(key)], until: deadline).string(0, 0)
+        }
     }
 
     /// Keeps `value` under `key` (nil removes it).
     public func setNote(_ key: String, _ value: String?) async throws {
-        if let value {
-            _ = try await rows("INSERT INTO note (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-        } else {
-            _ = try await rows("DELETE FROM note WHERE key = \(key)")
+        try await onReader { connection, deadline throws(PQProblem) -> Void in
+            if let value {
+                try connection.query(
+                    "INSERT INTO note (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [.text(key), .text(value)], until: deadline)
+            } else {
+                try connection.query("DELETE FROM note WHERE key = $1", [.text(key)], until: deadline)
+            }
         }
     }
 
@@ -179,53 +158,52 @@ extension PostgresFeedStore {
         guard !previews.isEmpty else { return }
         let ids = Array(previews.keys)
         let values = ids.map { previews[$0]! }
-        _ = try await rows("""
-            UPDATE item SET preview = p.preview FROM UNNEST(\(ids)::bigint[], \(values)::bigint[]) AS p(id, preview)
-            WHERE item.id = p.id AND item.preview IS DISTINCT FROM p.preview
-            """)
+        try await onReader { connection, deadline throws(PQProblem) -> Void in
+            try connection.query("""
+                UPDATE item SET preview = p.preview FROM UNNEST($1::bigint[], $2::bigint[]) AS p(id, preview)
+                WHERE item.id = p.id AND item.preview IS DISTINCT FROM p.preview
+                """, [.int64s(ids), .int64s(values)], until: deadline)
+        }
     }
 }
 
-/// The three page reads as prepared statements: each pooled connection
-/// parses and plans them once, and a cold page costs one round trip.
+/// The three page reads, each prepared once on a connection (parsed and
+/// planned once) under its name, so a cold page costs one round trip:
+/// cells 0–10 the item, 11 the feed's size.
 enum PageStatement {
     /// A deep link: the page whose first item has rank ≤ the feed's size − skip.
-    struct ByNumber: PostgresPreparedStatement {
+    enum ByNumber {
         static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE seq <= \(PostgresFeedStore.total) - $1 ORDER BY seq DESC LIMIT $2"
-        typealias Row = (FeedItem, Int)
-        var skip: Int64
-        var limit: Int64
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(skip)
-            bindings.append(limit)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row { try PostgresFeedStore.item(row) }
     }
 
     /// Following a sentinel: the items just older than (published, id).
-    struct After: CursorStatement {
+    enum After {
         static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT $3"
-        var published: Int64
-        var id: Int64
-        var limit: Int64
     }
 
     /// A "newer items" link: the items just newer than (published, id), oldest first.
-    struct Before: CursorStatement {
+    enum Before {
         static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) > ($1, $2) ORDER BY published ASC, id ASC LIMIT $3"
-        var published: Int64
-        var id: Int64
-        var limit: Int64
     }
 
-    static func bindings(_ values: Int64...) -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: values.count)
-        for value in values { bindings.append(value) }
-        return bindings
+    /// The statement that reads `request`'s page, `size` rows long, with each
+    /// row's prepared bytes (cell 12) when `prepared`; nil for a page number below 1.
+    static func statement(_ request: PageRequest, size: Int, prepared: Bool) -> (name: String, sql: String, parameters: [Int64])? {
+        switch request {
+        case .number(let number):
+            guard number >= 1 else { return nil }
+            return prepared
+                ? ("warmfeed_prepared_number", PreparedPageStatement.ByNumber.sql, [Int64(number - 1) * Int64(size), Int64(size)])
+                : ("warmfeed_page_number", ByNumber.sql, [Int64(number - 1) * Int64(size), Int64(size)])
+        case .after(let cursor):
+            return prepared
+                ? ("warmfeed_prepared_after", PreparedPageStatement.After.sql, [cursor.published, cursor.id, Int64(size)])
+                : ("warmfeed_page_after", After.sql, [cursor.published, cursor.id, Int64(size)])
+        case .before(let cursor):
+            return prepared
+                ? ("warmfeed_prepared_before", PreparedPageStatement.Before.sql, [cursor.published, cursor.id, Int64(size)])
+                : ("warmfeed_page_before", Before.sql, [cursor.published, cursor.id, Int64(size)])
+        }
     }
 }
 
@@ -234,50 +212,15 @@ enum PageStatement {
 enum PreparedPageStatement {
     static let columns = "\(PostgresFeedStore.columns), \(PostgresFeedStore.total), prepared"
 
-    struct ByNumber: PostgresPreparedStatement {
+    enum ByNumber {
         static let sql = "SELECT \(columns) FROM item WHERE seq <= \(PostgresFeedStore.total) - $1 ORDER BY seq DESC LIMIT $2"
-        typealias Row = PostgresRow
-        var skip: Int64
-        var limit: Int64
-        func makeBindings() throws -> PostgresBindings { PageStatement.bindings(skip, limit) }
-        func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
     }
 
-    struct After: PreparedCursorStatement {
+    enum After {
         static let sql = "SELECT \(columns) FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT $3"
-        var published: Int64
-        var id: Int64
-        var limit: Int64
     }
 
-    struct Before: PreparedCursorStatement {
+    enum Before {
         static let sql = "SELECT \(columns) FROM item WHERE (published, id) > ($1, $2) ORDER BY published ASC, id ASC LIMIT $3"
-        var published: Int64
-        var id: Int64
-        var limit: Int64
     }
-}
-
-/// A prepared page read from a cursor's (published, id), `limit` rows long, its rows decoded by the reader.
-protocol PreparedCursorStatement: PostgresPreparedStatement where Row == PostgresRow {
-    var published: Int64 { get }
-    var id: Int64 { get }
-    var limit: Int64 { get }
-}
-
-extension PreparedCursorStatement {
-    func makeBindings() throws -> PostgresBindings { PageStatement.bindings(published, id, limit) }
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
-}
-
-/// A page read from a cursor's (published, id), `limit` rows long.
-protocol CursorStatement: PostgresPreparedStatement where Row == (FeedItem, Int) {
-    var published: Int64 { get }
-    var id: Int64 { get }
-    var limit: Int64 { get }
-}
-
-extension CursorStatement {
-    func makeBindings() throws -> PostgresBindings { PageStatement.bindings(published, id, limit) }
-    func decodeRow(_ row: PostgresRow) throws -> (FeedItem, Int) { try PostgresFeedStore.item(row) }
 }

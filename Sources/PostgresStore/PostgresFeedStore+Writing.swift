@@ -1,5 +1,4 @@
-import Logging
-import PostgresNIO
+import PostgresWire
 import WarmfeedCore
 
 extension PostgresFeedStore {
@@ -9,19 +8,17 @@ extension PostgresFeedStore {
     /// the other and never race on a guid. Blocks the calling thread (the
     /// importer's own) on each batch; readers keep reading the previous state.
     public func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary) {
-        let connection: PostgresConnection
+        let connection: PQConnection
         do {
-            connection = try PostgresConnection.connect(
-                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: try location.connectionConfiguration, id: 3, logger: logger
-            ).wait()
+            connection = try PQConnection(location.libpqParameters(application: "warmfeed-write"), deadline: .now + location.connectTimeout)
         } catch {
             throw StoreUnavailable(PostgresProblem.explain(error, location))
         }
-        defer { _ = try? connection.close().wait() }
-        let session = BlockingSession(connection: connection, logger: logger)
+        defer { connection.close() }
+        let session = BlockingSession(connection: connection)
         do {
             try session.run("BEGIN")
-            try session.run("SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock))")
+            try session.run("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresSchema.writeLock)])
             let sink = try PostgresItemSink(session: session)
             var writer = FeedWriter(sink: sink)
             let result = try body(&writer)
@@ -31,23 +28,27 @@ extension PostgresFeedStore {
             if let count { heard(writes: count) }
             return (result, summary)
         } catch {
-            _ = try? session.run("ROLLBACK")
-            if let psql = error as? PSQLError, psql.serverInfo == nil { throw StoreUnavailable(PostgresProblem.explain(error, location)) }
+            if connection.isOpen { _ = try? connection.query("ROLLBACK", until: .now + location.connectTimeout) }
+            if let problem = error as? PQProblem, !problem.isQueryError {
+                throw StoreUnavailable(PostgresProblem.explain(problem, location, waited: BlockingSession.statementLimit))
+            }
             throw error
         }
     }
 }
 
-/// One connection used from one thread, each query waited for: the write
-/// path's, whose items come from a synchronous parser.
+/// One connection used from one thread, each statement waited for: the
+/// write path's, whose items come from a synchronous parser.
 struct BlockingSession {
-    let connection: PostgresConnection
-    let logger: Logger
+    let connection: PQConnection
+    /// The longest one statement of a write may take (renumbering a million
+    /// rows' ranks takes seconds; a server that stopped answering, forever).
+    static let statementLimit: Duration = .seconds(600)
 
-    /// Runs `query` and returns its rows.
+    /// Runs `sql` with `parameters` and returns its rows.
     @discardableResult
-    func run(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try connection.query(query, logger: logger).wait().rows
+    func run(_ sql: String, _ parameters: [PQValue] = []) throws(PQProblem) -> PQRows {
+        try connection.query(sql, parameters, until: .now + Self.statementLimit)
     }
 }
 
@@ -71,7 +72,7 @@ final class PostgresItemSink: FeedItemSink {
 
     init(session: BlockingSession) throws {
         self.session = session
-        idsBefore = try session.run("SELECT COALESCE(MAX(id), 0) FROM item").first?.decode(Int64.self) ?? 0
+        idsBefore = try session.run("SELECT COALESCE(MAX(id), 0) FROM item").int64(0, 0) ?? 0
     }
 
     func upsert(_ item: FeedItem, keepStoredDate: Bool) throws {
@@ -99,8 +100,9 @@ final class PostgresItemSink: FeedItemSink {
         }
         var existing: [String: FeedItem] = [:]
         let guids = pending.map(\.item.guid)
-        for row in try session.run("SELECT \(unescaped: PostgresFeedStore.columns), 0::bigint FROM item WHERE guid = ANY(\(guids)::text[])") {
-            let (item, _) = try PostgresFeedStore.item(row)
+        let rows = try session.run("SELECT \(PostgresFeedStore.columns) FROM item WHERE guid = ANY($1)", [.texts(guids)])
+        for row in 0..<rows.count {
+            let item = try PostgresFeedStore.item(rows, row)
             existing[item.guid] = item
         }
         var inserts: [FeedItem] = []
@@ -125,8 +127,9 @@ final class PostgresItemSink: FeedItemSink {
         if !inserts.isEmpty {
             let values = ItemColumn.values(inserts, [.guid, .title, .summary, .link, .imageURL, .imageWidth, .imageHeight, .published])
             let sql = "INSERT INTO item (\(values.names)) VALUES \(values.rows) RETURNING id, published"
-            for row in try session.run(PostgresQuery(unsafeSQL: sql, binds: values.binds)) {
-                let (id, published) = try row.decode((Int64, Int64).self)
+            let rows = try session.run(sql, values.binds)
+            for row in 0..<rows.count {
+                guard let id = rows.int64(row, 0), let published = rows.int64(row, 1) else { continue }
                 touch(published, id)
             }
         }
@@ -139,7 +142,7 @@ final class PostgresItemSink: FeedItemSink {
                 FROM (VALUES \(values.rows)) AS u(\(values.names))
                 WHERE item.id = u.id
                 """
-            try session.run(PostgresQuery(unsafeSQL: sql, binds: values.binds))
+            try session.run(sql, values.binds)
         }
     }
 
@@ -151,7 +154,7 @@ final class PostgresItemSink: FeedItemSink {
         summary.inserted += copies.count
         let values = ItemColumn.values(copies, ItemColumn.allCases)
         let sql = "INSERT INTO item (\(values.names)) OVERRIDING SYSTEM VALUE VALUES \(values.rows)"
-        try session.run(PostgresQuery(unsafeSQL: sql, binds: values.binds))
+        try session.run(sql, values.binds)
     }
 
     private func touch(_ published: Int64, _ id: Int64) {
@@ -170,23 +173,23 @@ final class PostgresItemSink: FeedItemSink {
             try session.run("SELECT setval(pg_get_serial_sequence('item', 'id'), GREATEST((SELECT MAX(id) FROM item), 1))")
         }
         if let adoptedEpoch {
-            try session.run("UPDATE feed SET epoch = \(Int64(adoptedEpoch)) WHERE id = 1")
+            try session.run("UPDATE feed SET epoch = $1 WHERE id = 1", [.int64(Int64(adoptedEpoch))])
         }
         if let start = lowest {
             let base = try session.run("""
-                SELECT seq FROM item WHERE (published, id) < (\(start.published), \(start.id)) ORDER BY published DESC, id DESC LIMIT 1
-                """).first?.decode(Int64?.self) ?? 0
+                SELECT seq FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT 1
+                """, [.int64(start.published), .int64(start.id)]).int64(0, 0) ?? 0
             try session.run("""
                 UPDATE item SET seq = ranked.rank FROM (
-                    SELECT id, \(base)::bigint + ROW_NUMBER() OVER (ORDER BY published, id) AS rank
-                    FROM item WHERE (published, id) >= (\(start.published), \(start.id))
+                    SELECT id, $1::bigint + ROW_NUMBER() OVER (ORDER BY published, id) AS rank
+                    FROM item WHERE (published, id) >= ($2, $3)
                 ) AS ranked
                 WHERE item.id = ranked.id AND item.seq IS DISTINCT FROM ranked.rank
-                """)
+                """, [.int64(base), .int64(start.published), .int64(start.id)])
         }
         guard summary.inserted + summary.updated > 0 else { return (summary, nil) }
-        let count = try session.run("UPDATE feed SET writes = writes + 1 WHERE id = 1 RETURNING writes").first?.decode(Int64.self) ?? 0
-        try session.run("SELECT pg_notify(\(PostgresSchema.revisionChannel), \(String(count)))")
+        let count = try session.run("UPDATE feed SET writes = writes + 1 WHERE id = 1 RETURNING writes").int64(0, 0) ?? 0
+        try session.run("SELECT pg_notify($1, $2)", [.text(PostgresSchema.revisionChannel), .text(String(count))])
         return (summary, Int(count))
     }
 }
@@ -212,32 +215,33 @@ enum ItemColumn: CaseIterable {
         }
     }
 
-    func bind(_ item: FeedItem, into binds: inout PostgresBindings) {
+    func value(of item: FeedItem) -> PQValue {
         switch self {
-        case .id: binds.append(item.id ?? 0)
-        case .guid: binds.append(item.guid)
-        case .title: binds.append(item.title)
-        case .summary: binds.append(item.summary)
-        case .link: binds.append(item.link)
-        case .imageURL: binds.append(item.imageURL)
-        case .imageWidth: binds.append(item.imageWidth.map(Int64.init))
-        case .imageHeight: binds.append(item.imageHeight.map(Int64.init))
-        case .published: binds.append(item.published)
-        case .seq: binds.append(item.seq)
-        case .preview: binds.append(item.preview)
+        case .id: .int64(item.id ?? 0)
+        case .guid: .text(item.guid)
+        case .title: .text(item.title)
+        case .summary: .text(item.summary)
+        case .link: .text(item.link)
+        case .imageURL: .text(item.imageURL)
+        case .imageWidth: .int64(item.imageWidth.map(Int64.init))
+        case .imageHeight: .int64(item.imageHeight.map(Int64.init))
+        case .published: .int64(item.published)
+        case .seq: .int64(item.seq)
+        case .preview: .int64(item.preview)
         }
     }
 
     /// `items` as a VALUES list of `columns`: the column names, the rows of
     /// typed parameters ("($1::text, $2::bigint), …") and their values.
-    static func values(_ items: [FeedItem], _ columns: [ItemColumn]) -> (names: String, rows: String, binds: PostgresBindings) {
-        var binds = PostgresBindings(capacity: items.count * columns.count)
+    static func values(_ items: [FeedItem], _ columns: [ItemColumn]) -> (names: String, rows: String, binds: [PQValue]) {
+        var binds: [PQValue] = []
+        binds.reserveCapacity(items.count * columns.count)
         var rows: [String] = []
         rows.reserveCapacity(items.count)
         for item in items {
             let at = binds.count
             rows.append("(" + columns.enumerated().map { "$\(at + $0.offset + 1)::\($0.element.type)" }.joined(separator: ", ") + ")")
-            for column in columns { column.bind(item, into: &binds) }
+            for column in columns { binds.append(column.value(of: item)) }
         }
         return (columns.map(\.name).joined(separator: ", "), rows.joined(separator: ", "), binds)
     }

@@ -1,19 +1,29 @@
 import Logging
-import PostgresNIO
+import PostgresWire
 import ServiceLifecycle
 import Synchronization
 import WarmfeedCore
+import Workers
 
-/// The feed's items in PostgreSQL (postgres-nio), so several servers share
-/// one feed: the same items, the same order, the same cursors (the epoch is
-/// the store's), and deep links by page number as an index seek on `seq`,
-/// as in `SQLiteFeedStore`.
+/// The feed's items in PostgreSQL, so several servers share one feed: the
+/// same items, the same order, the same cursors (the epoch is the store's),
+/// and deep links by page number as an index seek on `seq`, as in
+/// `SQLiteFeedStore`.
 ///
-/// Reads go through postgres-nio's connection pool, each bounded by
-/// `queryTimeout`. A write runs on one connection of its own in one
-/// transaction (see `PostgresFeedStore+Writing.swift`) and announces the new
-/// revision with NOTIFY; `run()` listens, so every node drops its stale pages
-/// within a second with no polling per request.
+/// Every connection is libpq's (Debian's libpq, behind `PostgresWire`), each
+/// used by one thread at a time, each wait on the server with a deadline:
+/// - a deep page is read on the handler thread's own connection
+///   (`ThreadConnections`), with no other thread woken;
+/// - other reads (an item for a thumbnail, a page for a copy, notes) run on a
+///   few reader threads of the store's own (`readers`), each on its own
+///   connection, within `queryTimeout`, and their async callers wait on a
+///   continuation;
+/// - a write runs on the caller's thread (the importer's own), on a
+///   connection of its own, in one transaction (`PostgresFeedStore+Writing`),
+///   and announces the new revision with NOTIFY;
+/// - `run()` listens on a thread of its own (`RevisionListener`), so every
+///   node drops its stale pages within a second with no polling per request.
+/// No TLS stack is built for it: libpq brings Debian's OpenSSL.
 public final class PostgresFeedStore: FeedStore {
     /// Where the store is.
     public let location: PostgresLocation
@@ -21,10 +31,10 @@ public final class PostgresFeedStore: FeedStore {
     public let epoch: UInt32
     /// The longest a read waits for PostgreSQL before the page gets a 503.
     public let queryTimeout: Duration
-    let client: PostgresClient
     let logger: Logger
-    /// The pool works from `open` to `close` (the store's service closes it at shutdown).
-    private let pool: Task<Void, Never>
+    /// The threads that read for async callers, and their connections (one each).
+    let readers: WorkerPool
+    let readerConnections: ThreadConnections
     /// The store's write count: the same number on every node once it has heard.
     private let writes: Atomic<Int>
     private let health = Mutex(Health())
@@ -34,9 +44,9 @@ public final class PostgresFeedStore: FeedStore {
     private let troubled = Atomic<Bool>(false)
     private let lead: RefreshLead
     /// Each reading thread's own connection, for deep pages (`preparedPage`):
-    /// up to twice the pool's size, room for the server's handler threads (8
+    /// up to twice `connections`, room for the server's handler threads (8
     /// by default) and the few others that read a page (the start-up warm);
-    /// a thread past it reads through the pool.
+    /// a thread past it reads on the store's reader threads.
     let threadConnections: ThreadConnections
 
     /// Whether PostgreSQL answers, as the listener and the last read saw it.
@@ -56,62 +66,65 @@ public final class PostgresFeedStore: FeedStore {
     public let appliedMigrations: [String]
 
     /// Connects to `location`, migrates the schema (waiting while another node
-    /// does), and starts the pool. Fails within the connect timeout, naming the
-    /// server, when it cannot reach it, log in, or find the database.
+    /// does), and starts the reader threads. Fails within the connect timeout,
+    /// naming the server, when it cannot reach it, log in, or find the database.
+    ///
+    /// `connections` bounds the backends the store opens for reads: half of
+    /// it (at least two) for the reader threads, twice it for threads that read
+    /// deep pages on their own.
     public static func open(
         _ location: PostgresLocation, connections: Int = 8, queryTimeout: Duration = .seconds(2), logger: Logger
     ) async throws -> PostgresFeedStore {
-        let configuration: PostgresConnection.Configuration
-        do {
-            configuration = try location.connectionConfiguration
-        } catch {
-            throw StoreUnavailable("cannot set up TLS for \(location): \(error)")
+        let readerCount = max(2, connections / 2)
+        let readers = WorkerPool(threads: readerCount, name: "warmfeed-postgres")
+        let migrated: Result<PostgresSchema.Opened, any Error> = await readers.perform(cancelled: .failure(CancellationError())) {
+            Result(catching: { try PostgresSchema.migrate(location, logger: logger) })
         }
         let opened: PostgresSchema.Opened
         do {
-            // A server that accepts the connection but never answers is cut at the connect timeout too.
-            let connection = try await within(location.connectTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(location.connectTimeout)") {
-                try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            }
-            do {
-                opened = try await PostgresSchema.migrate(connection, location: location, logger: logger)
-                try? await connection.close()
-            } catch {
-                try? await connection.close()
-                throw error
-            }
+            opened = try migrated.get()
         } catch let error as StoreSchemaError {
+            readers.stop()
             throw error
         } catch {
+            readers.stop()
             throw StoreUnavailable(PostgresProblem.explain(error, location))
         }
-        let store = try PostgresFeedStore(location: location, opened: opened, connections: connections, queryTimeout: queryTimeout, logger: logger)
-        await store.openConnections(min(connections, 4))
+        let store = PostgresFeedStore(
+            location: location, opened: opened, readers: readers, readerCount: readerCount,
+            connections: connections, queryTimeout: queryTimeout, logger: logger
+        )
+        await store.openConnections(readerCount)
         return store
     }
 
-    /// Opens `count` pool connections now, with a query on each at once: a
-    /// node's first readers (a burst of thumbnails) would otherwise each wait
-    /// for a new connection and its SCRAM handshake. Not the pool's
-    /// `minimumConnections`: a pool that keeps connections up by itself keeps
-    /// trying while PostgreSQL is away, and its shutdown then waited on those
-    /// attempts (a test process hung in CI).
+    /// Opens the reader threads' connections now, with a query on each at
+    /// once: a node's first readers (a burst of thumbnails) would otherwise
+    /// each wait for a new connection and its SCRAM handshake.
     private func openConnections(_ count: Int) async {
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<count { group.addTask { _ = try? await self.rows("SELECT pg_sleep(0.01)") } }
+            for _ in 0..<count {
+                group.addTask {
+                    _ = try? await self.onReader { connection, deadline throws(PQProblem) -> Void in
+                        try connection.query("SELECT pg_sleep(0.01)", until: deadline)
+                    }
+                }
+            }
         }
     }
 
-    private init(location: PostgresLocation, opened: PostgresSchema.Opened, connections: Int, queryTimeout: Duration, logger: Logger) throws {
+    private init(
+        location: PostgresLocation, opened: PostgresSchema.Opened, readers: WorkerPool, readerCount: Int,
+        connections: Int, queryTimeout: Duration, logger: Logger
+    ) {
         self.location = location
         self.logger = logger
         self.queryTimeout = queryTimeout
+        self.readers = readers
         epoch = opened.epoch
         appliedMigrations = opened.applied
         writes = Atomic(opened.writes)
-        client = PostgresClient(configuration: try location.clientConfiguration(connections: connections), backgroundLogger: logger)
-        let client = client
-        pool = Task { await client.run() }
+        readerConnections = ThreadConnections(parameters: location.libpqParameters(application: "warmfeed-reader"), limit: readerCount)
         lead = RefreshLead(location: location, logger: logger)
         threadConnections = ThreadConnections(parameters: location.libpqParameters, limit: connections * 2)
     }
@@ -172,144 +185,81 @@ public final class PostgresFeedStore: FeedStore {
         if wasAnswering { logger.error("the feed store is not answering", metadata: ["store": "\(location)", "reason": "\(reason)"]) }
     }
 
-    /// Runs `body` on a pooled connection of its own, within 30 s: background
-    /// work (rendering rows ahead) that holds a transaction for a batch. Its
-    /// failures are its own: they do not mark the store down for readers.
-    func withConnection<Value: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Value) async throws -> Value {
-        let client = client
-        return try await within(.seconds(30), "PostgreSQL at \(location.host):\(location.port) did not finish a batch within 30 s") {
-            try await client.withConnection(body)
-        }
-    }
-
-    /// Runs `query` on a pooled connection, collecting its rows, within `queryTimeout`.
-    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await answer { client in try await client.query(query).collect() }
-    }
-
-    /// Runs a prepared statement on a pooled connection (parsed and planned
-    /// once per connection), collecting its rows, within `queryTimeout`.
-    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await answer { client in
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement) { rows.append(row) }
-            return rows
-        }
-    }
-
-    /// Asks PostgreSQL through the pool within `queryTimeout`, noting whether it answers.
-    private func answer<Value: Sendable>(_ ask: @escaping @Sendable (PostgresClient) async throws -> Value) async throws -> Value {
-        try throwIfDown()
-        let client = client
-        do {
-            let value = try await within(queryTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(queryTimeout)") {
-                try await ask(client)
+    /// Runs `body` on one of the store's reader threads, on that thread's
+    /// connection, by a deadline `limit` from now (`queryTimeout` unless
+    /// given), noting whether PostgreSQL answers. A query's own error is
+    /// thrown as it is; no answer is `StoreUnavailable`, and marks the store
+    /// down for readers unless the work is `background` (rendering rows
+    /// ahead, whose failures are its own).
+    func onReader<Value: Sendable>(
+        within limit: Duration? = nil, background: Bool = false,
+        _ body: @escaping @Sendable (PQConnection, ContinuousClock.Instant) throws(PQProblem) -> Value
+    ) async throws -> Value {
+        if !background { try throwIfDown() }
+        let limit = limit ?? queryTimeout
+        let deadline = ContinuousClock.now + limit
+        let connections = readerConnections
+        let outcome: Result<Value, PQProblem> = await readers.perform(cancelled: .failure(PQProblem("the read was cancelled"))) {
+            do throws(PQProblem) {
+                let value = try connections.read(until: deadline) { connection throws(PQProblem) in try body(connection, deadline) }
+                return value.map { .success($0) } ?? .failure(PQProblem("the store is closed"))
+            } catch {
+                return .failure(error)
             }
-            noteAnswered()
+        }
+        switch outcome {
+        case .success(let value):
+            if !background { noteAnswered() }
             return value
-        } catch let error as PostgresDecodingError {
-            throw error
-        } catch let error as PSQLError where error.serverInfo != nil {
+        case .failure(let problem) where problem.isQueryError:
             // The server answered (with an error of the query's own): it is up.
-            throw error
-        } catch {
-            noteDown(error, listener: false)
-            throw StoreUnavailable(PostgresProblem.explain(error, location))
+            throw problem
+        case .failure(let problem):
+            let reason = StoreUnavailable(PostgresProblem.explain(problem, location, waited: limit))
+            if !background { noteDown(reason, listener: false) }
+            throw reason
         }
     }
 
-    /// Closes the refresh lead's connection and the pool. Each step is given
-    /// a bound: a shutdown that waits on a connection postgres-nio never ends
-    /// (postgres-nio #599, #601) would hold a node's SIGTERM, or a test, forever.
+    /// Lets the refresh lead go, closes every connection and stops the reader
+    /// threads. Each wait is bounded by a deadline (a connection's answers)
+    /// or by `closeLimit`, so a PostgreSQL that stopped answering cannot hold
+    /// a node's SIGTERM, or a test, for long.
     public func close() async {
         let lead = lead
-        await waitBounded("the refresh lead's connection to close") { await lead.release() }
-        threadConnections.close()
-        pool.cancel()
-        let pool = pool
-        await waitBounded("the connection pool to close") { await pool.value }
-    }
-
-    /// Waits for `step` at most `closeLimit`, then goes on, with a warning that says what did not end.
-    private func waitBounded(_ what: String, _ step: @escaping @Sendable () async -> Void) async {
-        if (try? await within(Self.closeLimit, "waited for \(what)", step)) == nil {
-            logger.warning("waited \(Self.closeLimit) for \(what); going on", metadata: ["store": "\(location)"])
+        let released: Bool = await readers.perform(cancelled: false) {
+            lead.release()
+            return true
         }
+        if !released { lead.release() }
+        threadConnections.close()
+        readerConnections.close()
+        readers.stop()
     }
 
-    /// The longest each step of `close` (and the listener's end) is waited for.
+    /// The longest the end of `run` waits for the listener.
     static let closeLimit: Duration = .seconds(5)
 
     /// Listens for other nodes' writes until graceful shutdown (or until the
     /// calling task is cancelled), reconnecting while PostgreSQL is away; then
-    /// closes the store. The listener runs in a task of its own, so the end of
-    /// `run` waits for it at most `closeLimit`, whatever the connection does.
+    /// closes the store. The listener runs on a thread of its own, which sees
+    /// the stop within a quarter of a second, and is waited for at most `closeLimit`.
     public func run() async {
-        let listening = Task { await self.keepListening() }
+        let listener = RevisionListener(store: self)
         try? await cancelWhenGracefulShutdown {
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
-        listening.cancel()
-        await waitBounded("the listening connection to end") { await listening.value }
+        listener.stop()
+        let until = ContinuousClock.now + Self.closeLimit
+        while !listener.ended, ContinuousClock.now < until { try? await Task.sleep(for: .milliseconds(20)) }
+        if !listener.ended { logger.warning("waited \(Self.closeLimit) for the listening connection to end; going on", metadata: ["store": "\(location)"]) }
         await close()
-    }
-
-    /// Listening connections, one after the other, until cancelled.
-    private func keepListening() async {
-        var pause: Duration = .milliseconds(250)
-        while !Task.isCancelled {
-            do {
-                try await listen()
-                pause = .milliseconds(250)
-            } catch is CancellationError {
-                break
-            } catch {
-                if Task.isCancelled { break }
-                noteDown(error, listener: true)
-            }
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .seconds(1))
-        }
-    }
-
-    /// One listening connection, for as long as it lasts.
-    private func listen() async throws {
-        let configuration = try location.connectionConfiguration
-        let logger = logger
-        let connection = try await within(location.connectTimeout, "PostgreSQL at \(location.host):\(location.port) did not answer within \(location.connectTimeout)") {
-            try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        }
-        do {
-            try await listen(on: connection)
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        try? await connection.close()
-        throw StoreUnavailable("the listening connection to \(location) ended")
-    }
-
-    private func listen(on connection: PostgresConnection) async throws {
-        let logger = logger
-        try await withTaskCancellationHandler {
-            try await connection.listen(on: PostgresSchema.revisionChannel) { notifications in
-                // Listening now: a write made while this node was away shows in the count.
-                for try await count in try await connection.query("SELECT writes FROM feed WHERE id = 1", logger: logger).decode(Int64.self) {
-                    self.heard(writes: Int(count))
-                }
-                self.noteListening()
-                for try await notification in notifications {
-                    if let count = Int(notification.payload) { self.heard(writes: count) }
-                }
-            }
-        } onCancel: {
-            connection.close().whenComplete { _ in }
-        }
     }
 
     /// Whether this node polls the source: it holds the refresh advisory lock,
     /// on a connection of its own; a node that dies lets it go with its connection.
     public func leadsRefresh() async -> Bool {
-        await lead.holds()
+        let lead = lead
+        return await readers.perform(cancelled: false) { lead.holds() }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import PostgresNIO
 
 /// Where a PostgreSQL store is, from a URL in libpq's form:
 /// `postgres://user:password@host:port/database?sslmode=disable&connect_timeout=5`.
@@ -79,48 +78,18 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return components.string ?? "(a URL)"
     }
 
-    var tls: PostgresConnection.Configuration.TLS {
-        get throws {
-            switch sslMode {
-            case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            }
-        }
-    }
+    /// libpq's connection keywords for the same server, for the connections
+    /// that read deep pages on their own threads (`ThreadConnections`).
+    var libpqParameters: [(String, String)] { libpqParameters(application: "warmfeed") }
 
-    /// libpq's connection keywords for the same server (`ThreadConnections`).
-    var libpqParameters: [(String, String)] {
+    /// libpq's connection keywords, the connection named `application` in
+    /// `pg_stat_activity` (each of the store's kinds of connection has its
+    /// own name, so an operator sees which is which). TLS is libpq's own:
+    /// `sslmode` is passed as it is.
+    func libpqParameters(application: String) -> [(String, String)] {
         var parameters = [("host", host), ("port", "\(port)"), ("user", user), ("dbname", database), ("sslmode", sslMode.rawValue)]
         if let password { parameters.append(("password", password)) }
-        parameters.append(("application_name", "warmfeed"))
+        parameters.append(("application_name", application))
         return parameters
-    }
-
-    /// For one connection of its own (the listener, writes, the refresh lead).
-    var connectionConfiguration: PostgresConnection.Configuration {
-        get throws {
-            var configuration = PostgresConnection.Configuration(
-                host: host, port: port, username: user, password: password, database: database, tls: try tls
-            )
-            configuration.options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000)
-            return configuration
-        }
-    }
-
-    /// For the pool that serves reads.
-    func clientConfiguration(connections: Int) throws -> PostgresClient.Configuration {
-        let clientTLS: PostgresClient.Configuration.TLS = switch sslMode {
-        case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
-        }
-        var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: clientTLS
-        )
-        configuration.options.connectTimeout = connectTimeout
-        configuration.options.maximumConnections = connections
-        configuration.options.minimumConnections = 1
-        return configuration
     }
 }

@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+import PostgresWire
 import WarmfeedCore
 
 /// The feed's tables on PostgreSQL and the migrations that make them.
@@ -59,37 +59,51 @@ enum PostgresSchema {
         var applied: [String]
     }
 
-    /// Brings the schema on `connection` up to date and reads the feed's epoch
-    /// and write count (making them on a new store).
-    static func migrate(_ connection: PostgresConnection, location: PostgresLocation, logger: Logger) async throws -> Opened {
-        try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
-            try await connection.query("""
-                CREATE TABLE IF NOT EXISTS warmfeed_migration (
-                    version INT PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
-                """, logger: logger)
-            var current = 0
-            for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM warmfeed_migration", logger: logger).decode(Int.self) {
-                current = version
-            }
-            if let known = migrations.last, current > known.version {
-                throw StoreSchemaError.newerThanThisBinary(store: "\(location) (schema version \(current))", known: "\(known.version)")
-            }
-            var applied: [String] = []
-            for migration in migrations where migration.version > current {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query(
-                    "INSERT INTO warmfeed_migration (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
-                applied.append(migration.name)
-            }
-            let fresh = Int64(UInt32.random(in: 1...UInt32.max))
-            try await connection.query("INSERT INTO feed (id, epoch) VALUES (1, \(fresh)) ON CONFLICT (id) DO NOTHING", logger: logger)
-            for try await (epoch, writes) in try await connection.query("SELECT epoch, writes FROM feed WHERE id = 1", logger: logger).decode((Int64, Int64).self) {
-                return Opened(epoch: UInt32(truncatingIfNeeded: epoch), writes: Int(writes), applied: applied)
-            }
+    /// The longest a migration's statement may take, waiting for another node's included.
+    static let migrationLimit: Duration = .seconds(300)
+
+    /// Brings the schema at `location` up to date, on a connection of its
+    /// own made within the connect timeout, and reads the feed's epoch and
+    /// write count (making them on a new store). Blocks the calling thread.
+    static func migrate(_ location: PostgresLocation, logger: Logger) throws -> Opened {
+        let connection = try PQConnection(location.libpqParameters(application: "warmfeed-migrate"), deadline: .now + location.connectTimeout)
+        defer { connection.close() }
+        let deadline = ContinuousClock.now + migrationLimit
+        try connection.query("BEGIN", until: deadline)
+        do {
+            let opened = try migrate(on: connection, location: location, until: deadline)
+            try connection.query("COMMIT", until: deadline)
+            return opened
+        } catch {
+            _ = try? connection.query("ROLLBACK", until: .now + location.connectTimeout)
+            throw error
+        }
+    }
+
+    private static func migrate(on connection: PQConnection, location: PostgresLocation, until deadline: ContinuousClock.Instant) throws -> Opened {
+        try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(migrationLock)], until: deadline)
+        try connection.query("""
+            CREATE TABLE IF NOT EXISTS warmfeed_migration (
+                version INT PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+            """, until: deadline)
+        let current = Int(try connection.query("SELECT COALESCE(MAX(version), 0)::int8 FROM warmfeed_migration", until: deadline).int64(0, 0) ?? 0)
+        if let known = migrations.last, current > known.version {
+            throw StoreSchemaError.newerThanThisBinary(store: "\(location) (schema version \(current))", known: "\(known.version)")
+        }
+        var applied: [String] = []
+        for migration in migrations where migration.version > current {
+            for statement in migration.statements { try connection.query(statement, until: deadline) }
+            try connection.query(
+                "INSERT INTO warmfeed_migration (version, name) VALUES ($1::int4, $2)",
+                [.int64(Int64(migration.version)), .text(migration.name)], until: deadline)
+            applied.append(migration.name)
+        }
+        let fresh = Int64(UInt32.random(in: 1...UInt32.max))
+        try connection.query("INSERT INTO feed (id, epoch) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.int64(fresh)], until: deadline)
+        let rows = try connection.query("SELECT epoch, writes FROM feed WHERE id = 1", until: deadline)
+        guard let epoch = rows.int64(0, 0), let writes = rows.int64(0, 1) else {
             throw StoreUnavailable("the feed row vanished while opening \(location)")
         }
+        return Opened(epoch: UInt32(truncatingIfNeeded: epoch), writes: Int(writes), applied: applied)
     }
 }

@@ -4,15 +4,15 @@ import Glibc
 #endif
 
 /// One blocking libpq connection, used by one thread at a time, where every
-/// wait on the server (connecting, each answer) has a deadline.
+/// wait on the server (connecting, each answer, each notification) has a deadline.
 ///
 /// It is for a thread that does short blocking work itself, as a store read
 /// on a handler thread does: a query is one `send` and a `poll` on this
 /// thread's own socket, with no other thread woken on the way, and its rows
 /// are read in place from libpq's result in PostgreSQL's binary format.
-/// (postgres-nio, which the store uses for everything else, answers on an
-/// event loop thread, so each read there was three thread hand-offs and a
-/// decode into Swift values; on two cores that was most of a deep page's CPU.)
+/// (postgres-nio, which the store used before, answered on an event loop
+/// thread, so each read was three thread hand-offs and a decode into Swift
+/// values; on two cores that was most of a deep page's CPU.)
 ///
 /// A connection that missed a deadline or lost its server is closed for good
 /// (`isOpen` false): what it was doing is unknown, and its owner makes a new one.
@@ -102,6 +102,70 @@ public final class PQConnection {
         return PQRows(result)
     }
 
+    /// Runs `sql` (one statement, `$1`… for `parameters`) as an unnamed
+    /// statement; its rows, if any, in binary form. A server's error is
+    /// thrown with its SQLSTATE; a deadline missed or a connection lost
+    /// closes the connection. A deadline already past when the call begins
+    /// fails it without closing the connection (nothing was sent).
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [PQValue] = [], until deadline: ContinuousClock.Instant) throws(PQProblem) -> PQRows {
+        guard let connection else { throw PQProblem("the connection is closed") }
+        guard ContinuousClock.now < deadline else { throw PQProblem("no time left for the query", timedOut: true) }
+        let encoded = parameters.map(\.encoded)
+        var lengths: [Int32] = [], formats: [Int32] = [], types: [Oid] = []
+        for parameter in encoded {
+            types.append(parameter.type)
+            lengths.append(Int32(parameter.bytes?.count ?? 0))
+            formats.append(1)
+        }
+        let sent = withPointers(to: encoded.map(\.bytes)) { values in
+            PQsendQueryParams(connection, sql, Int32(encoded.count), types, values, lengths, formats, 1)
+        }
+        guard sent == 1 else { throw lost() }
+        let result = try answer(until: deadline)
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+            return PQRows(result)
+        default:
+            defer { PQclear(result) }
+            throw failure(result)
+        }
+    }
+
+    /// The notifications (`LISTEN`) that arrive by `deadline`: at once those
+    /// already read, else the first that come; empty when none came in time
+    /// (the connection stays open). A connection lost closes it.
+    public func notifications(until deadline: ContinuousClock.Instant) throws(PQProblem) -> [PQNotification] {
+        guard let connection else { throw PQProblem("the connection is closed") }
+        var arrived = drainNotifications(connection)
+        while arrived.isEmpty {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return [] }
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Self.milliseconds(left))
+            if ready < 0, errno != EINTR {
+                let message = String(cString: strerror(errno))
+                close()
+                throw PQProblem("poll failed: \(message)", connectionLost: true)
+            }
+            guard ready > 0 else { continue }
+            guard PQconsumeInput(connection) == 1 else { throw lost() }
+            arrived = drainNotifications(connection)
+            // Readable with nothing to read but the end of the stream: the server is gone.
+            if arrived.isEmpty, PQstatus(connection) != CONNECTION_OK { throw lost() }
+        }
+        return arrived
+    }
+
+    private func drainNotifications(_ connection: OpaquePointer) -> [PQNotification] {
+        var arrived: [PQNotification] = []
+        while let notice = PQnotifies(connection) {
+            arrived.append(PQNotification(channel: String(cString: notice.pointee.relname), payload: String(cString: notice.pointee.extra)))
+            PQfreemem(notice)
+        }
+        return arrived
+    }
+
     /// The one result of the command just sent, once the server is done with it.
     private func answer(until deadline: ContinuousClock.Instant) throws(PQProblem) -> OpaquePointer {
         guard let connection else { throw PQProblem("the connection is closed") }
@@ -136,9 +200,7 @@ public final class PQConnection {
                 close()
                 throw PQProblem("no answer within the deadline (\(what))", timedOut: true)
             }
-            let (seconds, attoseconds) = left.components
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&descriptor, 1, milliseconds)
+            let ready = poll(&descriptor, 1, Self.milliseconds(left))
             if ready > 0 { return }
             if ready < 0, errno != EINTR {
                 let message = String(cString: strerror(errno))
@@ -146,6 +208,12 @@ public final class PQConnection {
                 throw PQProblem("poll failed: \(message)", connectionLost: true)
             }
         }
+    }
+
+    /// `left` in whole milliseconds for `poll`, rounded up.
+    private static func milliseconds(_ left: Duration) -> Int32 {
+        let (seconds, attoseconds) = left.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
     }
 
     /// The connection's last error, the connection closed.
@@ -204,9 +272,77 @@ public final class PQRows {
         return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
     }
 
+    /// A BOOLEAN cell, nil for NULL.
+    public func bool(_ row: Int, _ column: Int) -> Bool? {
+        guard let bytes = bytes(row, column), bytes.count == 1 else { return nil }
+        return bytes[0] != 0
+    }
+
     /// A TEXT cell, nil for NULL.
     public func string(_ row: Int, _ column: Int) -> String? {
         bytes(row, column).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// A notification a `LISTEN` brought: its channel and payload.
+public struct PQNotification: Sendable, Equatable {
+    public var channel: String
+    public var payload: String
+}
+
+/// A statement's parameter, sent in PostgreSQL's binary format with its type
+/// named, so `$1` needs no cast to be read as what it is.
+public enum PQValue: Sendable {
+    case int64(Int64?)
+    case text(String?)
+    case bytes([UInt8]?)
+    case int64s([Int64])
+    case texts([String])
+    case byteas([[UInt8]])
+
+    /// The type's OID, and the value's bytes (nil for NULL).
+    var encoded: (type: Oid, bytes: [UInt8]?) {
+        switch self {
+        case .int64(let value): (20, value.map(Self.bigEndian))
+        case .text(let value): (25, value.map { Array($0.utf8) })
+        case .bytes(let value): (17, value)
+        case .int64s(let values): (1016, Self.array(of: 20, values.map(Self.bigEndian)))
+        case .texts(let values): (1009, Self.array(of: 25, values.map { Array($0.utf8) }))
+        case .byteas(let values): (1001, Self.array(of: 17, values))
+        }
+    }
+
+    private static func bigEndian<Integer: FixedWidthInteger>(_ value: Integer) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+
+    /// A one-dimensional array with no NULLs in the binary form of PostgreSQL's
+    /// `array_send`: dimensions, a NULL flag, the element type, each dimension's
+    /// length and lower bound (1), then each element's length and bytes.
+    private static func array(of element: Oid, _ elements: [[UInt8]]) -> [UInt8] {
+        var bytes = bigEndian(Int32(elements.isEmpty ? 0 : 1)) + bigEndian(Int32(0)) + bigEndian(UInt32(element))
+        if !elements.isEmpty { bytes += bigEndian(Int32(elements.count)) + bigEndian(Int32(1)) }
+        for element in elements { bytes += bigEndian(Int32(element.count)) + element }
+        return bytes
+    }
+}
+
+/// Calls `body` with C pointers to each of `buffers` (nil for a nil buffer),
+/// valid during the call: all of them copied into one allocation.
+private func withPointers<Result>(to buffers: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> Result) -> Result {
+    var joined: [UInt8] = []
+    joined.reserveCapacity(buffers.reduce(0) { $0 + ($1?.count ?? 0) } + 1)
+    var offsets: [Int?] = []
+    offsets.reserveCapacity(buffers.count)
+    for buffer in buffers {
+        offsets.append(buffer.map { _ in joined.count })
+        if let buffer { joined += buffer }
+    }
+    // One byte more, so an empty value at the end still has a pointer (a NULL pointer would send NULL).
+    joined.append(0)
+    return joined.withUnsafeBufferPointer { raw in
+        let base = UnsafeRawPointer(raw.baseAddress!).assumingMemoryBound(to: CChar.self)
+        return body(offsets.map { $0.map { base + $0 } })
     }
 }
 

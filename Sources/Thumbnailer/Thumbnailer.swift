@@ -1,4 +1,5 @@
 import Foundation
+import Workers
 import Synchronization
 
 /// Makes thumbnails of images from an origin with libvips, on a bounded pool

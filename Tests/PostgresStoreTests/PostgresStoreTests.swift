@@ -1,5 +1,5 @@
 import Foundation
-import PostgresNIO
+import PostgresWire
 import Testing
 @testable import PostgresStore
 @testable import Warmfeed
@@ -87,16 +87,17 @@ import Testing
         try await upsert(stores[0], [item(1, published: 1)])
         for store in stores { await store.close() }
 
-        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 7, logger: testLogger)
-        let versions = try await connection.query("SELECT version FROM warmfeed_migration ORDER BY version", logger: testLogger).collect().map { try $0.decode(Int.self) }
+        let connection = try storeConnection(location)
+        let rows = try connection.run("SELECT version::int8 FROM warmfeed_migration ORDER BY version")
+        let versions = (0..<rows.count).compactMap { rows.int64($0, 0).map(Int.init) }
         #expect(versions == PostgresSchema.migrations.map(\.version))
-        try await connection.query("INSERT INTO warmfeed_migration (version, name) VALUES (99, 'from the future')", logger: testLogger)
-        try await connection.close()
+        try connection.run("INSERT INTO warmfeed_migration (version, name) VALUES (99, 'from the future')")
+        connection.close()
         let refusal = await openFailure(url)
         #expect(refusal?.contains("newer warmfeed") == true, "\(refusal ?? "opened")")
         // Refused, and untouched.
-        let count = try await withStoreConnection(location) { connection in
-            try await connection.query("SELECT COUNT(*) FROM item", logger: testLogger).collect().first?.decode(Int.self)
+        let count = try withStoreConnection(location) { connection in
+            try connection.run("SELECT COUNT(*) FROM item").int64(0, 0).map(Int.init)
         }
         #expect(count == 1)
         await TestDatabase.drop(url)
@@ -109,13 +110,13 @@ import Testing
             #expect(try await store.page(.number(2), size: 10)?.items.count == 10)
             // Another session holds the table: the read waits past its timeout, and gives up.
             let location = try PostgresLocation(made.address)
-            let blocker = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 9, logger: testLogger)
-            try await blocker.query("BEGIN", logger: testLogger)
-            try await blocker.query("LOCK TABLE item IN ACCESS EXCLUSIVE MODE", logger: testLogger)
+            let blocker = try storeConnection(location)
+            try blocker.run("BEGIN")
+            try blocker.run("LOCK TABLE item IN ACCESS EXCLUSIVE MODE")
             await #expect(throws: StoreUnavailable.self) { try await store.page(.number(3), size: 10) }
             #expect(store.status.answering == false)
-            try await blocker.query("COMMIT", logger: testLogger)
-            try await blocker.close()
+            try blocker.run("COMMIT")
+            blocker.close()
             // Slow is not gone: the next read is tried, and answered.
             var page: Page?
             for _ in 0..<20 where page == nil {
@@ -144,8 +145,8 @@ import Testing
         try await TestStore.with(.postgres) { made in
             try await upsert(made.store, DemoFeed.items(count: 20_000))
             let location = try PostgresLocation(made.address)
-            try await withStoreConnection(location) { connection in
-                try await connection.query("ANALYZE item", logger: testLogger)
+            try withStoreConnection(location) { connection in
+                try connection.run("ANALYZE item")
                 // The statements the store prepares, with values in place of their parameters.
                 func filled(_ sql: String, _ values: [String]) -> String {
                     values.enumerated().reversed().reduce(sql) { $0.replacingOccurrences(of: "$\($1.offset + 1)", with: $1.element) }
@@ -155,8 +156,8 @@ import Testing
                     filled(PageStatement.After.sql, ["1700000000000", "5", "30"]),
                     filled(PageStatement.Before.sql, ["1600000000000", "5", "30"]),
                 ] {
-                    let plan = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + sql), logger: testLogger).collect()
-                        .map { try $0.decode(String.self) }.joined(separator: "\n")
+                    let rows = try connection.run("EXPLAIN " + sql)
+                    let plan = (0..<rows.count).compactMap { rows.string($0, 0) }.joined(separator: "\n")
                     #expect(plan.contains("Index Scan"), "\(sql): \(plan)")
                     #expect(!plan.contains("Seq Scan") && !plan.contains("Sort"), "\(sql): \(plan)")
                 }
@@ -216,15 +217,22 @@ func freePort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
+/// A libpq connection to the store's database, for a test's own statements.
+func storeConnection(_ location: PostgresLocation) throws -> PQConnection {
+    try PQConnection(location.libpqParameters(application: "warmfeed-test"), deadline: .now + .seconds(30))
+}
+
 /// Runs `body` on one connection to the store's database, closed after.
-func withStoreConnection<T: Sendable>(_ location: PostgresLocation, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-    let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 8, logger: testLogger)
-    do {
-        let result = try await body(connection)
-        try await connection.close()
-        return result
-    } catch {
-        try? await connection.close()
-        throw error
+func withStoreConnection<T>(_ location: PostgresLocation, _ body: (PQConnection) throws -> T) throws -> T {
+    let connection = try storeConnection(location)
+    defer { connection.close() }
+    return try body(connection)
+}
+
+extension PQConnection {
+    /// Runs a test's statement, allowed a minute.
+    @discardableResult
+    func run(_ sql: String) throws -> PQRows {
+        try query(sql, until: .now + .seconds(60))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PostgresNIO
+import PostgresWire
 import Testing
 @testable import PostgresStore
 @testable import WarmfeedCore
@@ -104,14 +104,7 @@ enum TestDatabase {
 
     /// Runs `sql` on the admin database.
     static func run(_ sql: String) async throws {
-        let connection = try await PostgresConnection.connect(configuration: try admin().connectionConfiguration, id: 99, logger: testLogger)
-        do {
-            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
-            try await connection.close()
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+        try withStoreConnection(try admin()) { connection in _ = try connection.run(sql) }
     }
 
     /// A new empty database; returns its URL.

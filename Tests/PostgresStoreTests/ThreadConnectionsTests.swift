@@ -1,5 +1,4 @@
 import Foundation
-import PostgresNIO
 import PostgresWire
 import Testing
 @testable import PostgresStore
@@ -8,7 +7,7 @@ import Testing
 /// Deep pages read on each thread's own libpq connection (issue 23): a read
 /// that waits past its deadline fails alone and the next is served; a
 /// connection the server ended is made again once; a thread past the limit
-/// reads through the pool; a server that never answers is given up on.
+/// reads on the store.s reader threads; a server that never answers is given up on.
 @Suite(.serialized) struct ThreadConnectionsTests {
     @Test func aDeepPageReadOnItsThreadGivesUpAtTheDeadlineAndTheNextIsServed() async throws {
         try await TestStore.with(.postgres) { made in
@@ -18,9 +17,9 @@ import Testing
             let before = try await onThreadOfItsOwn { try store.preparedPageOnThisThread(.number(2), size: 10, tag: 7) }
             #expect(before??.rows.count == 10)
             // Another session holds the table: the read waits past its deadline, and gives up.
-            let blocker = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 9, logger: testLogger)
-            try await blocker.query("BEGIN", logger: testLogger)
-            try await blocker.query("LOCK TABLE item IN ACCESS EXCLUSIVE MODE", logger: testLogger)
+            let blocker = try storeConnection(location)
+            try blocker.run("BEGIN")
+            try blocker.run("LOCK TABLE item IN ACCESS EXCLUSIVE MODE")
             let blocked = try await onThreadOfItsOwn { () -> String in
                 do {
                     _ = try store.preparedPageOnThisThread(.number(3), size: 10, tag: 7)
@@ -31,8 +30,8 @@ import Testing
             }
             #expect(blocked.contains("did not answer within"), "\(blocked)")
             #expect(store.status.answering == false)
-            try await blocker.query("COMMIT", logger: testLogger)
-            try await blocker.close()
+            try blocker.run("COMMIT")
+            blocker.close()
             // Slow is not gone: the next read is made on a new connection, and answered.
             let after = try await onThreadOfItsOwn { try store.preparedPageOnThisThread(.number(3), size: 10, tag: 7) }
             #expect(after??.rows.count == 10)

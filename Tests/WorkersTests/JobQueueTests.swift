@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Thumbnailer
+@testable import Workers
 
 @Suite("Job queue bookkeeping")
 struct JobQueueTests {

@@ -1,13 +1,13 @@
 import Foundation
 
-/// Dedicated threads that run blocking, CPU-heavy work (libvips calls) for
-/// async callers.
+/// Dedicated threads that run blocking work for async callers: libvips calls
+/// (the thumbnailer), PostgreSQL reads on libpq (the PostgreSQL store).
 ///
 /// A thumbnail takes tens of milliseconds of CPU. On Swift's cooperative pool,
 /// which has one thread per core, that work would starve every other task in
 /// the process; here it runs on at most `threads` threads of its own, and the
 /// async caller waits on a continuation without holding a thread.
-final class WorkerPool: @unchecked Sendable {
+public final class WorkerPool: @unchecked Sendable {
     /// A unit of work and what to do instead if it is cancelled while queued.
     /// Exactly one of the two closures is called; `run` records its own end
     /// (``JobQueue/finish()``) before it answers its caller, so a caller that
@@ -26,7 +26,7 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Starts `threads` threads (at least one), named `name-0`, `name-1`, …;
     /// each calls `onThreadExit` as it ends.
-    init(threads count: Int, name: String, onThreadExit: @escaping @Sendable () -> Void = {}) {
+    public init(threads count: Int, name: String, onThreadExit: @escaping @Sendable () -> Void = {}) {
         self.onThreadExit = onThreadExit
         for index in 0..<max(1, count) {
             // Each thread holds the pool until `stop()` lets it run out.
@@ -43,7 +43,7 @@ final class WorkerPool: @unchecked Sendable {
     /// Queued work runs in the order of the callers' task priorities; a
     /// caller whose priority is escalated while its work waits (a task of
     /// higher priority awaits it) moves its work up.
-    func perform<T: Sendable>(cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
+    public func perform<T: Sendable>(cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
         let ticket = condition.withLock { queue.reserve() }
         let priority = Task.currentPriority.rawValue
         return await withTaskCancellationHandler {
@@ -71,12 +71,12 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Waiting and running job counts, and the most that ever ran at once.
-    var counts: (queued: Int, running: Int, peakRunning: Int) {
+    public var counts: (queued: Int, running: Int, peakRunning: Int) {
         condition.withLock { (queue.queued, queue.running, queue.peakRunning) }
     }
 
     /// Lets the threads finish the queued jobs and exit.
-    func stop() {
+    public func stop() {
         condition.withLock {
             stopping = true
             condition.broadcast()

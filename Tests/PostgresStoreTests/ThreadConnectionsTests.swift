@@ -7,7 +7,7 @@ import Testing
 /// Deep pages read on each thread's own libpq connection (issue 23): a read
 /// that waits past its deadline fails alone and the next is served; a
 /// connection the server ended is made again once; a thread past the limit
-/// reads on the store.s reader threads; a server that never answers is given up on.
+/// reads on the store's reader threads; a server that never answers is given up on.
 @Suite(.serialized) struct ThreadConnectionsTests {
     @Test func aDeepPageReadOnItsThreadGivesUpAtTheDeadlineAndTheNextIsServed() async throws {
         try await TestStore.with(.postgres) { made in

@@ -31,6 +31,7 @@ public final class PQConnection {
         let started = PQconnectStartParams(keys, values, 0)
         guard let started else { throw PQProblem("libpq could not start a connection (out of memory)") }
         connection = started
+        wf_pq_ignore_notices(started)
         // Refused before a socket was made (a host name that does not resolve, say): no socket to poll.
         guard PQstatus(started) != CONNECTION_BAD, PQsocket(started) >= 0 else {
             let message = Self.message(started)

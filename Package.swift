@@ -68,7 +68,8 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
 
-        // Small sums several modules share: civil-calendar days and FNV-1a hashes. Depends on nothing.
+        // Small sums several modules share: civil-calendar days, FNV-1a hashes and a
+        // `Duration`'s seconds and milliseconds. Depends on nothing.
         .target(name: "Reckoning"),
 
         // A number for each thread, and what hangs on it: per-thread counters, and
@@ -102,6 +103,7 @@ let package = Package(
             name: "OriginFetcher",
             dependencies: [
                 "CCurl",
+                "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -120,7 +122,7 @@ let package = Package(
         // timeouts, reconnects and a down state. Knows nothing of feeds or thumbnails.
         .target(
             name: "RedisClient",
-            dependencies: ["CHiredis", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CHiredis", "Reckoning", .product(name: "DequeModule", package: "swift-collections")]
         ),
 
         // Streaming XML on libxml2's SAX push parser: no DTDs, no entities, no network. Knows nothing of feeds.
@@ -148,7 +150,7 @@ let package = Package(
 
         // libpq: blocking PostgreSQL connections with a deadline on every wait, each
         // used by one thread at a time. Knows nothing of feeds.
-        .target(name: "PostgresWire", dependencies: ["CLibPQ"]),
+        .target(name: "PostgresWire", dependencies: ["CLibPQ", "Reckoning"]),
 
         // The feed store on PostgreSQL (libpq, through PostgresWire), for several servers
         // sharing one feed. Knows nothing of HTTP; callers see only WarmfeedCore's `FeedStore`.
@@ -194,6 +196,7 @@ let package = Package(
                 "Warmfeed",
                 "WarmfeedCore",
                 "FeedImport",
+                "Reckoning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

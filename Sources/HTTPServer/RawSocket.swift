@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import Reckoning
 
 /// What the server does on a connection's socket itself, beside
 /// libmicrohttpd: a look at a new connection's first bytes, the kernel's count
@@ -52,8 +53,7 @@ enum RawSocket {
         }
         if !sinceAnAnswer, let received = field(128, UInt64.self) { return received > 0 }
         guard let lastDataReceived = field(52, UInt32.self) else { return false }
-        let (seconds, attoseconds) = interval.components
-        let waitedMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let waitedMilliseconds = interval.wholeMilliseconds
         return Int64(lastDataReceived) + 50 < waitedMilliseconds
     }
 

@@ -43,14 +43,3 @@ public struct FetchLimits: Sendable, Hashable {
         self.allowFileScheme = allowFileScheme
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded up so a positive duration never becomes 0
-    /// (which libcurl reads as "no timeout").
-    var wholeMillisecondsRoundedUp: Int {
-        let (seconds, attoseconds) = components
-        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        let remainder = attoseconds % 1_000_000_000_000_000
-        return Int(millis) + (remainder > 0 ? 1 : 0)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import CCurl
+import Reckoning
 
 /// One libcurl easy handle and the body it collects (in memory, or streamed to
 /// a file). It lives on the transfer thread only: made there, driven there by
@@ -72,8 +73,8 @@ final class Transfer {
         try set(CURLOPT_MAXREDIRS, max(0, limits.maxRedirects))
         // Statuses of 400 and over end the transfer before their body is read.
         try set(CURLOPT_FAILONERROR, 1)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, max(1, limits.connectTimeout.wholeMillisecondsRoundedUp))
-        try set(CURLOPT_TIMEOUT_MS, max(1, limits.totalTimeout.wholeMillisecondsRoundedUp))
+        try set(CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(limits.connectTimeout.wholeMillisecondsRoundedUp)))
+        try set(CURLOPT_TIMEOUT_MS, max(1, Int(limits.totalTimeout.wholeMillisecondsRoundedUp)))
         if limits.lowSpeedLimit > 0 {
             try set(CURLOPT_LOW_SPEED_LIMIT, limits.lowSpeedLimit)
             try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.lowSpeedTime.components.seconds)))

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Logging
+import Reckoning
 import Synchronization
 
 /// One libcurl multi handle driven by one dedicated thread.

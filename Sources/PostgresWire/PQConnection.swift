@@ -1,6 +1,7 @@
 import CLibPQ
 #if canImport(Glibc)
 import Glibc
+import Reckoning
 #endif
 
 /// One blocking libpq connection, used by one thread at a time, where every
@@ -213,8 +214,7 @@ public final class PQConnection {
 
     /// `left` in whole milliseconds for `poll`, rounded up.
     private static func milliseconds(_ left: Duration) -> Int32 {
-        let (seconds, attoseconds) = left.components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        Int32(clamping: left.wholeMillisecondsRoundedUp)
     }
 
     /// The connection's last error, the connection closed.

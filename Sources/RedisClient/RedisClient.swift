@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import Reckoning
 import Synchronization
 
 /// A small pool of hiredis connections on threads of their own, for async callers.
@@ -124,11 +125,11 @@ public final class RedisClient: Sendable {
     }
 
     private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        duration.inSeconds
     }
 
     private var timeoutMilliseconds: Int {
-        Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        Int(timeout.wholeMilliseconds)
     }
 
     // MARK: The threads

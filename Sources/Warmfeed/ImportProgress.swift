@@ -1,3 +1,5 @@
+import Reckoning
+
 /// How far an import has got, reported while it runs.
 public struct ImportProgress: Sendable, Equatable {
     /// Entries read from the source so far (written or skipped).
@@ -16,7 +18,7 @@ public struct ImportProgress: Sendable, Equatable {
 
     /// Entries a second so far.
     public var rate: Double {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         return seconds > 0 ? Double(entries) / seconds : 0
     }
 }

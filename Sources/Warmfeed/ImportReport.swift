@@ -1,6 +1,7 @@
 import FeedImport
 import Foundation
 import OriginFetcher
+import Reckoning
 import WarmfeedCore
 
 /// What an import did, for the summary at its end and the refresh loop's log.
@@ -48,7 +49,7 @@ public struct ImportReport: Sendable {
     /// The summary shown at the end of `warmfeed import`, one line each.
     public var summaryLines: [String] {
         if notModified { return ["\(source): not modified since the last import; nothing to do."] }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         let rate = seconds > 0 ? Int((Double(entries) / seconds).rounded()) : entries
         var lines = [
             "\(source) (\(format?.rawValue ?? "?")\(title.map { ": \($0)" } ?? "")):",

@@ -2,6 +2,7 @@ import Foundation
 import Gzip
 import HTTPServer
 import Logging
+import Reckoning
 import WarmfeedCore
 
 /// Measures cold page rendering, for `warmfeed measure-render` and `bench/`:
@@ -62,6 +63,6 @@ public enum RenderTiming {
     }
 
     private static func micros(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+        duration.inMicroseconds
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Reckoning
 import RedisClient
 import ServiceLifecycle
 import Synchronization
@@ -84,7 +85,7 @@ final class SharedTier: SharedThumbnailTier, Service {
     static let ownerSeconds = 86_400
 
     static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        Int(duration.wholeMilliseconds)
     }
 
     /// A value, with the time to live of a failure: `{value, pttl}`; nil when there is none.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Reckoning
 import Warmfeed
 import WarmfeedCore
 
@@ -64,7 +65,7 @@ struct CopyStore: AsyncParsableCommand {
         do {
             let copied = try await StoreCopy.copy(from: fromStore, to: toStore, progress: { line.show($0) })
             line.finish()
-            let seconds = Double((ContinuousClock.now - start).components.seconds) + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+            let seconds = (ContinuousClock.now - start).inSeconds
             print("Copied \(copied.formatted()) items from \(source) to \(target) in \(String(format: "%.1f", seconds)) s (\(Int(Double(copied) / max(seconds, 0.001)).formatted())/s).")
             await fromStore.close()
             await toStore.close()

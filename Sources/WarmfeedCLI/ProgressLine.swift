@@ -1,4 +1,5 @@
 import Foundation
+import Reckoning
 import Synchronization
 import Warmfeed
 
@@ -18,7 +19,7 @@ final class ProgressLine: Sendable {
 
     func show(_ progress: ImportProgress) {
         guard enabled else { return }
-        let seconds = Double(progress.elapsed.components.seconds) + Double(progress.elapsed.components.attoseconds) / 1e18
+        let seconds = progress.elapsed.inSeconds
         let share = progress.total.map { total in total > 0 ? min(1, Double(progress.entries) / Double(total)) : 1 }
         let text = (share.map { String(format: "%3.0f%% · ", $0 * 100) } ?? "") + "\(progress.entries.formatted()) entries · \(Int(progress.rate).formatted())/s · \(Self.clock(seconds))"
         state.withLock { state in

@@ -1,3 +1,5 @@
+import Reckoning
+
 /// Seconds on a monotonic clock, injected wherever time matters (TTLs,
 /// latencies, readers' pace), so state machines and services never read a
 /// clock of their own and tests can move time by hand.
@@ -23,6 +25,6 @@ public struct Uptime: Sendable {
 
     /// A `Duration` in seconds, as a `Double`.
     public static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.inSeconds
     }
 }

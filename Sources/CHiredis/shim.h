@@ -4,7 +4,7 @@
 // Fixed-argument wrappers for hiredis 0.14 (Debian's libhiredis-dev). Swift
 // cannot call the variadic redisCommand, and `struct timeval` arguments read
 // better as milliseconds; binary values only ever go through
-// redisCommandArgv with explicit lengths (C-INTEROP.md).
+// redisCommandArgv with explicit lengths (docs/C-INTEROP.md).
 
 #include <hiredis/hiredis.h>
 #include <sys/time.h>

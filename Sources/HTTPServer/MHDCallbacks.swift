@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// They are `static let`s of a type that is not actor-isolated: a closure in
 /// `main.swift` would be main-actor isolated and crash when libmicrohttpd calls
-/// it from its own threads (see C-INTEROP.md).
+/// it from its own threads (see docs/C-INTEROP.md).
 enum MHDCallbacks {
     /// Called once per request with the raw target, before headers are parsed.
     /// Its return value becomes the request's `req_cls`: a `RequestContext`

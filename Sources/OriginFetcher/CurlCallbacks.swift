@@ -3,7 +3,7 @@ import CCurl
 /// The C callbacks handed to libcurl.
 ///
 /// They are `static let`s of a type that is not actor-isolated, so they carry
-/// no isolation libcurl's thread could violate (see C-INTEROP.md). libcurl
+/// no isolation libcurl's thread could violate (see docs/C-INTEROP.md). libcurl
 /// calls them only from inside `curl_multi_perform`, on the transfer thread.
 enum CurlCallbacks {
     /// Receives body bytes. `userdata` is the `Transfer` (CURLOPT_WRITEDATA),

@@ -3,7 +3,7 @@ import CXML2
 /// The C callbacks handed to libxml2, and the SAX handler table made of them.
 ///
 /// They are `static let`s of a type that is not actor-isolated (see
-/// C-INTEROP.md). libxml2 calls them only from inside `xmlParseChunk` and
+/// docs/C-INTEROP.md). libxml2 calls them only from inside `xmlParseChunk` and
 /// `xmlCreatePushParserCtxt`, which `XMLStreamParser` calls on the caller's
 /// thread. `context` is always the `XMLStreamParser`, passed unretained: the
 /// parser frees libxml2's context before it goes, so it is alive whenever

@@ -12,13 +12,17 @@ rev=${1:-HEAD}
 port=${PORT:-8088}
 folder=${FOLDER:-/tmp/warmfeed-first-serve}
 log=$folder.log
+if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+    echo "something already answers on port $port; stop it or set PORT" >&2
+    exit 1
+fi
 rm -rf "$folder"
 start=$(date +%s.%N)
 git clone -q "$repo" "$folder"
 git -C "$folder" checkout -q "$rev"
 (cd "$folder" && exec scripts/serve --port "$port" > "$log" 2>&1 < /dev/null) &
 server=$!
-trap 'pkill -f "$folder/.build/release/warmfeed serve" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
+trap 'pkill -f "warmfeed serve --port $port" 2>/dev/null || true; kill $server 2>/dev/null || true' EXIT
 until curl -sf -o /dev/null "http://127.0.0.1:$port/"; do
     kill -0 $server 2>/dev/null || { echo "scripts/serve ended before answering; see $log" >&2; exit 1; }
     sleep 1

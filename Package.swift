@@ -134,16 +134,29 @@ let package = Package(
             dependencies: ["XMLStream", "Reckoning", .product(name: "SystemPackage", package: "swift-system")]
         ),
 
-        // Feed store, pages, cursors, sentinel placement, caches. Knows nothing of C.
+        // The feed's model: items, pages, cursors, sentinel placement, the FeedStore
+        // protocol, caches and the pure state machines. Knows nothing of C or of any database.
         .target(
             name: "WarmfeedCore",
             dependencies: [
                 "Reckoning",
                 "ThreadSlots",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The feed store in one SQLite file (GRDB; pages on SQLite's C API, one read
+        // connection per thread), the embedded default. Knows nothing of HTTP.
+        .target(
+            name: "SQLiteStore",
+            dependencies: [
+                "WarmfeedCore",
+                "ThreadSlots",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -174,6 +187,7 @@ let package = Package(
                 "OriginFetcher",
                 "Thumbnailer",
                 "WarmfeedCore",
+                "SQLiteStore",
                 "PostgresStore",
                 "RedisClient",
                 "FeedImport",
@@ -218,16 +232,16 @@ let package = Package(
         .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),
         .testTarget(
             name: "WarmfeedCoreTests",
-            dependencies: ["WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WarmfeedCore", "SQLiteStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PostgresWire", "WarmfeedCore", "Warmfeed"]
+            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "WarmfeedCore", "Warmfeed"]
         ),
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "HTTPServer", "WarmfeedCore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates", "Reckoning",
+                "Warmfeed", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates", "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import OriginFetcher
+import SQLiteStore
 import ServiceLifecycle
 import Synchronization
 import WarmfeedCore

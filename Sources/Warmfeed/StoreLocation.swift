@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresStore
+import SQLiteStore
 import WarmfeedCore
 
 /// Where the feed store is, as `--store` (or WARMFEED_STORE) names it:

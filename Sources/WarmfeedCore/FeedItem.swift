@@ -1,7 +1,5 @@
-import GRDB
-
 /// One item of the feed: a row on the page.
-public struct FeedItem: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
+public struct FeedItem: Sendable, Hashable, Codable {
     /// The store's id (assigned on insert).
     public var id: Int64?
     /// The source's stable identifier (guid, id or link); unique.
@@ -25,9 +23,6 @@ public struct FeedItem: Sendable, Hashable, Codable, FetchableRecord, Persistabl
     /// Its picture's preview (see ``ThumbnailPreview``), kept by the store once
     /// a thumbnail of it has been made; an import leaves it, unless the image changes.
     public var preview: Int64?
-
-    /// The table name.
-    public static let databaseTableName = "item"
 
     /// Makes an item (the store assigns `id` and `seq`).
     public init(

@@ -3,7 +3,7 @@
 /// Each item's row is rendered once, when it is stored, by whoever serves the
 /// feed (`RowPreparation`), and kept by the store, prefixed by the `tag` of
 /// the templates it was rendered with: SQLite appends it to a file beside the
-/// database (`SQLiteRowLog`), PostgreSQL keeps it in a column of the item. A
+/// database (`SQLiteStore`'s `SQLiteRowLog`), PostgreSQL keeps it in a column of the item. A
 /// page is then a range read of those bytes: the cold page's cost is copying
 /// them, not decoding, escaping and templating thirty items. Rows whose bytes
 /// are missing or of other templates come as whole items, rendered as before.

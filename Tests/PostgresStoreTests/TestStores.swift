@@ -3,6 +3,7 @@ import Logging
 import PostgresWire
 import Testing
 @testable import PostgresStore
+@testable import SQLiteStore
 @testable import WarmfeedCore
 
 /// The backends the conformance suite runs against. PostgreSQL is the one

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+@testable import SQLiteStore
 @testable import WarmfeedCore
 
 /// A store in a fresh temporary folder: a real SQLite file, removed afterwards.

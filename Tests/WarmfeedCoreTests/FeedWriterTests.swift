@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SQLiteStore
 @testable import WarmfeedCore
 
 @Suite struct OtherWriterTests {

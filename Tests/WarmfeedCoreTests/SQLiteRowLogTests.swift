@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import SQLiteStore
 @testable import WarmfeedCore
 
 /// The SQLite store's rows rendered ahead live in a file beside the database

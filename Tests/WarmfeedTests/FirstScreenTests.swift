@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+import SQLiteStore
 import WarmfeedCore
 @testable import Warmfeed
 

@@ -4,6 +4,7 @@ import HTTPTestClient
 import OriginFetcher
 import Testing
 @testable import Warmfeed
+@testable import SQLiteStore
 @testable import WarmfeedCore
 
 @Suite struct ImportTests {

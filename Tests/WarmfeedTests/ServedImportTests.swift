@@ -3,6 +3,7 @@ import Foundation
 import HTTPTestClient
 import Testing
 @testable import Warmfeed
+@testable import SQLiteStore
 @testable import WarmfeedCore
 
 @Suite struct ServedImportTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ServiceLifecycle
 import Synchronization
+import WarmfeedCore
 
 /// The feed's items in one SQLite file (GRDB), read by keyset: the embedded
 /// default behind the `FeedStore` protocol.
@@ -173,7 +174,7 @@ public final class SQLiteFeedStore: ImmediatePages {
                     if !(SQLiteRowLog.headerSize...(1 << 24)).contains(places[places.count - 1].size) { places[places.count - 1].at = nil }
                 }
             }
-            func seq(_ sql: String, _ cursor: Cursor) throws -> Int64? {
+            func seq(_ sql: String, _ cursor: WarmfeedCore.Cursor) throws -> Int64? {
                 var seq: Int64?
                 try connection.query(sql, [cursor.published, cursor.id]) { seq = $0.columnInteger(0) }
                 return seq

@@ -1,4 +1,5 @@
 import Foundation
+import WarmfeedCore
 
 /// The rows of a SQLite store rendered ahead (see `PreparedPage`), appended
 /// to one file beside the database (`feed.sqlite-rows`), each found through

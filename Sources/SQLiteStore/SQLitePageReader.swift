@@ -1,6 +1,7 @@
 import GRDBSQLite
 import Synchronization
 import ThreadSlots
+import WarmfeedCore
 
 /// Pages read straight from SQLite's C API, on read connections of their own.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WarmfeedCore
 
 /// The SQLite side of a `FeedWriter`: items written one at a time inside one
 /// GRDB write transaction. Only `SQLiteFeedStore.write(_:)` makes one, and it

@@ -2,6 +2,7 @@ import ArgumentParser
 import FeedImport
 import Foundation
 import Logging
+import Reckoning
 import ServiceLifecycle
 import Warmfeed
 import WarmfeedCore
@@ -19,85 +20,108 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var feed: FeedOptions
 
     @Option(help: "The IPv4 address to listen on.")
-    var host = "127.0.0.1"
+    var host = defaults.http.host
 
     @Option(help: "The port to listen on (0 picks a free one and prints it).")
-    var port = 8080
+    var port = defaults.http.port
 
     @Option(help: "Where the sentinel sits on each page, as a share of that page's rows (above 0, at most 1).")
-    var threshold = 0.7
+    var threshold = defaults.threshold
 
     @Option(name: .customLong("demo-items"), help: "Demo items seeded into an empty store (0 for none).")
-    var demoItems = 10_000
+    var demoItems = defaults.demoItems
 
     @Option(name: .customLong("page-cache-mb"), help: "Memory for rendered pages, in MiB.")
-    var pageCacheMB = 64
+    var pageCacheMB = defaults.pageCacheBytes >> 20
 
     @Option(name: .customLong("cache-mb"), help: "Memory for thumbnails, in MiB (least recently used out first).")
-    var cacheMB = 256
+    var cacheMB = defaults.thumbnailCacheBytes >> 20
 
-    @Option(name: .customLong("originals-mb"), help: "Memory for originals, in MiB: half kept after a resize for an item's other size, half for those fetched and waiting for libvips.")
-    var originalsMB = 32
+    @Option(
+        name: .customLong("originals-mb"),
+        help: "Memory for originals, in MiB: half kept after a resize for an item's other size, half for those fetched and waiting for libvips.")
+    var originalsMB = defaults.originalsCacheBytes >> 20
 
     @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")
-    var diskCacheMB = 1024
+    var diskCacheMB = defaults.diskCacheBytes >> 20
 
-    @Option(name: .customLong("originals-disk-mb"), help: "Disk for originals kept after their fetch, in MiB, so an item's later sizes and formats need no second fetch (0: none kept).")
-    var originalsDiskMB = 1024
+    @Option(
+        name: .customLong("originals-disk-mb"),
+        help: "Disk for originals kept after their fetch, in MiB, so an item's later sizes and formats need no second fetch (0: none kept).")
+    var originalsDiskMB = defaults.originalsDiskBytes >> 20
 
-    @Option(name: .customLong("disk-index-mb"), help: "Memory for the index of the thumbnails on disk, in MiB (about 24,000 thumbnails a MiB; past it the least recently used file goes).")
-    var diskIndexMB = ThumbnailDiskTier.defaultIndexBudget >> 20
+    @Option(
+        name: .customLong("disk-index-mb"),
+        help: "Memory for the index of the thumbnails on disk, in MiB (about 24,000 thumbnails a MiB; past it the least recently used file goes).")
+    var diskIndexMB = defaults.diskIndexBytes >> 20
 
     @Option(help: "Pages warmed ahead of each reader (0 turns pre-warm off).")
-    var prewarm = 2
+    var prewarm = defaults.prewarmPages
 
     @Option(name: .customLong("origin-latency"), help: "The demo origin's latency in milliseconds (jittered ±20%).")
-    var originLatency = 250
+    var originLatency = Int(defaults.originLatency.wholeMilliseconds)
 
-    @Option(name: .customLong("demo-pool"), help: "The folder of the demo origin's originals, painted once before it listens (default: demo-origin/pool in the data folder; data folders may share one).")
+    @Option(
+        name: .customLong("demo-pool"),
+        help:
+            "The folder of the demo origin's originals, painted once before it listens (default: demo-origin/pool in the data folder; data folders may share one)."
+    )
     var demoPool: String?
 
-    @Option(name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take on the wire, once it has a connection, before the placeholder is served.")
-    var originTimeout = 10
+    @Option(
+        name: .customLong("origin-timeout"), help: "Seconds an origin fetch may take on the wire, once it has a connection, before the placeholder is served.")
+    var originTimeout = Int(defaults.originTimeout.components.seconds)
 
     @Option(name: .customLong("origin-stall"), help: "Seconds an origin may send under 512 bytes a second (its first byte included) before it is cut.")
-    var originStall = 5
+    var originStall = Int(defaults.originStall.components.seconds)
 
     @Option(name: .customLong("origin-connections"), help: "Connections open at once to one origin host; more fetches wait for one, readers' first.")
-    var originConnections = 16
+    var originConnections = defaults.originConnections
 
     @Option(help: "A feed (http(s) URL or file) or a folder of images to import at start; no demo feed is seeded then.")
     var source: String?
 
-    @Option(help: ArgumentHelp("How often the source is imported again, e.g. 30s, 10m, 1h (URL sources are polled with ETag/Last-Modified).", valueName: "interval"))
+    @Option(
+        help: ArgumentHelp("How often the source is imported again, e.g. 30s, 10m, 1h (URL sources are polled with ETag/Last-Modified).", valueName: "interval")
+    )
     var refresh: RefreshInterval?
 
-    @Option(help: ArgumentHelp("The shared thumbnail tier of a cluster, redis://host:port/db; also WARMFEED_REDIS. Without it every tier is this process's own.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The shared thumbnail tier of a cluster, redis://host:port/db; also WARMFEED_REDIS. Without it every tier is this process's own.", valueName: "url")
+    )
     var redis: String?
 
-    @Option(name: .customLong("demo-origin"), help: ArgumentHelp("The demo origin of a cluster (`warmfeed origin`), e.g. http://origin:8090; without it the demo origin runs inside this process.", valueName: "url"))
+    @Option(
+        name: .customLong("demo-origin"),
+        help: ArgumentHelp(
+            "The demo origin of a cluster (`warmfeed origin`), e.g. http://origin:8090; without it the demo origin runs inside this process.", valueName: "url")
+    )
     var demoOrigin: String?
 
     @Option(name: .customLong("node-name"), help: "This server's name in a cluster, for the admin view and the logs (default: the host name).")
     var nodeName: String?
 
-    @Option(help: ArgumentHelp("This node's address as the other nodes of a cluster reach it, e.g. http://node1:8080 (they ask it for the sizes of the originals it fetched); default http://HOST:PORT as bound, the node name for HOST on 0.0.0.0.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "This node's address as the other nodes of a cluster reach it, e.g. http://node1:8080 (they ask it for the sizes of the originals it fetched); default http://HOST:PORT as bound, the node name for HOST on 0.0.0.0.",
+            valueName: "url"))
     var advertise: String?
 
     @Option(help: "HTTP worker threads; the default is one per core.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(name: .customLong("max-connections"), help: "Connections held open at once; past it, the one waiting longest for a request head makes room.")
-    var maxConnections = 4096
+    var maxConnections = defaults.http.connectionLimit
 
     @Option(name: .customLong("max-connections-per-address"), help: "Connections one client address may hold; past it, its own longest-waiting one makes room.")
-    var maxConnectionsPerAddress = 1024
+    var maxConnectionsPerAddress = defaults.http.connectionsPerAddress
 
     @Option(name: .customLong("head-timeout"), help: "Seconds a connection has to send a whole request head (also the keep-alive idle time).")
-    var headTimeout = 10
+    var headTimeout = defaults.http.headTimeout
 
     @Option(name: .customLong("idle-timeout"), help: "Seconds an idle connection is kept.")
-    var idleTimeout = 15
+    var idleTimeout = defaults.http.idleTimeout
 
     func run() async throws {
         // An arena for each server thread, libmicrohttpd's and the handlers': they allocate on every request.
@@ -159,7 +183,7 @@ struct Serve: AsyncParsableCommand {
             // Import before listening, so the first reader finds the feed; a failure is
             // logged and the server still starts on what the store holds.
             if case .success(let report) = await app.importSource() {
-                report.summaryLines.forEach { print($0) }
+                for line in report.summaryLines { print(line) }
             }
         }
         try app.start()

@@ -109,13 +109,16 @@ let package = Package(
             ]
         ),
 
+        // The image formats thumbnails are made and served in. Depends on nothing.
+        .target(name: "ImageFormats"),
+
         // Threads of their own for blocking work, run in the callers' task priority order. Depends on nothing.
         .target(name: "Workers"),
 
         // Thumbnails with libvips (shrink-on-load), with limits. Knows nothing of feeds.
         .target(
             name: "Thumbnailer",
-            dependencies: ["CVips", "Reckoning", "Workers"]
+            dependencies: ["CVips", "ImageFormats", "Reckoning", "Workers"]
         ),
 
         // A small pool of blocking hiredis connections on threads of their own, with
@@ -139,6 +142,7 @@ let package = Package(
         .target(
             name: "WarmfeedCore",
             dependencies: [
+                "ImageFormats",
                 "Reckoning",
                 "ThreadSlots",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -184,6 +188,7 @@ let package = Package(
             name: "Warmfeed",
             dependencies: [
                 "HTTPServer",
+                "ImageFormats",
                 "OriginFetcher",
                 "Thumbnailer",
                 "WarmfeedCore",
@@ -226,7 +231,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
-        .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer"]),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "ImageFormats"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "HTTPTestClient"]),
         .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),
         .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),
@@ -241,7 +246,8 @@ let package = Package(
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates", "Reckoning",
+                "Warmfeed", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates",
+                "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,3 +1,5 @@
+import ImageFormats
+
 /// One thumbnail to make: run on a worker thread, start to finish.
 struct ThumbnailJob: Sendable {
     /// Centre, not attention: a feed's thumbnail box should show the middle
@@ -10,7 +12,7 @@ struct ThumbnailJob: Sendable {
     var source: [UInt8]
     var width: Int
     var height: Int
-    var format: ThumbnailFormat
+    var format: ImageFormat
     var quality: Int
     var limits: ThumbnailLimits
 

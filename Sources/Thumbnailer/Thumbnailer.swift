@@ -1,6 +1,7 @@
 import Foundation
-import Workers
+import ImageFormats
 import Synchronization
+import Workers
 
 /// Makes thumbnails of images from an origin with libvips, on a bounded pool
 /// of its own threads.
@@ -47,7 +48,7 @@ public final class Thumbnailer: Sendable {
     /// - Throws: ``ThumbnailError``; `.cancelled` only when the calling task is
     ///   cancelled before a worker took the job.
     public func thumbnail(
-        of source: [UInt8], width: Int, height: Int, format: ThumbnailFormat, quality: Int = 75
+        of source: [UInt8], width: Int, height: Int, format: ImageFormat, quality: Int = 75
     ) async throws(ThumbnailError) -> Thumbnail {
         let job = ThumbnailJob(
             source: source, width: width, height: height, format: format,

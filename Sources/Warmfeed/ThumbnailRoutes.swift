@@ -1,4 +1,5 @@
 import HTTPServer
+import ImageFormats
 import WarmfeedCore
 
 /// `GET /thumbs/<item id>/<1x|2x>`: an item's thumbnail, WebP or JPEG by `Accept`.
@@ -14,7 +15,8 @@ struct ThumbnailRoutes: Sendable {
 
     /// A neutral box that says the picture could not be had; `no-store` so the
     /// browser asks again once the origin is back.
-    static let placeholder = ResponseBytes("""
+    static let placeholder = ResponseBytes(
+        """
         <svg xmlns="http://www.w3.org/2000/svg" width="160" height="120" viewBox="0 0 160 120">\
         <rect width="160" height="120" fill="#d6d8db"/><path d="M58 78l16-20 12 14 8-9 14 15z" fill="#a9adb3"/>\
         <circle cx="96" cy="48" r="7" fill="#a9adb3"/></svg>
@@ -47,11 +49,13 @@ struct ThumbnailRoutes: Sendable {
     }
 
     private func placeholderResponse() -> Response {
-        Response(status: 200, headers: [
-            HTTPField("Content-Type", "image/svg+xml"),
-            HTTPField("Cache-Control", "no-store"),
-            HTTPField("X-Warmfeed-Placeholder", "1"),
-        ], body: Self.placeholder)
+        Response(
+            status: 200,
+            headers: [
+                HTTPField("Content-Type", "image/svg+xml"),
+                HTTPField("Cache-Control", "no-store"),
+                HTTPField("X-Warmfeed-Placeholder", "1"),
+            ], body: Self.placeholder)
     }
 
     static func itemID(_ text: Substring) -> Int64? {

@@ -1,4 +1,5 @@
 import HTTPServer
+import ImageFormats
 import Logging
 import OriginFetcher
 import Synchronization
@@ -56,7 +57,8 @@ final class ThumbnailService: Sendable {
     let logger: Logger
 
     init(
-        store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier], fetcher: OriginFetcher,
+        store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
+        fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics,
         previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, logger: Logger = Logger(label: "warmfeed.thumbnails")
     ) {
@@ -64,11 +66,12 @@ final class ThumbnailService: Sendable {
         self.previews = previews
         self.store = store
         self.originalStore = originalStore
-        state = Mutex(State(
-            memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count,
-            claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier }, keepsOriginals: originalStore != nil,
-            negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
-        ))
+        state = Mutex(
+            State(
+                memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count,
+                claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier }, keepsOriginals: originalStore != nil,
+                negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
+            ))
         self.tiers = tiers
         self.fetcher = fetcher
         self.thumbnailer = thumbnailer
@@ -329,9 +332,11 @@ final class ThumbnailService: Sendable {
                 result = .failure(.origin)
                 metrics.originFailed()
                 // What an operator asks first when placeholders appear (nginx logs each upstream error too).
-                logger.warning("origin fetch failed: the placeholder is served for a while", metadata: [
-                    "url": "\(url)", "error": "\(error)", "seconds": "\(clock.now - start)",
-                ])
+                logger.warning(
+                    "origin fetch failed: the placeholder is served for a while",
+                    metadata: [
+                        "url": "\(url)", "error": "\(error)", "seconds": "\(clock.now - start)",
+                    ])
             }
         } else {
             result = .failure(.noSource)
@@ -343,7 +348,7 @@ final class ThumbnailService: Sendable {
 
     private func resize(_ key: ThumbnailKey, original: [UInt8]) async {
         let start = clock.now
-        let format: ThumbnailFormat = key.variant.format == .webp ? .webp : .jpeg
+        let format = key.variant.format
         let result: Result<State.Made, State.Failure>
         var seconds: Double?
         if let thumbnail = try? await thumbnailer.thumbnail(
@@ -369,11 +374,13 @@ final class ThumbnailService: Sendable {
 
     /// A thumbnail's response: cacheable for a day, varying with `Accept` (WebP or JPEG).
     static func imageResponse(_ bytes: ResponseBytes, format: ImageFormat) -> Response {
-        Response(status: 200, headers: [
-            HTTPField("Content-Type", format.mediaType),
-            HTTPField("Cache-Control", "public, max-age=86400"),
-            HTTPField("Vary", "Accept"),
-        ], body: bytes)
+        Response(
+            status: 200,
+            headers: [
+                HTTPField("Content-Type", format.mediaType),
+                HTTPField("Cache-Control", "public, max-age=86400"),
+                HTTPField("Vary", "Accept"),
+            ], body: bytes)
     }
 }
 

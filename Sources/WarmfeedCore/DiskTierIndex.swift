@@ -1,3 +1,5 @@
+import ImageFormats
+
 /// The disk tier's index: which thumbnails are on disk, each one's size and
 /// its recency, in at most 40–43 bytes a thumbnail and within a memory budget of
 /// its own, as nginx's `keys_zone=name:size` bounds the keys of its proxy cache.
@@ -184,10 +186,11 @@ extension ThumbnailKey {
     /// not fit, which the disk tier then does not keep.
     var packed: UInt64? {
         guard itemID >= 0, itemID < 1 << 60, (1...2).contains(variant.scale) else { return nil }
-        let format: UInt64 = switch variant.format {
-        case .webp: 0
-        case .jpeg: 1
-        }
+        let format: UInt64 =
+            switch variant.format {
+            case .webp: 0
+            case .jpeg: 1
+            }
         return UInt64(itemID) << 3 | UInt64(variant.scale - 1) << 2 | format
     }
 

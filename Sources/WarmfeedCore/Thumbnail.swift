@@ -1,13 +1,4 @@
-/// The image formats thumbnails are made in.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
-    /// WebP: the default, about a third smaller than JPEG at the same quality.
-    case webp
-    /// JPEG: for clients that do not accept WebP.
-    case jpeg
-
-    /// The media type.
-    public var mediaType: String { self == .webp ? "image/webp" : "image/jpeg" }
-}
+import ImageFormats
 
 /// One kind of thumbnail of an item: a density and a format.
 public struct ThumbnailVariant: Sendable, Hashable {

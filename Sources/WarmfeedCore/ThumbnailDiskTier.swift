@@ -1,4 +1,5 @@
 import Foundation
+import ImageFormats
 
 /// Thumbnails on disk in the data folder, so a restart starts warm.
 ///

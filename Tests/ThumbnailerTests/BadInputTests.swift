@@ -1,3 +1,4 @@
+import ImageFormats
 import Testing
 
 @testable import Thumbnailer
@@ -7,7 +8,7 @@ struct BadInputTests {
     let thumbnailer = Thumbnailer(workers: 1)
 
     /// The error `thumbnail` throws for `source`, or nil when it made one.
-    func refusal(of source: [UInt8], format: ThumbnailFormat = .webp) async -> ThumbnailError? {
+    func refusal(of source: [UInt8], format: ImageFormat = .webp) async -> ThumbnailError? {
         do {
             _ = try await thumbnailer.thumbnail(of: source, width: 240, height: 180, format: format)
             return nil
@@ -43,9 +44,10 @@ struct BadInputTests {
         }
     }
 
-    @Test("A JPEG or PNG cut at 60% is refused as truncated, in both output formats",
-          arguments: [OriginalFormat.jpeg, .png], ThumbnailFormat.allCases)
-    func truncated(source: OriginalFormat, output: ThumbnailFormat) async throws {
+    @Test(
+        "A JPEG or PNG cut at 60% is refused as truncated, in both output formats",
+        arguments: [OriginalFormat.jpeg, .png], ImageFormat.allCases)
+    func truncated(source: OriginalFormat, output: ImageFormat) async throws {
         let original = try await Fixtures.shared.original(source)
         let cut = Array(original.prefix(original.count * 6 / 10))
         #expect(await refusal(of: cut, format: output) == .truncated)

@@ -1,11 +1,12 @@
+import ImageFormats
 import Testing
 
 @testable import Thumbnailer
 
 @Suite("A thumbnail's two-colour preview")
 struct PreviewTests {
-    @Test("Made with the thumbnail: the top half's colour, then the bottom half's", arguments: ThumbnailFormat.allCases)
-    func madeWithTheThumbnail(output: ThumbnailFormat) async throws {
+    @Test("Made with the thumbnail: the top half's colour, then the bottom half's", arguments: ImageFormat.allCases)
+    func madeWithTheThumbnail(output: ImageFormat) async throws {
         // Shown red on top, blue below (orientation 6 turns the stored red left half up).
         let source = Craft.twoColourJPEG(orientation: 6)
         let thumbnail = try await Thumbnailer(workers: 1).thumbnail(of: source, width: 180, height: 240, format: output)

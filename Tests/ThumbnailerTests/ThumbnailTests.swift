@@ -1,3 +1,4 @@
+import ImageFormats
 import Testing
 
 @testable import Thumbnailer
@@ -8,8 +9,8 @@ struct ThumbnailTests {
 
     @Test(
         "Every source format makes thumbnails of the size and format asked for",
-        arguments: OriginalFormat.allCases, ThumbnailFormat.allCases)
-    func sizeAndFormat(source: OriginalFormat, output: ThumbnailFormat) async throws {
+        arguments: OriginalFormat.allCases, ImageFormat.allCases)
+    func sizeAndFormat(source: OriginalFormat, output: ImageFormat) async throws {
         let thumbnailer = Thumbnailer(workers: 2)
         let original = try await Fixtures.shared.original(source)
         #expect(try thumbnailer.info(of: original) == ImageInfo(width: 1600, height: 1200, format: source.rawValue))
@@ -39,8 +40,8 @@ struct ThumbnailTests {
         #expect(try thumbnailer.info(of: tall.bytes) == ImageInfo(width: 120, height: 400, format: "jpeg"))
     }
 
-    @Test("The EXIF orientation is applied and the metadata stripped", arguments: ThumbnailFormat.allCases)
-    func orientation(output: ThumbnailFormat) async throws {
+    @Test("The EXIF orientation is applied and the metadata stripped", arguments: ImageFormat.allCases)
+    func orientation(output: ImageFormat) async throws {
         let thumbnailer = Thumbnailer(workers: 1)
         // Stored 1600 × 1200, left half red; orientation 6 shows it turned a
         // quarter clockwise: 1200 × 1600, red on top.

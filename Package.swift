@@ -183,10 +183,26 @@ let package = Package(
             ]
         ),
 
+        // Bringing a feed in: imports (a feed or a folder of images, in one transaction),
+        // the refresher that polls a source, and copies between stores. Knows nothing of HTTP serving.
+        .target(
+            name: "FeedIngest",
+            dependencies: [
+                "FeedImport",
+                "WarmfeedCore",
+                "OriginFetcher",
+                "Thumbnailer",
+                "Reckoning",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // Wiring: routes, rendering, the demo feed.
         .target(
             name: "Warmfeed",
             dependencies: [
+                "FeedIngest",
                 "HTTPServer",
                 "ImageFormats",
                 "OriginFetcher",
@@ -215,6 +231,7 @@ let package = Package(
                 "Warmfeed",
                 "WarmfeedCore",
                 "FeedImport",
+                "FeedIngest",
                 "Reckoning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -241,12 +258,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "WarmfeedCore", "Warmfeed"]
+            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "WarmfeedCore", "Warmfeed", "FeedIngest"]
         ),
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport", "HTMLTemplates",
+                "Warmfeed", "FeedIngest", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport",
+                "HTMLTemplates",
                 "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),

@@ -1,3 +1,4 @@
+import FeedIngest
 import Foundation
 import HTTPServer
 import OriginFetcher
@@ -108,12 +109,15 @@ final class CacheObserver: Service, Sendable {
             negativeHits: thumbs.counters.negativeHits,
             failures: thumbs.counters.failures,
             inFlight: thumbs.inFlight,
-            prewarm: .init(queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped, readers: warm.readers,
-                           pageOneWarmSeconds: prewarmer.topWarmAfter,
-                           leads: Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) }),
-                           pageWarmSeconds: leads.warmSeconds),
-            origin: .init(fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetched.inFlight,
-                          busy: fetched.busy, cancelled: fetched.cancelled, retried: fetched.retriedOnNewConnection, latency: latency(thumbs.originLatency)),
+            prewarm: .init(
+                queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped,
+                readers: warm.readers,
+                pageOneWarmSeconds: prewarmer.topWarmAfter,
+                leads: Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) }),
+                pageWarmSeconds: leads.warmSeconds),
+            origin: .init(
+                fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetched.inFlight,
+                busy: fetched.busy, cancelled: fetched.cancelled, retried: fetched.retriedOnNewConnection, latency: latency(thumbs.originLatency)),
             thumbnailLatency: latency(thumbs.thumbnailLatency),
             connections: server.withLock { $0?.connections } ?? ConnectionCounts(),
             memoryUse: memoryUse(thumbs: thumbs, pages: page.bytes)

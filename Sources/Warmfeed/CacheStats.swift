@@ -1,4 +1,5 @@
 import FeedImport
+import FeedIngest
 import Foundation
 import HTTPServer
 import WarmfeedCore
@@ -54,20 +55,7 @@ struct CacheStats: Codable, Sendable {
     }
 
     /// The configured source and what its imports did (absent without `--source`).
-    struct Source: Codable, Sendable {
-        var source: String
-        var refreshSeconds: Double?
-        var imports = 0
-        var notModified = 0
-        var failures = 0
-        var lastImportAt: String?
-        var lastInserted = 0
-        var lastUpdated = 0
-        var lastProblems = 0
-        var lastError: String?
-        /// Another server sharing the store polls the source now (this one waits its turn).
-        var polledElsewhere = false
-    }
+    typealias Source = RefreshStatus
 
     /// The feed store: which, where, and whether it answers.
     struct Store: Codable, Sendable {
@@ -205,28 +193,5 @@ struct CacheStats: Codable, Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "{}"
-    }
-}
-
-extension CacheStats.Source {
-    /// An import ended with `report`.
-    mutating func record(_ report: ImportReport) {
-        imports += 1
-        lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
-        lastError = nil
-        if report.notModified {
-            notModified += 1
-        } else {
-            lastInserted = report.written.inserted
-            lastUpdated = report.written.updated
-            lastProblems = report.skippedCount
-        }
-    }
-
-    /// An import failed with `error`; the store kept what it had.
-    mutating func record(_ error: ImportError) {
-        failures += 1
-        lastImportAt = Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000))
-        lastError = error.description
     }
 }

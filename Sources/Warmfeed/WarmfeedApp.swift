@@ -1,4 +1,5 @@
 import FeedImport
+import FeedIngest
 import Foundation
 import HTTPServer
 import Logging
@@ -56,7 +57,8 @@ public final class WarmfeedApp: Sendable {
             }
             logger.info("seeded the demo feed", metadata: ["items": "\(summary.inserted)"])
         }
-        adminToken = try configuration.adminToken.map { AdminToken(value: $0, source: "configuration") }
+        adminToken =
+            try configuration.adminToken.map { AdminToken(value: $0, source: "configuration") }
             ?? AdminToken.load(dataFolder: configuration.dataFolder)
 
         let statics = try StaticFiles(folder: configuration.publicFolder)
@@ -77,13 +79,16 @@ public final class WarmfeedApp: Sendable {
         self.fetcher = fetcher
         // A cluster's nodes share one demo origin (`warmfeed origin`); a lone server runs its own.
         let demoBaseURL = configuration.demoOrigin.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        let demo = demoBaseURL != nil ? nil : try DemoOrigin(
-            folder: data.appendingPathComponent("demo-origin"),
-            poolFolder: configuration.demoPoolFolder.map { URL(fileURLWithPath: $0) },
-            // It keeps nothing in memory: its 40 pictures are read from the pool's files,
-            // which the system's page cache keeps, and no budget of this process counts.
-            latency: configuration.originLatency, keeping: 0, logger: logger
-        )
+        let demo =
+            demoBaseURL != nil
+            ? nil
+            : try DemoOrigin(
+                folder: data.appendingPathComponent("demo-origin"),
+                poolFolder: configuration.demoPoolFolder.map { URL(fileURLWithPath: $0) },
+                // It keeps nothing in memory: its 40 pictures are read from the pool's files,
+                // which the system's page cache keeps, and no budget of this process counts.
+                latency: configuration.originLatency, keeping: 0, logger: logger
+            )
         // Before anything listens: the demo origin answers from its first request.
         if let demo, try await Self.atStart({ try await Self.servesDemoItems(store) }) { try await demo.preparePool() }
         self.demo = demo
@@ -106,7 +111,10 @@ public final class WarmfeedApp: Sendable {
             originalsBudget: configuration.originalsCacheBytes,
             negativeTTL: (Uptime.seconds(configuration.firstNegativeTTL), Uptime.seconds(configuration.negativeTTL)),
             // The shared tier between memory and disk: a hit there is a hit made by any node.
-            tiers: (shared.map { [$0] } ?? []) + [try ThumbnailDiskTier(folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes, indexBudget: configuration.diskIndexBytes)],
+            tiers: (shared.map { [$0] } ?? []) + [
+                try ThumbnailDiskTier(
+                    folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes, indexBudget: configuration.diskIndexBytes)
+            ],
             fetcher: fetcher,
             thumbnailer: Thumbnailer(),
             origin: ImageSource(demo: demo, demoBaseURL: demoBaseURL),
@@ -126,10 +134,15 @@ public final class WarmfeedApp: Sendable {
         // The first visitor finds page 1 warm: it is warmed from the start, as after an import
         // (an empty feed has nothing to warm; its first import will call for it).
         if let tracked, (try? await store.count()) ?? 0 > 0 { tracked.warmTop(revision: store.revision, holdingPageOne: true) }
+        // New items from the source warm the top pages.
+        let newItems: (@Sendable (Int) -> Void)? = tracked.map { prewarmer in
+            { @Sendable revision in prewarmer.warmTop(revision: revision) }
+        }
         refresher = try configuration.source.map { text throws(ImportError) in
             SourceRefresher(
                 source: try ImportSource(text), interval: configuration.refreshInterval,
-                importer: Importer(store: store, fetcher: fetcher, workFolder: data), store: store, prewarmer: tracked, logger: logger
+                importer: Importer(store: store, fetcher: fetcher, workFolder: data), store: store,
+                newItems: newItems, logger: logger
             )
         }
         observer = CacheObserver(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedIngest
 import Foundation
 import Logging
 import Reckoning
@@ -34,7 +35,8 @@ struct CopyStore: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "warmfeed")
-        let source: StoreLocation, target: StoreLocation
+        let source: StoreLocation
+        let target: StoreLocation
         do {
             source = try StoreLocation(from, dataFolder: ".")
             target = try StoreLocation(to, dataFolder: ".")
@@ -46,7 +48,8 @@ struct CopyStore: AsyncParsableCommand {
             printError("warmfeed copy-store: FROM and TO are the same store")
             throw ExitCode(2)
         }
-        let fromStore: any FeedStore, toStore: any FeedStore
+        let fromStore: any FeedStore
+        let toStore: any FeedStore
         do {
             fromStore = try await source.open(logger: logger)
         } catch {
@@ -66,7 +69,9 @@ struct CopyStore: AsyncParsableCommand {
             let copied = try await StoreCopy.copy(from: fromStore, to: toStore, progress: { line.show($0) })
             line.finish()
             let seconds = (ContinuousClock.now - start).inSeconds
-            print("Copied \(copied.formatted()) items from \(source) to \(target) in \(String(format: "%.1f", seconds)) s (\(Int(Double(copied) / max(seconds, 0.001)).formatted())/s).")
+            print(
+                "Copied \(copied.formatted()) items from \(source) to \(target) in \(String(format: "%.1f", seconds)) s (\(Int(Double(copied) / max(seconds, 0.001)).formatted())/s)."
+            )
             await fromStore.close()
             await toStore.close()
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedImport
+import FeedIngest
 import Foundation
 import Warmfeed
 
@@ -43,7 +44,7 @@ struct Import: AsyncParsableCommand {
         await importer.close()
         switch outcome {
         case .success(let report):
-            report.summaryLines.forEach { print($0) }
+            for line in report.summaryLines { print(line) }
         case .failure(let error):
             printError("warmfeed import: \(error)")
             printError("Nothing was written: the store is as it was before this import.")

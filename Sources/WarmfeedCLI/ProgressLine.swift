@@ -1,3 +1,4 @@
+import FeedIngest
 import Foundation
 import Reckoning
 import Synchronization
@@ -21,7 +22,9 @@ final class ProgressLine: Sendable {
         guard enabled else { return }
         let seconds = progress.elapsed.inSeconds
         let share = progress.total.map { total in total > 0 ? min(1, Double(progress.entries) / Double(total)) : 1 }
-        let text = (share.map { String(format: "%3.0f%% · ", $0 * 100) } ?? "") + "\(progress.entries.formatted()) entries · \(Int(progress.rate).formatted())/s · \(Self.clock(seconds))"
+        let text =
+            (share.map { String(format: "%3.0f%% · ", $0 * 100) } ?? "")
+            + "\(progress.entries.formatted()) entries · \(Int(progress.rate).formatted())/s · \(Self.clock(seconds))"
         state.withLock { state in
             if terminal {
                 let width = 20

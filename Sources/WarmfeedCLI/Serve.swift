@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedImport
+import FeedIngest
 import Foundation
 import Logging
 import Reckoning

@@ -1,6 +1,8 @@
 import Foundation
 import PostgresWire
 import Testing
+
+@testable import FeedIngest
 @testable import PostgresStore
 @testable import Warmfeed
 @testable import WarmfeedCore

@@ -3,8 +3,10 @@ import Foundation
 import HTTPTestClient
 import OriginFetcher
 import Testing
-@testable import Warmfeed
+
+@testable import FeedIngest
 @testable import SQLiteStore
+@testable import Warmfeed
 @testable import WarmfeedCore
 
 @Suite struct ImportTests {
@@ -23,7 +25,11 @@ import Testing
         let idsBefore = try await importer.store.page(.number(1), size: 10)?.items.map(\.id)
 
         let again = try await importer.run(try ImportSource(file))
-        #expect(again.written == { var s = UpsertSummary(); s.unchanged = 5; return s }())
+        #expect(
+            again.written
+                == {
+                    var s = UpsertSummary(); s.unchanged = 5; return s
+                }())
         #expect(try await importer.store.count() == 5)
 
         var edited = posts

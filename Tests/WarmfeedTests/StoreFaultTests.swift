@@ -1,7 +1,9 @@
-import Foundation
 import FeedImport
+import Foundation
 import HTTPTestClient
 import Testing
+
+@testable import FeedIngest
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -42,7 +44,7 @@ struct OwnPostgres {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0o644)
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), strdup(folder), nil]
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         var pid: pid_t = 0
         guard posix_spawn(&pid, script, &actions, nil, arguments, environ) == 0 else {
             throw StoreUnavailable("cannot run scripts/postgres")
@@ -100,7 +102,9 @@ struct OwnPostgres {
 
             // An import now writes nothing, and says so.
             let source = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-down-\(UUID().uuidString).json")
-            try Data(#"{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{"id":"new","title":"New","date_published":"2030-01-01T00:00:00Z"}]}"#.utf8).write(to: source)
+            try Data(
+                #"{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{"id":"new","title":"New","date_published":"2030-01-01T00:00:00Z"}]}"#.utf8
+            ).write(to: source)
             defer { try? FileManager.default.removeItem(at: source) }
             let importer = Importer(store: feed.app.store, fetcher: feed.app.fetcher, workFolder: URL(fileURLWithPath: feed.dataFolder))
             do throws(ImportError) {
@@ -174,8 +178,12 @@ struct OwnPostgres {
     @Test func twoNodesOnOneDatabaseServeOneFeed() async throws {
         let postgres = try OwnPostgres.start()
         defer { postgres.remove() }
-        let first = try await ServedFeed.start(items: 200, pageSize: 10) { $0.store = postgres.url; $0.prewarmPages = 0 }
-        let second = try await ServedFeed.start(items: 200, pageSize: 10) { $0.store = postgres.url; $0.prewarmPages = 0 }
+        let first = try await ServedFeed.start(items: 200, pageSize: 10) {
+            $0.store = postgres.url; $0.prewarmPages = 0
+        }
+        let second = try await ServedFeed.start(items: 200, pageSize: 10) {
+            $0.store = postgres.url; $0.prewarmPages = 0
+        }
         do {
             // The second node found the feed the first seeded: one feed, one epoch, the same cursors.
             #expect(try await second.app.store.count() == 200)

@@ -61,7 +61,10 @@ public struct ImportReport: Sendable {
             lines.append("  \(skippedCount) problem\(skippedCount == 1 ? "" : "s") in the source; what each names was skipped:")
         }
         for group in skipped.prefix(10) {
-            let at = group.lines.isEmpty ? "" : " (line\(group.lines.count > 1 ? "s" : "") \(group.lines.map(String.init).joined(separator: ", "))\(group.count > group.lines.count ? ", …" : ""))"
+            let at =
+                group.lines.isEmpty
+                ? ""
+                : " (line\(group.lines.count > 1 ? "s" : "") \(group.lines.map(String.init).joined(separator: ", "))\(group.count > group.lines.count ? ", …" : ""))"
             lines.append("    \(group.count) × \(group.reason)\(at)")
         }
         if skipped.count > 10 { lines.append("    … and \(skipped.count - 10) other reasons") }

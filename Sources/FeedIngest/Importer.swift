@@ -38,7 +38,10 @@ public final class Importer: Sendable {
 
     /// What the importer asks for: feeds first, anything else accepted (many serve RSS as text/xml).
     static let requestHeaders = [
-        ("Accept", "application/feed+json, application/json;q=0.9, application/rss+xml, application/atom+xml, application/rdf+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"),
+        (
+            "Accept",
+            "application/feed+json, application/json;q=0.9, application/rss+xml, application/atom+xml, application/rdf+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
+        ),
         ("User-Agent", "Warmfeed/1.0 (+feed importer)"),
     ]
 
@@ -141,7 +144,8 @@ public final class Importer: Sendable {
                     case .success(let entry):
                         // No usable date: one just below the last that keeps the source's order
                         // (first entry newest); an item already stored keeps its own.
-                        let published = entry.published.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+                        let published =
+                            entry.published.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
                             ?? nowMillis - Int64(report.entries)
                         try writer.upsert(
                             FeedItem(
@@ -207,25 +211,5 @@ extension Importer {
     /// Lets go of the store (a standalone importer's, before the command ends).
     public func close() async {
         await store.close()
-    }
-
-    /// An importer for `warmfeed import`: the store at `store` (the SQLite
-    /// file in `dataFolder` by default, created when missing), downloads in
-    /// `dataFolder`, and a fetcher of its own, no server.
-    public static func standalone(store: String?, dataFolder: String) async throws(ImportError) -> Importer {
-        let data = URL(fileURLWithPath: dataFolder, isDirectory: true)
-        let location: StoreLocation
-        do {
-            location = try StoreLocation(store, dataFolder: dataFolder)
-        } catch {
-            throw ImportError(error.description)
-        }
-        do {
-            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-            let store = try await location.open(logger: Logger(label: "warmfeed"))
-            return Importer(store: store, fetcher: OriginFetcher(maxConnectionsPerHost: 2), workFolder: data)
-        } catch {
-            throw ImportError("cannot open the store \(location): \(error)")
-        }
     }
 }

@@ -1,6 +1,7 @@
 import FeedImport
 import Logging
 import OriginFetcher
+import Reckoning
 import ServiceLifecycle
 import Synchronization
 import WarmfeedCore
@@ -8,35 +9,42 @@ import WarmfeedCore
 /// Keeps the configured source imported: once before the server listens
 /// (the app asks), then every `interval` while it runs. A URL is asked with
 /// the validators of the last import (kept in the store, so a restart asks
-/// with them too), so an unchanged feed costs a 304. New items warm the top
-/// pages. A failed import is logged and recorded; the store keeps what it had.
-final class SourceRefresher: Service, Sendable {
-    let source: ImportSource
-    let interval: Duration?
+/// with them too), so an unchanged feed costs a 304. New items are
+/// announced to `newItems` (the server warms its top pages). A failed import
+/// is logged and recorded; the store keeps what it had.
+public final class SourceRefresher: Service, Sendable {
+    public let source: ImportSource
+    public let interval: Duration?
     private let importer: Importer
     private let store: any FeedStore
-    private let prewarmer: Prewarmer?
+    private let newItems: (@Sendable (_ revision: Int) -> Void)?
     private let logger: Logger
     /// What the imports did, for the admin view.
-    private let record: Mutex<CacheStats.Source>
+    private let record: Mutex<RefreshStatus>
 
-    init(source: ImportSource, interval: Duration?, importer: Importer, store: any FeedStore, prewarmer: Prewarmer?, logger: Logger) {
+    /// Refreshes `source` every `interval` (only at start when nil) through
+    /// `importer` into `store`; `newItems` hears the store's revision after
+    /// an import that added items.
+    public init(
+        source: ImportSource, interval: Duration?, importer: Importer, store: any FeedStore,
+        newItems: (@Sendable (_ revision: Int) -> Void)?, logger: Logger
+    ) {
         self.source = source
         self.interval = interval
         self.importer = importer
         self.store = store
-        self.prewarmer = prewarmer
+        self.newItems = newItems
         self.logger = logger
-        record = Mutex(CacheStats.Source(source: "\(source)", refreshSeconds: interval.map(Uptime.seconds)))
+        record = Mutex(RefreshStatus(source: "\(source)", refreshSeconds: interval.map(\.inSeconds)))
     }
 
     /// What the imports did so far.
-    var status: CacheStats.Source { record.withLock { $0 } }
+    public var status: RefreshStatus { record.withLock { $0 } }
 
     /// Imports the source every `interval` until shutdown. An import under way
     /// when shutdown comes is stopped and writes nothing (it is one
     /// transaction: it lands whole or not at all); the next start imports again.
-    func run() async throws {
+    public func run() async throws {
         guard let interval else {
             try? await gracefulShutdown()
             return
@@ -52,7 +60,7 @@ final class SourceRefresher: Service, Sendable {
     /// Imports the source unless another server sharing the store polls it
     /// (one node of a cluster does; if it dies, the next to ask takes over).
     @discardableResult
-    func importIfLeading(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
+    public func importIfLeading(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
         guard await store.leadsRefresh() else {
             record.withLock { $0.polledElsewhere = true }
             logger.debug("another server polls the source", metadata: ["source": "\(source)"])
@@ -65,7 +73,7 @@ final class SourceRefresher: Service, Sendable {
     /// Imports the source once, logs what it did, and warms the top pages when
     /// new items arrived. Cancelling the calling task stops it, writing nothing.
     @discardableResult
-    func importOnce(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError> {
+    public func importOnce(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError> {
         let stopped = StopFlag()
         return await withTaskCancellationHandler {
             await importOnce(progress: progress, stop: { stopped.isSet })
@@ -85,12 +93,14 @@ final class SourceRefresher: Service, Sendable {
             if report.notModified {
                 logger.info("source not modified", metadata: ["source": "\(source)"])
             } else {
-                logger.info("imported the source", metadata: [
-                    "source": "\(source)", "new": "\(report.written.inserted)", "updated": "\(report.written.updated)",
-                    "skipped": "\(report.skippedCount)",
-                ])
+                logger.info(
+                    "imported the source",
+                    metadata: [
+                        "source": "\(source)", "new": "\(report.written.inserted)", "updated": "\(report.written.updated)",
+                        "skipped": "\(report.skippedCount)",
+                    ])
             }
-            if report.written.inserted > 0 { prewarmer?.warmTop(revision: store.revision) }
+            if report.written.inserted > 0 { newItems?(store.revision) }
             return .success(report)
         } catch {
             record.withLock { $0.record(error) }

@@ -198,10 +198,25 @@ let package = Package(
             ]
         ),
 
+        // The demo origin: pictures painted once, served with a latency like a real
+        // image host's, in the server's process or on its own (`warmfeed origin`).
+        .target(
+            name: "DemoOrigin",
+            dependencies: [
+                "HTTPServer",
+                "Thumbnailer",
+                "WarmfeedCore",
+                "Reckoning",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // Wiring: routes, rendering, the demo feed.
         .target(
             name: "Warmfeed",
             dependencies: [
+                "DemoOrigin",
                 "FeedIngest",
                 "HTTPServer",
                 "ImageFormats",
@@ -230,6 +245,7 @@ let package = Package(
             dependencies: [
                 "Warmfeed",
                 "WarmfeedCore",
+                "DemoOrigin",
                 "FeedImport",
                 "FeedIngest",
                 "Reckoning",
@@ -263,7 +279,8 @@ let package = Package(
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "FeedIngest", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher", "FeedImport",
+                "Warmfeed", "DemoOrigin", "FeedIngest", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher",
+                "FeedImport",
                 "HTMLTemplates",
                 "Reckoning",
                 .product(name: "Logging", package: "swift-log"),

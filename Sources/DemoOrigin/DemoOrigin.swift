@@ -33,7 +33,7 @@ public final class DemoOrigin: Service, Sendable {
         var pooled: DemoPool.Entry? { DemoPool.entry(number: number, format: format, width: width, height: height) }
     }
 
-    let server: HTTPServer
+    public let server: HTTPServer
     private let painter: Thumbnailer
     private let folder: URL
     private let pool: DemoPool
@@ -109,21 +109,22 @@ public final class DemoOrigin: Service, Sendable {
         let counts = asked.withLock { $0 }
         let body: [String: Any] = ["requests": counts.values.reduce(0, +), "distinct": counts.count, "originals": counts]
         let json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(status: 200, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Cache-Control", "no-store")], body: ResponseBytes([UInt8](json)))
+        return Response(
+            status: 200, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Cache-Control", "no-store")], body: ResponseBytes([UInt8](json)))
     }
 
     /// Bytes of originals kept in memory now.
-    var keptBytes: Int { recent.withLock { $0.totalCost } }
+    public var keptBytes: Int { recent.withLock { $0.totalCost } }
 
     /// The base URL, once started.
-    var baseURL: String { "http://127.0.0.1:\(server.port)" }
+    public var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
     /// The original a demo item's image URL (`demo:<n>.<ext>`) and size name.
     static func original(imageURL: String, width: Int?, height: Int?) -> Original? {
         guard imageURL.hasPrefix("demo:") else { return nil }
         let parts = imageURL.dropFirst(5).split(separator: ".")
         guard parts.count == 2, let number = UInt64(parts[0]),
-              let format = OriginalFormat(rawValue: parts[1] == "jpg" ? "jpeg" : String(parts[1]))
+            let format = OriginalFormat(rawValue: parts[1] == "jpg" ? "jpeg" : String(parts[1]))
         else { return nil }
         return Original(number: number, format: format, width: width ?? 1600, height: height ?? 1200)
     }
@@ -143,7 +144,8 @@ public final class DemoOrigin: Service, Sendable {
             // The latency is the origin's distance, whatever finding the file took.
             let remaining = pause - (ContinuousClock.now - start)
             if remaining > .zero { try? await Task.sleep(for: remaining) }
-            return Response(status: 200, headers: [HTTPField("Content-Type", original.format.mediaType), HTTPField("Cache-Control", "public, max-age=3600")], body: body)
+            return Response(
+                status: 200, headers: [HTTPField("Content-Type", original.format.mediaType), HTTPField("Cache-Control", "public, max-age=3600")], body: body)
         }
     }
 
@@ -158,7 +160,9 @@ public final class DemoOrigin: Service, Sendable {
         if bytes == nil {
             if pooled != nil { logger.warning("a picture of the demo pool is missing: painting it", metadata: ["file": "\(file.path)"]) }
             let seed = pooled?.seed ?? original.number
-            guard let painted = try? await painter.original(width: original.width, height: original.height, seed: seed, format: original.format) else { return nil }
+            guard let painted = try? await painter.original(width: original.width, height: original.height, seed: seed, format: original.format) else {
+                return nil
+            }
             self.painted.add(1, ordering: .relaxed)
             let temporary = file.deletingLastPathComponent().appendingPathComponent(".tmp-\(UUID().uuidString)")
             if (try? Data(painted).write(to: temporary)) != nil { rename(temporary.path, file.path) }

@@ -79,7 +79,9 @@ struct DemoPool: Sendable {
             }
         }
         let seconds = (ContinuousClock.now - started) / .seconds(1)
-        logger.info("painted the demo origin's pictures", metadata: ["count": "\(missing.count)", "seconds": "\(String(format: "%.1f", seconds))", "folder": "\(folder.path)"])
+        logger.info(
+            "painted the demo origin's pictures",
+            metadata: ["count": "\(missing.count)", "seconds": "\(String(format: "%.1f", seconds))", "folder": "\(folder.path)"])
         return missing.count
     }
 }

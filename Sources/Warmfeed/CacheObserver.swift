@@ -1,3 +1,4 @@
+import DemoOrigin
 import FeedIngest
 import Foundation
 import HTTPServer

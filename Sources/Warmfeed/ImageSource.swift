@@ -1,3 +1,4 @@
+import DemoOrigin
 import WarmfeedCore
 
 /// Where an item's original image is fetched from.

@@ -1,3 +1,4 @@
+import DemoOrigin
 import FeedImport
 import FeedIngest
 import Foundation

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DemoOrigin
 import Foundation
 import Logging
 import ServiceLifecycle

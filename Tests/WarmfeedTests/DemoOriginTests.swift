@@ -1,9 +1,11 @@
 import Foundation
-import Testing
 import HTTPTestClient
 import Reckoning
+import Testing
 import Thumbnailer
 import WarmfeedCore
+
+@testable import DemoOrigin
 @testable import Warmfeed
 
 /// The demo origin behaves like an image host from its first request: every

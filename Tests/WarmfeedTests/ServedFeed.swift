@@ -3,6 +3,8 @@ import HTTPTestClient
 import Logging
 import ServiceLifecycle
 import Testing
+
+@testable import DemoOrigin
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -29,7 +31,9 @@ struct ServedFeed {
     ) async throws -> ServedFeed {
         var configuration = WarmfeedConfiguration()
         configuration.http.port = 0
-        configuration.dataFolder = dataFolder ?? FileManager.default.temporaryDirectory
+        configuration.dataFolder =
+            dataFolder
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("warmfeed-app-\(UUID().uuidString)").path
         configuration.adminToken = "test-admin-token"
         configuration.publicFolder = repository.appendingPathComponent("Public").path
@@ -105,7 +109,8 @@ struct RenderedPage {
         self.html = html
         var parts: [Part] = []
         let pattern = try! NSRegularExpression(
-            pattern: #"<article class="row" id="i(\d+)" aria-posinset="(\d+)"|<div class="sentinel" data-fragment="([^"]+)"><a href="([^"]+)" rel="next">|<div class="end""#
+            pattern:
+                #"<article class="row" id="i(\d+)" aria-posinset="(\d+)"|<div class="sentinel" data-fragment="([^"]+)"><a href="([^"]+)" rel="next">|<div class="end""#
         )
         let ns = html as NSString
         for match in pattern.matches(in: html, range: NSRange(location: 0, length: ns.length)) {

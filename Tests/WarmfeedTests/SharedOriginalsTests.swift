@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
+@testable import DemoOrigin
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -73,7 +75,12 @@ import Testing
     /// one on the other, reading the same pages and their thumbnails: one
     /// origin request per original, one resize per thumbnail in the cluster.
     @Test func mixedScreensWithPrewarmFetchEachOriginalOnceAndMakeEachThumbnailOnce() async throws {
-        try await Cluster.with(items: 120, configure: { $0.prewarmPages = 2; $0.pageOneHold = .zero }) { cluster in
+        try await Cluster.with(
+            items: 120,
+            configure: {
+                $0.prewarmPages = 2; $0.pageOneHold = .zero
+            }
+        ) { cluster in
             let readers: [(node: Int, ratio: String, scale: String, cookie: String)] = [
                 (0, "1", "1x", "wf=00000000000000a1"), (1, "2", "2x", "wf=00000000000000b2"),
             ]

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTestClient
 import Logging
 import Testing
+
+@testable import DemoOrigin
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -30,14 +32,15 @@ import Testing
             try origin.start()
             var nodes: [ServedFeed] = []
             for index in 0..<count {
-                nodes.append(try await ServedFeed.start(items: items, pageSize: 10) { configuration in
-                    configuration.store = "sqlite:\(folder)/feed.sqlite"
-                    configuration.redis = redisURL ?? redis.url
-                    configuration.demoOrigin = origin.baseURL
-                    configuration.nodeName = "node\(index + 1)"
-                    configuration.prewarmPages = 0
-                    configure(&configuration)
-                })
+                nodes.append(
+                    try await ServedFeed.start(items: items, pageSize: 10) { configuration in
+                        configuration.store = "sqlite:\(folder)/feed.sqlite"
+                        configuration.redis = redisURL ?? redis.url
+                        configuration.demoOrigin = origin.baseURL
+                        configuration.nodeName = "node\(index + 1)"
+                        configuration.prewarmPages = 0
+                        configure(&configuration)
+                    })
             }
             return Cluster(redis: redis, origin: origin, nodes: nodes, folder: folder)
         }

@@ -17,13 +17,8 @@ import Darwin
 /// Public only to `@_spi(Testing) import HTTPServer`: the fuzz harness in
 /// `Fuzz/` hands it the lines of heads it makes up, as libmicrohttpd would.
 @_spi(Testing) public struct RequestHead {
-    /// Why a head is refused.
-    public struct Problem: Equatable, Sendable {
-        /// The status to answer with: 400, or 501 for a transfer coding nobody here speaks.
-        public var status: Int
-        /// A short plain message.
-        public var message: String
-    }
+    /// Why a head is refused: 400, or 501 for a transfer coding nobody here speaks.
+    public typealias Problem = HTTPProblem
 
     private var hosts = 0
     private var contentLength = false

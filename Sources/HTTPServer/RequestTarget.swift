@@ -10,12 +10,7 @@ public struct RequestTarget: Sendable, Equatable {
     public var query: [QueryItem]
 
     /// Why a target was refused; `message` is what the client is told.
-    public struct Problem: Error, Equatable, Sendable {
-        /// The status to answer with.
-        public var status: Int
-        /// A short plain message.
-        public var message: String
-    }
+    public typealias Problem = HTTPProblem
 
     /// Parses a raw target. Targets longer than `maxLength` bytes, or with more
     /// than `maxQueryItems` query pairs, are refused with 414.
@@ -113,7 +108,8 @@ public struct RequestTarget: Sendable, Equatable {
             guard index == path.endIndex || path[index] == UInt8(ascii: "/") else { continue }
             let length = index - segmentStart
             if length == 1 || length == 2,
-               path[segmentStart] == UInt8(ascii: "."), length == 1 || path[segmentStart + 1] == UInt8(ascii: ".") {
+                path[segmentStart] == UInt8(ascii: "."), length == 1 || path[segmentStart + 1] == UInt8(ascii: ".")
+            {
                 return true
             }
             segmentStart = index + 1
@@ -140,7 +136,7 @@ public struct RequestTarget: Sendable, Equatable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.endIndex,
-                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
                 else { return nil }
                 out.append(high << 4 | low)
                 index += 3

@@ -144,7 +144,6 @@ final class ServerCore: Sendable {
         return sum
     }
 
-
     // MARK: - Requests
 
     func requestStarted(_ connection: OpaquePointer) { shard(of: connection).requestsInFlight.add(1, ordering: .relaxed) }
@@ -166,7 +165,7 @@ final class ServerCore: Sendable {
             let head = checkedHead(connection: connection)
             if let problem = head.problem(version: version) ?? targetProblem(context: context, version: version) {
                 context.phase = .answered
-                return queue(.plain(HTTPResponse.Status(code: problem.status), problem.message), on: connection)
+                return queue(.problem(problem), on: connection)
             }
             // No route takes a body. A chunked one is not read at all: answered
             // now, the connection then closes, and libmicrohttpd never parses a
@@ -249,7 +248,7 @@ final class ServerCore: Sendable {
             target = try RequestTarget.parse(context.rawTarget, maxLength: configuration.maxTargetLength)
         } catch {
             context.phase = .answered
-            return queue(.plain(HTTPResponse.Status(code: error.status), error.message), on: connection)
+            return queue(.problem(error), on: connection)
         }
         guard let method = HTTPRequest.Method(method) else {
             context.phase = .answered
@@ -320,9 +319,11 @@ final class ServerCore: Sendable {
         // Retained for libmicrohttpd; `MHDCallbacks.releaseBody` releases it when
         // the MHD response is destroyed (after the last connection sent it).
         let retained = Unmanaged.passRetained(body).toOpaque()
-        guard let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
-            body.count, body.base, MHDCallbacks.releaseBody, retained
-        ) else {
+        guard
+            let mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
+                body.count, body.base, MHDCallbacks.releaseBody, retained
+            )
+        else {
             Unmanaged<ResponseBytes>.fromOpaque(retained).release()
             return nil
         }

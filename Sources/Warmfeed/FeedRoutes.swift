@@ -26,9 +26,10 @@ struct FeedRoutes: Sendable {
     /// The headers of every page and fragment. `Accept-CH` asks Chromium to
     /// say the screen's pixel ratio on the requests that follow (`Sec-CH-DPR`),
     /// so pre-warm makes the thumbnails in the size that screen loads.
-    static let pageHeaders = securityHeaders + [
-        HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding"), HTTPField("Accept-CH", "Sec-CH-DPR"),
-    ]
+    static let pageHeaders =
+        securityHeaders + [
+            HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding"), HTTPField("Accept-CH", "Sec-CH-DPR"),
+        ]
 
     func add(to router: inout Router) {
         router.get("/") { request in reply(to: request, kind: .document) }
@@ -40,7 +41,7 @@ struct FeedRoutes: Sendable {
         do {
             query = try PageQuery.parse(request.query, epoch: pages.epoch)
         } catch {
-            return .now(failure(error.status, error.message, kind: kind))
+            return .now(failure(error, kind: kind))
         }
         // Just after start, page 1 is answered once it is warm (a few hundred
         // milliseconds), so the first screen anyone sees is whole.
@@ -93,12 +94,12 @@ struct FeedRoutes: Sendable {
     }
 
     private func noSuchPage(_ kind: PageCache.Kind) -> Response {
-        failure(404, "no such page: the feed is shorter than that", kind: kind)
+        failure(HTTPProblem(status: 404, message: "no such page: the feed is shorter than that"), kind: kind)
     }
 
     private func storeFailure(_ error: any Error, kind: PageCache.Kind) -> Response {
         logger.error("page failed", metadata: ["error": "\(error)"])
-        var response = failure(503, "the feed store is not answering; try again shortly", kind: kind)
+        var response = failure(HTTPProblem(status: 503, message: "the feed store is not answering; try again shortly"), kind: kind)
         response.headers.append(HTTPField("Retry-After", "2"))
         return response
     }
@@ -120,13 +121,17 @@ struct FeedRoutes: Sendable {
         return response
     }
 
-    private func failure(_ status: Int, _ message: String, kind: PageCache.Kind) -> Response {
+    /// `problem` answered as the request asked: a fragment as plain text, a
+    /// document as the feed's own error page.
+    private func failure(_ problem: HTTPProblem, kind: PageCache.Kind) -> Response {
         switch kind {
         case .fragment:
-            return .plain(HTTPResponse.Status(code: status), message)
+            return .problem(problem)
         case .document:
-            let html = pages.renderer.errorDocument(status: status, message: message)
-            return .html(HTTPResponse.Status(code: status), ResponseBytes(html), headers: Self.securityHeaders + [HTTPField("Cache-Control", "no-store")])
+            let html = pages.renderer.errorDocument(status: problem.status, message: problem.message)
+            return .html(
+                HTTPResponse.Status(code: problem.status), ResponseBytes(html),
+                headers: Self.securityHeaders + [HTTPField("Cache-Control", "no-store")])
         }
     }
 }
@@ -152,8 +157,8 @@ struct ReaderCookie: Sendable {
         if let hint = request.header(.secCHDPR).flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }), hint > 0, hint < 16 {
             scale = ThumbnailVariant.scale(forPixelRatio: hint)
         }
-        for value in request.cookies(named: "wf") where value.count == 16 &&
-            value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+        for value in request.cookies(named: "wf") where value.count == 16 && value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        {
             id = value
             return
         }

@@ -14,10 +14,7 @@ struct PageQuery: Sendable, Hashable {
     static let maxPage = 100_000_000
 
     /// Why a query was refused.
-    struct Problem: Error, Equatable {
-        var status: Int
-        var message: String
-    }
+    typealias Problem = HTTPProblem
 
     /// Reads the page from `query`, checking cursors against the feed's `epoch`.
     static func parse(_ query: [QueryItem], epoch: UInt32) throws(Problem) -> PageQuery {
@@ -31,7 +28,7 @@ struct PageQuery: Sendable, Hashable {
         var number: Int?
         if let raw = pages.first {
             guard !raw.isEmpty, raw.utf8.count <= 9, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let value = Int(raw), (1...maxPage).contains(value)
+                let value = Int(raw), (1...maxPage).contains(value)
             else {
                 throw Problem(status: 400, message: "page must be a whole number from 1 to \(maxPage), not \"\(raw.prefix(40))\"")
             }

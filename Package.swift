@@ -145,6 +145,7 @@ let package = Package(
                 "ImageFormats",
                 "Reckoning",
                 "ThreadSlots",
+                "Workers",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -193,6 +194,7 @@ let package = Package(
                 "OriginFetcher",
                 "Thumbnailer",
                 "Reckoning",
+                "Workers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

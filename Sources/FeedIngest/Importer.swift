@@ -5,6 +5,7 @@ import OriginFetcher
 import Synchronization
 import Thumbnailer
 import WarmfeedCore
+import Workers
 
 /// Brings a source into the store: downloads it (conditionally) when it is a
 /// URL, streams it through its format's parser, and writes every entry in one
@@ -103,17 +104,15 @@ public final class Importer: Sendable {
     }
 
     /// Parsing and writing are synchronous and can take seconds: they run on
-    /// a thread of their own, never on the cooperative pool the server's
-    /// handlers share.
+    /// a thread for long jobs (`WorkerPool.longJobs`), never on the
+    /// cooperative pool the server's handlers share.
     private func parseOffThread(
         _ work: Work, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, _ stop: (@Sendable () -> Bool)?
     ) async throws(ImportError) -> ImportReport {
-        let result: Result<ImportReport, ImportError> = await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in
-                continuation.resume(returning: Result { () throws(ImportError) in try self.parse(work, report, progress, stop: stop) })
-            }
-            thread.name = "warmfeed-import"
-            thread.start()
+        let result: Result<ImportReport, ImportError> = await WorkerPool.longJobs.perform(
+            cancelled: .failure(ImportError("the import was cancelled before it began"))
+        ) { [self] in
+            Result { () throws(ImportError) in try self.parse(work, report, progress, stop: stop) }
         }
         return try result.get()
     }

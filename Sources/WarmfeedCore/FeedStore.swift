@@ -1,4 +1,5 @@
 import Foundation
+import Workers
 
 /// Where the feed lives: items in order, read by keyset cursor or page
 /// number, written in one transaction per import.
@@ -101,18 +102,15 @@ extension FeedStore {
         Cursor(epoch: epoch, published: item.published, id: item.id ?? 0)
     }
 
-    /// `write(_:)` on a thread of its own, for async callers: the transaction
-    /// may take seconds and must not hold one of the cooperative pool's threads.
+    /// `write(_:)` on a thread for long jobs (`WorkerPool.longJobs`), for
+    /// async callers: the transaction may take seconds and must not hold one
+    /// of the cooperative pool's threads.
     public func writeOffPool<Result: Sendable>(
         _ body: @escaping @Sendable (inout FeedWriter) throws -> Result
     ) async throws -> (Result, UpsertSummary) {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Swift.Result { try self.write(body) })
-            }
-            thread.name = "warmfeed-store-write"
-            thread.start()
-        }
+        try await WorkerPool.longJobs.perform(cancelled: .failure(CancellationError())) {
+            Swift.Result { try self.write(body) }
+        }.get()
     }
 }
 
@@ -219,4 +217,3 @@ public struct UpsertSummary: Sendable, Equatable {
     /// An empty summary.
     public init() {}
 }
-

@@ -111,3 +111,14 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 }
+
+extension WorkerPool {
+    /// Threads for the process's rare, long blocking jobs (a store's write
+    /// transaction, an import that parses a feed as it writes it), so none of
+    /// them holds a thread of Swift's cooperative pool. Made on first use;
+    /// its threads wait idle between jobs and end with the process. Eight:
+    /// more than the writes a store lets run at once (SQLite has one writer,
+    /// PostgreSQL's writes take one advisory lock), so a queued job waits for
+    /// the store, never for a thread.
+    public static let longJobs = WorkerPool(threads: 8, name: "warmfeed-long")
+}

@@ -199,13 +199,19 @@ public final class PostgresFeedStore: FeedStore {
         let limit = limit ?? queryTimeout
         let deadline = ContinuousClock.now + limit
         let connections = readerConnections
-        let outcome: Result<Value, PQProblem> = await readers.perform(cancelled: .failure(PQProblem("the read was cancelled"))) {
+        let outcome: Result<Value, PQProblem>?? = await readers.perform(cancelled: nil) {
             do throws(PQProblem) {
-                let value = try connections.read(until: deadline) { connection throws(PQProblem) in try body(connection, deadline) }
-                return value.map { .success($0) } ?? .failure(PQProblem("the store is closed"))
+                // Nil when the connections are closed (the store is closing).
+                return try connections.read(until: deadline) { connection throws(PQProblem) in try body(connection, deadline) }.map { .success($0) }
             } catch {
                 return .failure(error)
             }
+        }
+        guard let outcome, let outcome else {
+            // Not read: the caller was cancelled while the work waited for a reader
+            // thread, or the store is closed. Neither says PostgreSQL is down.
+            if Task.isCancelled { throw CancellationError() }
+            throw StoreUnavailable("the PostgreSQL store at \(location) is closed")
         }
         switch outcome {
         case .success(let value):

@@ -105,6 +105,31 @@ import Testing
         await TestDatabase.drop(url)
     }
 
+    @Test func aReadCancelledWhileItWaitsForAReaderThreadDoesNotMarkTheStoreDown() async throws {
+        try await TestStore.with(.postgres) { made in
+            try await upsert(made.store, (1...50).map { item($0, published: Int64($0)) })
+            let location = try PostgresLocation(made.address)
+            // Two reader threads (the fewest), each about to wait on a locked table.
+            let store = try await PostgresFeedStore.open(location, connections: 2, queryTimeout: .seconds(20), logger: testLogger)
+            let blocker = try storeConnection(location)
+            try blocker.run("BEGIN")
+            try blocker.run("LOCK TABLE item IN ACCESS EXCLUSIVE MODE")
+            let held = (0..<2).map { _ in Task { try await store.item(id: 1) } }
+            // Both readers are now busy: a third read waits in the queue, and its caller gives up.
+            try await Task.sleep(for: .milliseconds(300))
+            let waiting = Task { try await store.item(id: 2) }
+            try await Task.sleep(for: .milliseconds(100))
+            waiting.cancel()
+            await #expect(throws: CancellationError.self) { try await waiting.value }
+            #expect(store.status.answering, "a cancelled caller says nothing of PostgreSQL")
+            try blocker.run("COMMIT")
+            blocker.close()
+            for read in held { #expect(try await read.value?.id == 1) }
+            #expect(store.status.answering)
+            await store.close()
+        }
+    }
+
     @Test func aReadThatTimesOutFailsAloneAndTheNextReadIsServed() async throws {
         try await TestStore.with(.postgres) { made in
             try await upsert(made.store, (1...50).map { item($0, published: Int64($0)) })

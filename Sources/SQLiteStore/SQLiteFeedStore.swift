@@ -15,7 +15,7 @@ public final class SQLiteFeedStore: ImmediatePages {
     private let pool: DatabasePool
     private let path: String
     /// Pages are read past GRDB, on connections of their own (see `SQLitePageReader`).
-    private let pages: SQLitePageReader
+    let pages: SQLitePageReader
     /// The rows rendered ahead (`path` + "-rows").
     let rows: SQLiteRowLog
     var poolForWriting: DatabasePool { pool }
@@ -65,23 +65,24 @@ public final class SQLiteFeedStore: ImmediatePages {
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
-                CREATE TABLE item (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    guid TEXT NOT NULL UNIQUE,
-                    title TEXT NOT NULL,
-                    summary TEXT NOT NULL,
-                    link TEXT,
-                    imageURL TEXT,
-                    imageWidth INTEGER,
-                    imageHeight INTEGER,
-                    published INTEGER NOT NULL,
-                    seq INTEGER
-                );
-                CREATE INDEX item_order ON item(published, id);
-                CREATE INDEX item_seq ON item(seq);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
+                    CREATE TABLE item (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        guid TEXT NOT NULL UNIQUE,
+                        title TEXT NOT NULL,
+                        summary TEXT NOT NULL,
+                        link TEXT,
+                        imageURL TEXT,
+                        imageWidth INTEGER,
+                        imageHeight INTEGER,
+                        published INTEGER NOT NULL,
+                        seq INTEGER
+                    );
+                    CREATE INDEX item_order ON item(published, id);
+                    CREATE INDEX item_seq ON item(seq);
+                    """)
         }
         migrator.registerMigration("v2: previews") { db in
             // Two colours of each picture, kept once a thumbnail has been made (issue 11).
@@ -90,25 +91,27 @@ public final class SQLiteFeedStore: ImmediatePages {
         migrator.registerMigration("v3: prepared rows") { db in
             // Each item's row rendered ahead (see `PreparedPage`), NULL until it is;
             // the partial index finds the rows to prepare without a walk.
-            try db.execute(sql: """
-                ALTER TABLE item ADD COLUMN prepared BLOB;
-                CREATE INDEX item_unprepared ON item(id) WHERE prepared IS NULL;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE item ADD COLUMN prepared BLOB;
+                    CREATE INDEX item_unprepared ON item(id) WHERE prepared IS NULL;
+                    """)
         }
         migrator.registerMigration("v4: prepared rows in their own file") { db in
             // The rows leave the item table for `SQLiteRowLog`; an item keeps its
             // row's place. A page reads its rows' places and previews from one
             // covering index (it replaces `item_seq`, its first column), and no
             // table row. Rows prepared in the column are prepared again.
-            try db.execute(sql: """
-                DROP INDEX item_unprepared;
-                ALTER TABLE item DROP COLUMN prepared;
-                ALTER TABLE item ADD COLUMN ahead_at INTEGER;
-                ALTER TABLE item ADD COLUMN ahead_size INTEGER;
-                CREATE INDEX item_unprepared ON item(id) WHERE ahead_at IS NULL;
-                CREATE INDEX item_page ON item(seq, published, preview, ahead_at, ahead_size);
-                DROP INDEX item_seq;
-                """)
+            try db.execute(
+                sql: """
+                    DROP INDEX item_unprepared;
+                    ALTER TABLE item DROP COLUMN prepared;
+                    ALTER TABLE item ADD COLUMN ahead_at INTEGER;
+                    ALTER TABLE item ADD COLUMN ahead_size INTEGER;
+                    CREATE INDEX item_unprepared ON item(id) WHERE ahead_at IS NULL;
+                    CREATE INDEX item_page ON item(seq, published, preview, ahead_at, ahead_size);
+                    DROP INDEX item_seq;
+                    """)
         }
         return migrator
     }
@@ -154,118 +157,6 @@ public final class SQLiteFeedStore: ImmediatePages {
         }
     }
 
-    /// The prepared page for `request`, read on this thread: the places of
-    /// its rows from the covering index `item_page`, their bytes from the row
-    /// file, and whole items only for the page's first row (it names the page)
-    /// and for rows with no current prepared bytes.
-    public func preparedPageAtOnce(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage? {
-        precondition(size > 0)
-        return try pages.read { connection -> PreparedPage? in
-            var total = 0
-            try connection.query(SQL.total, []) { total = Int($0.columnInteger(0) ?? 0) }
-            var places: [RowPlace] = []
-            places.reserveCapacity(size)
-            func read(_ sql: String, _ arguments: [Int64]) throws {
-                try connection.query(sql, arguments) { row in
-                    places.append(RowPlace(
-                        id: row.columnInteger(0) ?? 0, published: row.columnInteger(1) ?? 0, seq: row.columnInteger(2) ?? 0,
-                        preview: row.columnInteger(3), at: row.columnInteger(4), size: Int(row.columnInteger(5) ?? 0)))
-                    // A place no record could have is no place.
-                    if !(SQLiteRowLog.headerSize...(1 << 24)).contains(places[places.count - 1].size) { places[places.count - 1].at = nil }
-                }
-            }
-            func seq(_ sql: String, _ cursor: WarmfeedCore.Cursor) throws -> Int64? {
-                var seq: Int64?
-                try connection.query(sql, [cursor.published, cursor.id]) { seq = $0.columnInteger(0) }
-                return seq
-            }
-            switch request {
-            case .number(let number):
-                let top = Int64(total) - Int64(number - 1) * Int64(size)
-                if total == 0, number == 1 {
-                    return PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil)
-                }
-                guard number >= 1, top >= 1 else { return nil }
-                try read(SQL.placesDown, [top, Int64(size)])
-            case .after(let cursor):
-                guard let top = try seq(SQL.seqOlder, cursor) else { return nil }
-                try read(SQL.placesDown, [top, Int64(size)])
-            case .before(let cursor):
-                guard let bottom = try seq(SQL.seqNewer, cursor) else { return nil }
-                try read(SQL.placesUp, [bottom, Int64(size)])
-                places.reverse()
-            }
-            let (bytes, spans) = readRows(of: places)
-            var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
-            try bytes.withUnsafeBytes { bytes in
-                for (place, span) in zip(places, spans) {
-                    let found = span.flatMap { SQLiteRowLog.record(in: UnsafeRawBufferPointer(rebasing: bytes[$0]), id: place.id) }
-                    var item: FeedItem?
-                    if builder.atFirstRow || !builder.isCurrent(found?.prepared) {
-                        try connection.query(SQL.itemByID, [place.id]) { item = Self.item($0) }
-                        // Gone since its place was read (this read sees one state; a guard all the same).
-                        guard item != nil else { continue }
-                    }
-                    builder.add(
-                        id: place.id, published: place.published, seq: place.seq, preview: place.preview,
-                        hasPicture: item.map { $0.imageURL != nil } ?? found?.hasPicture ?? false,
-                        prepared: found?.prepared, item: item)
-                }
-            }
-            return builder.page(total: total)
-        }
-    }
-
-    /// Where a page's row is: read from `item_page` alone.
-    private struct RowPlace {
-        var id: Int64
-        var published: Int64
-        var seq: Int64
-        var preview: Int64?
-        var at: Int64?
-        var size: Int
-    }
-
-    /// The records of `places` read from the row file, with where each one
-    /// sits in the bytes (nil for a row with no place, or one the file does
-    /// not hold whole). Records lying close together are read with one `pread`
-    /// (rows prepared together are side by side, so a page is usually one
-    /// read; a row prepared again since sits apart, read on its own).
-    private func readRows(of places: [RowPlace]) -> (bytes: [UInt8], spans: [Range<Int>?]) {
-        var runs: [(start: Int64, end: Int64, members: [Int])] = []
-        for index in places.indices.filter({ places[$0].at != nil }).sorted(by: { places[$0].at! < places[$1].at! }) {
-            let at = places[index].at!, end = at + Int64(places[index].size)
-            if let last = runs.indices.last, at <= runs[last].end + 4096 {
-                runs[last].end = max(runs[last].end, end)
-                runs[last].members.append(index)
-            } else {
-                runs.append((at, end, [index]))
-            }
-        }
-        let wanted = runs.reduce(0) { $0 + Int($1.end - $1.start) }
-        var spans = [Range<Int>?](repeating: nil, count: places.count)
-        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
-            var next = 0
-            for run in runs {
-                let length = Int(run.end - run.start)
-                let count = rows.read(at: run.start, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[next..<(next + length)])))
-                // Bytes past the file's end: zeros, which no span reaches.
-                if count < length { _ = buffer[(next + count)..<(next + length)].initialize(from: repeatElement(0, count: length - count)) }
-                for index in run.members {
-                    let start = next + Int(places[index].at! - run.start), end = start + places[index].size
-                    if end <= next + count { spans[index] = start..<end }
-                }
-                next += length
-            }
-            initialized = wanted
-        }
-        return (bytes, spans)
-    }
-
-    public func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage? {
-        try preparedPageAtOnce(request, size: size, tag: tag)
-    }
-
     func bumpRevision() {
         revisionCounter.add(1, ordering: .releasing)
     }
@@ -284,11 +175,13 @@ public final class SQLiteFeedStore: ImmediatePages {
     /// cooperative threads blocked so, the whole process froze (a test run
     /// hung; gdb showed both threads here).
     public func noticeOtherWriters() {
-        guard let writes = try? pages.read({ connection -> Int64 in
-            var writes: Int64 = 0
-            try connection.query(SQL.writes, []) { writes = $0.columnInteger(0) ?? 0 }
-            return writes
-        }) else { return }
+        guard
+            let writes = try? pages.read({ connection -> Int64 in
+                var writes: Int64 = 0
+                try connection.query(SQL.writes, []) { writes = $0.columnInteger(0) ?? 0 }
+                return writes
+            })
+        else { return }
         let changed = writesSeen.withLock { seen -> Bool in
             defer { seen = writes }
             return seen != nil && seen != writes
@@ -301,7 +194,7 @@ public final class SQLiteFeedStore: ImmediatePages {
     }
 
     /// An item from the current row of a statement over `SQL.columns`.
-    private static func item(_ row: OpaquePointer) -> FeedItem {
+    static func item(_ row: OpaquePointer) -> FeedItem {
         FeedItem(
             id: row.columnInteger(0), guid: row.columnText(1) ?? "", title: row.columnText(2) ?? "",
             summary: row.columnText(3) ?? "", link: row.columnText(4), imageURL: row.columnText(5),

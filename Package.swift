@@ -233,7 +233,6 @@ let package = Package(
                 "Reckoning",
                 "ThreadSlots",
                 "CMalloc",
-                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -286,6 +285,7 @@ let package = Package(
                 "HTMLTemplates",
                 "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
+                // Only as the oracle the compiled templates are checked against, byte for byte.
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

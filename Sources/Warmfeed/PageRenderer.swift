@@ -1,16 +1,15 @@
 import HTMLTemplates
 import HTTPServer
-import Mustache
 import Reckoning
 import WarmfeedCore
 
 /// Renders pages, documents and error pages from the Mustache files in `Templates/`.
 ///
-/// The page templates (`layout`, `page` and the partials it includes) are on
-/// every cold page's path: they are compiled at load into `HTMLTemplate`s that
-/// write bytes straight into one buffer, and an error in one stops the start
-/// with its file and line. The admin and error pages, rendered rarely, go
-/// through swift-mustache.
+/// Every template is compiled at load into an `HTMLTemplate` against its
+/// schema (`PageValues`), and an error in one stops the start with its file and
+/// line. The page templates (`layout`, `page` and the partials it includes) are
+/// on every cold page's path and write their fields in place; the admin and
+/// error pages, rendered rarely, are given `TemplateData` built by name.
 ///
 /// Item text is untrusted: `{{ }}` escapes it, and links are kept only when
 /// they are plain `http(s)` URLs.
@@ -18,7 +17,8 @@ struct PageRenderer: Sendable {
     /// The templates every page needs; loading fails early when one is missing.
     static let requiredTemplates = ["layout", "page", "row", "sentinel", "end", "error", "admin"]
 
-    private let library: MustacheLibrary
+    private let errorTemplate: HTMLTemplate
+    private let adminTemplate: HTMLTemplate
     private let pageTemplate: HTMLTemplate
     private let layoutTemplate: HTMLTemplate
     /// `row.mustache` on its own, when the page template repeats exactly it
@@ -37,8 +37,8 @@ struct PageRenderer: Sendable {
     let threshold: Double
 
     /// The renderer for `configuration`, linking the thin client's versioned URLs from `statics`.
-    static func load(_ configuration: WarmfeedConfiguration, statics: StaticFiles) async throws -> PageRenderer {
-        try await PageRenderer(
+    static func load(_ configuration: WarmfeedConfiguration, statics: StaticFiles) throws -> PageRenderer {
+        try PageRenderer(
             templatesFolder: configuration.templatesFolder,
             scriptURL: statics.versionedURL(of: "feed.js"),
             styleURL: statics.versionedURL(of: "feed.css"),
@@ -52,7 +52,7 @@ struct PageRenderer: Sendable {
         var description: String { "template \(name).mustache is missing from \(folder)" }
     }
 
-    init(templatesFolder: String, scriptURL: String, styleURL: String, threshold: Double) async throws {
+    init(templatesFolder: String, scriptURL: String, styleURL: String, threshold: Double) throws {
         let folder = try TemplateFolder(path: templatesFolder)
         for name in Self.requiredTemplates where !folder.has(name) {
             throw MissingTemplate(name: name, folder: templatesFolder)
@@ -60,7 +60,8 @@ struct PageRenderer: Sendable {
         pageTemplate = try folder.compile("page", schema: PageValues.page)
         layoutTemplate = try folder.compile("layout", schema: PageValues.layout)
         (rowTemplate, rowTag, notAhead) = Self.ahead(folder, page: pageTemplate)
-        library = try await MustacheLibrary(directory: templatesFolder)
+        errorTemplate = try folder.compile("error", schema: PageValues.error)
+        adminTemplate = try folder.compile("admin", schema: PageValues.admin)
         self.scriptURL = scriptURL
         self.styleURL = styleURL
         self.threshold = threshold
@@ -69,10 +70,11 @@ struct PageRenderer: Sendable {
     /// The rows of `page` with its sentinel (or the end-of-feed row), as HTML bytes.
     func fragment(of page: Page, query: PageQuery, number: Int) -> [UInt8] {
         let next = Self.next(after: page.older, number: number)
-        let values = FragmentValues(rows: PageRows(
-            page: page, number: number, url: query.documentURL,
-            split: Sentinel.rowsBefore(rowCount: page.items.count, threshold: threshold), next: next
-        ))
+        let values = FragmentValues(
+            rows: PageRows(
+                page: page, number: number, url: query.documentURL,
+                split: Sentinel.rowsBefore(rowCount: page.items.count, threshold: threshold), next: next
+            ))
         var html = HTMLBuffer(capacity: 1024 + page.items.count * 768)
         pageTemplate.render(values, into: &html)
         return html.bytes
@@ -153,17 +155,23 @@ struct PageRenderer: Sendable {
         return html.bytes
     }
 
-    /// The admin dashboard.
-    func admin(_ context: [String: Any]) -> String {
-        library.render(context, withTemplate: "admin") ?? ""
+    /// The admin dashboard, from values of `PageValues.admin`.
+    func admin(_ values: TemplateData) -> [UInt8] {
+        var html = HTMLBuffer(capacity: 8192)
+        adminTemplate.render(values, into: &html)
+        return html.bytes
     }
 
     /// An HTML error page with a short message.
-    func errorDocument(status: Int, message: String) -> String {
-        library.render(
-            ["status": status, "reason": Self.reason(status), "message": message, "css": styleURL] as [String: Any],
-            withTemplate: "error"
-        ) ?? "\(status) \(message)"
+    func errorDocument(status: Int, message: String) -> [UInt8] {
+        let values = TemplateData(
+            PageValues.error,
+            [
+                "status": .text(String(status)), "reason": .text(Self.reason(status)), "message": .text(message), "css": .text(styleURL),
+            ])
+        var html = HTMLBuffer(capacity: 1024)
+        errorTemplate.render(values, into: &html)
+        return html.bytes
     }
 
     /// Only absolute `http`/`https` links reach the page: no `javascript:`, no `data:`.

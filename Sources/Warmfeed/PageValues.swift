@@ -21,6 +21,11 @@ enum PageValues {
     static let layout = TemplateSchema([
         "title": .text, "css": .text, "js": .text, "newer": .text, "next": .text, "pageNumber": .text, "fragment": .text,
     ])
+    /// The error page, rendered rarely: given `TemplateData`.
+    static let error = TemplateSchema(["status": .text, "reason": .text, "message": .text, "css": .text])
+    /// The operator's dashboard: its rows, and two charts as SVG written raw.
+    static let adminRow = TemplateSchema(["name": .text, "value": .text])
+    static let admin = TemplateSchema(["css": .text, "rows": .list(adminRow), "hitChart": .text, "latencyChart": .text])
 }
 
 /// What the page template needs of a page's rows, whether they are rendered

@@ -1,5 +1,5 @@
 // Warmfeed: the server, wired. Routes (`FeedRoutes`, `ThumbnailRoutes`,
-// `AdminRoutes`), rendering (`PageRenderer` over swift-mustache, `PageService`
+// `AdminRoutes`), rendering (`PageRenderer` over `HTMLTemplates`, `PageService`
 // with the page cache), and the long-lived services: `ThumbnailService` (runs
 // the thumbnail cache's state machine over the disk tier, libcurl and
 // libvips), `Prewarmer` (runs the pre-warm planner), `SourceRefresher`,

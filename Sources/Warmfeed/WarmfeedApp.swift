@@ -63,7 +63,7 @@ public final class WarmfeedApp: Sendable {
             ?? AdminToken.load(dataFolder: configuration.dataFolder)
 
         let statics = try StaticFiles(folder: configuration.publicFolder)
-        let renderer = try await PageRenderer.load(configuration, statics: statics)
+        let renderer = try PageRenderer.load(configuration, statics: statics)
         let pageCache = PageCache(capacityBytes: configuration.pageCacheBytes)
         let previews = PreviewKeeper(store: store)
         self.previews = previews

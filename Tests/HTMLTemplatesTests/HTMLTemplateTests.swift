@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLTemplates
 
 /// The compiled templates: Mustache's subset as the page templates use it,
@@ -17,53 +18,19 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// Values from a dictionary, for tests: text, flags, lists and objects.
-    struct Values: TemplateValues {
-        enum Value { case text(String), flag(Bool), list([Values]), object(Values?) }
-        var names: [String]
-        var values: [String: Value]
-
-        func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
-            guard case .text(let text) = values[names[field]] else { return }
-            if escaped { html.append(escaped: text) } else { html.append(raw: text) }
-        }
-        func isPresent(_ field: Int) -> Bool {
-            switch values[names[field]] {
-            case .text: true
-            case .flag(let on): on
-            default: false
-            }
-        }
-        func count(of field: Int) -> Int {
-            switch values[names[field]] {
-            case .list(let list): list.count
-            case .object(let object): object == nil ? 0 : 1
-            default: 0
-            }
-        }
-        func element(of field: Int, at index: Int) -> any TemplateValues {
-            switch values[names[field]] {
-            case .list(let list): list[index]
-            case .object(let object): object!
-            default: fatalError()
-            }
-        }
-    }
-
-    static let itemNames = ["title", "starred"]
     static let item = TemplateSchema(["title": .text, "starred": .flag])
-    static let rootNames = ["heading", "items", "footer", "note"]
-    static let root = TemplateSchema(["heading": .text, "items": .list(item), "footer": .object(TemplateSchema(["text": .text])), "note": .text])
+    static let footer = TemplateSchema(["text": .text])
+    static let root = TemplateSchema(["heading": .text, "items": .list(item), "footer": .object(footer), "note": .text])
 
-    func item(_ title: String, starred: Bool = false) -> Values {
-        Values(names: Self.itemNames, values: ["title": .text(title), "starred": .flag(starred)])
+    func item(_ title: String, starred: Bool = false) -> TemplateData {
+        TemplateData(Self.item, ["title": .text(title), "starred": .flag(starred)])
     }
 
-    func render(_ files: [String: String], _ values: [String: Values.Value], name: String = "main") throws -> String {
+    func render(_ files: [String: String], _ values: [String: TemplateData.Value], name: String = "main") throws -> String {
         let folder = try Folder(files)
         let template = try TemplateFolder(path: folder.path).compile(name, schema: Self.root)
         var html = HTMLBuffer()
-        template.render(Values(names: Self.rootNames, values: values), into: &html)
+        template.render(TemplateData(Self.root, values), into: &html)
         return String(decoding: html.bytes, as: UTF8.self)
     }
 
@@ -85,14 +52,14 @@ import Testing
 
     @Test func sectionsRepeatOverListsShowFlagsAndReadOuterNames() throws {
         let template = "{{#items}}[{{title}}{{#starred}}*{{/starred}}{{^starred}}-{{/starred}} of {{heading}}]{{/items}}{{^items}}none{{/items}}"
-        let three: [String: Values.Value] = ["heading": .text("H"), "items": .list([item("a"), item("b", starred: true), item("c")])]
+        let three: [String: TemplateData.Value] = ["heading": .text("H"), "items": .list([item("a"), item("b", starred: true), item("c")])]
         #expect(try render(["main": template], three) == "[a- of H][b* of H][c- of H]")
         #expect(try render(["main": template], ["heading": .text("H"), "items": .list([])]) == "none")
     }
 
     @Test func objectsAndMissingValues() throws {
         let template = "{{#footer}}<f>{{text}}</f>{{/footer}}{{^footer}}no footer{{/footer}}{{#note}}({{note}}){{/note}}"
-        let inner = Values(names: ["text"], values: ["text": .text("t")])
+        let inner = TemplateData(Self.footer, ["text": .text("t")])
         #expect(try render(["main": template], ["footer": .object(inner), "note": .text("n")]) == "<f>t</f>(n)")
         #expect(try render(["main": template], ["footer": .object(nil)]) == "no footer")
     }
@@ -135,7 +102,9 @@ import Testing
         #expect(try loadError(["main": "{{=<% %>=}}"])?.message.contains("delimiters") == true)
         #expect(try loadError(["main": "{{a.b}}"])?.message.contains("not a plain name") == true)
         // An error inside a partial names the partial's file.
-        #expect(try loadError(["main": "ok\n{{> row}}", "row": "\n\n{{bad}}"]) == TemplateError(file: "row.mustache", line: 3, message: "bad is not a name this template is given"))
+        #expect(
+            try loadError(["main": "ok\n{{> row}}", "row": "\n\n{{bad}}"])
+                == TemplateError(file: "row.mustache", line: 3, message: "bad is not a name this template is given"))
         #expect(try loadError(["main": "{{> missing}}"])?.message.contains("missing.mustache is missing") == true)
         #expect(try loadError(["main": "{{> main}}"])?.message.contains("nest more than 16 deep") == true)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -15,7 +16,7 @@ import Testing
         .appendingPathComponent("Templates").path
 
     static func renderer(_ folder: String = templates) async throws -> PageRenderer {
-        try await PageRenderer(templatesFolder: folder, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7)
+        try PageRenderer(templatesFolder: folder, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7)
     }
 
     /// Demo rows and hostile imports: markup, entities, quotes, non-ASCII,
@@ -31,9 +32,10 @@ import Testing
             (String(repeating: "a<&>'\"", count: 1 << 12), String(repeating: "ß", count: 1000), "https://e.com", "https://img.example/3.png"),
         ]
         for (offset, (title, summary, link, image)) in hostile.enumerated() {
-            items.append(FeedItem(
-                guid: "hostile-\(offset)", title: title, summary: summary, link: link, imageURL: image,
-                published: [-62_135_596_800_000, 0, 1_800_000_000_123, 253_402_300_799_000, 1_000, 86_399_999][offset]))
+            items.append(
+                FeedItem(
+                    guid: "hostile-\(offset)", title: title, summary: summary, link: link, imageURL: image,
+                    published: [-62_135_596_800_000, 0, 1_800_000_000_123, 253_402_300_799_000, 1_000, 86_399_999][offset]))
         }
         return items
     }
@@ -41,10 +43,13 @@ import Testing
     /// Every page of the feed at `size` by number, the next page by cursor and
     /// the newer page by cursor: the fragment and document from the items and
     /// from the prepared rows. Returns the differences and how many rows came prepared.
-    static func compare(_ store: any FeedStore, _ renderer: PageRenderer, size: Int) async throws -> (differences: [String], preparedRows: Int, rows: Int, pages: Int) {
+    static func compare(_ store: any FeedStore, _ renderer: PageRenderer, size: Int) async throws -> (
+        differences: [String], preparedRows: Int, rows: Int, pages: Int
+    ) {
         let tag = try #require(renderer.rowTag)
         var differences: [String] = []
-        var prepared = 0, rows = 0
+        var prepared = 0
+        var rows = 0
         var requests: [(PageRequest, Int)] = []
         let count = try await store.count()
         for number in 1...max(1, (count + size - 1) / size) { requests.append((.number(number), number)) }
@@ -122,7 +127,12 @@ import Testing
             result = try await Self.compare(store, renderer, size: 30)
             #expect(result.differences == [])
             let page = try #require(try await store.page(.number(1), size: 100))
-            #expect(String(decoding: renderer.fragment(of: try #require(try await store.preparedPage(.number(1), size: 100, tag: renderer.rowTag!)), query: PageQuery(request: .number(1), number: 1), number: 1), as: UTF8.self)
+            #expect(
+                String(
+                    decoding: renderer.fragment(
+                        of: try #require(try await store.preparedPage(.number(1), size: 100, tag: renderer.rowTag!)),
+                        query: PageQuery(request: .number(1), number: 1), number: 1), as: UTF8.self
+                )
                 .contains("Changed &lt;title&gt; &amp; more"))
             #expect(page.items.contains { $0.title == changed.title })
             // The changed row is prepared again on the next pass.
@@ -157,7 +167,8 @@ import Testing
                 return renderer.prepare(item)
             }
             func pass(_ store: any FeedStore) async throws -> Int {
-                var after: Int64 = 0, kept = 0
+                var after: Int64 = 0
+                var kept = 0
                 while let batch = try await store.prepareRows(tag: renderer.rowTag!, sweep: false, after: after, limit: 50, render: render) {
                     kept += batch.kept
                     after = batch.last

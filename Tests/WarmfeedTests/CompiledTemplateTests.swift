@@ -4,6 +4,7 @@ import Mustache
 import Testing
 import Thumbnailer
 import WarmfeedCore
+
 @testable import Warmfeed
 
 /// The compiled page templates against swift-mustache, the renderer they
@@ -15,8 +16,8 @@ import WarmfeedCore
     static let templates = ServedFeed.repository.appendingPathComponent("Templates").path
 
     /// Today's renderer, as the server builds it.
-    func compiled() async throws -> PageRenderer {
-        try await PageRenderer(templatesFolder: Self.templates, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7)
+    func compiled() throws -> PageRenderer {
+        try PageRenderer(templatesFolder: Self.templates, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7)
     }
 
     /// The swift-mustache rendering the compiled templates replace.
@@ -95,9 +96,10 @@ import WarmfeedCore
             (String(repeating: "a<&>'\"", count: 1 << 18), String(repeating: "ß", count: 1000), "https://e.com", "https://img.example/3.png"),
         ]
         for (offset, (title, summary, link, image)) in hostile.enumerated() {
-            items.append(FeedItem(
-                id: Int64(1000 + offset), guid: "hostile-\(offset)", title: title, summary: summary, link: link, imageURL: image,
-                published: [-62_135_596_800_000, 0, 1_800_000_000_123, 253_402_300_799_000, 1_000, 86_399_999][offset]))
+            items.append(
+                FeedItem(
+                    id: Int64(1000 + offset), guid: "hostile-\(offset)", title: title, summary: summary, link: link, imageURL: image,
+                    published: [-62_135_596_800_000, 0, 1_800_000_000_123, 253_402_300_799_000, 1_000, 86_399_999][offset]))
         }
         return items
     }
@@ -130,7 +132,7 @@ import WarmfeedCore
     }
 
     @Test func fragmentsAndDocumentsAreByteForByteWhatSwiftMustacheRendered() async throws {
-        let renderer = try await compiled()
+        let renderer = try compiled()
         let reference = Reference(library: try await MustacheLibrary(directory: Self.templates))
         var compared = 0
         for (page, query, number) in Self.pages() {
@@ -154,11 +156,43 @@ import WarmfeedCore
         var text = try String(contentsOf: row, encoding: .utf8)
         text = text.replacingOccurrences(of: "{{/link}}{{^link}}", with: "{{/lnk}}{{^link}}")
         try text.write(to: row, atomically: true, encoding: .utf8)
-        await #expect {
-            try await PageRenderer(templatesFolder: folder.path, scriptURL: "/a.js", styleURL: "/a.css", threshold: 0.7)
+        #expect {
+            try PageRenderer(templatesFolder: folder.path, scriptURL: "/a.js", styleURL: "/a.css", threshold: 0.7)
         } throws: { error in
             guard let error = error as? TemplateError else { return false }
             return error.file.hasSuffix("row.mustache") && error.line == 4 && error.message.contains("{{/lnk}} closes {{#link}}")
+        }
+    }
+
+    /// The error page and the dashboard, rendered rarely, left swift-mustache
+    /// for the same compiled templates: the same bytes for hostile messages
+    /// and rows, and for a dashboard with no rows.
+    @Test func errorPagesAndTheDashboardAreByteForByteWhatSwiftMustacheRendered() async throws {
+        let renderer = try compiled()
+        let library = try await MustacheLibrary(directory: Self.templates)
+        let hostile = #"<script>alert("x")</script> & 'quotes' — 東京 🚀"#
+        for (status, message) in [(404, "no such page"), (400, hostile), (503, ""), (418, String(repeating: "<&>", count: 5000))] {
+            let expected =
+                library.render(
+                    ["status": status, "reason": PageRenderer.reason(status), "message": message, "css": renderer.styleURL] as [String: Any],
+                    withTemplate: "error") ?? ""
+            #expect(Self.difference(renderer.errorDocument(status: status, message: message), expected) == nil, "error page \(status)")
+        }
+        let chart = #"<svg class="chart" role="img" aria-label="a&b"><text x="1">1 < 2</text></svg>"#
+        for rows in [[], [("Store", "sqlite at /tmp/x, revision 3: answering"), (hostile, "1 < 2 & \"3\"")]] as [[(String, String)]] {
+            let expected =
+                library.render(
+                    [
+                        "css": renderer.styleURL, "rows": rows.map { ["name": $0.0, "value": $0.1] }, "hitChart": chart, "latencyChart": "",
+                    ] as [String: Any], withTemplate: "admin") ?? ""
+            let values = TemplateData(
+                PageValues.admin,
+                [
+                    "css": .text(renderer.styleURL),
+                    "rows": .list(rows.map { TemplateData(PageValues.adminRow, ["name": .text($0.0), "value": .text($0.1)]) }),
+                    "hitChart": .text(chart), "latencyChart": .text(""),
+                ])
+            #expect(Self.difference(renderer.admin(values), expected) == nil, "dashboard with \(rows.count) rows")
         }
     }
 }

@@ -6,8 +6,8 @@ import ImageFormats
 ///
 /// A pure value with no locks and no I/O: the tier wraps it in a `Mutex` and
 /// unlinks the files of the keys it evicts. Keys are packed into 8 bytes
-/// (`ThumbnailKey.packed`), sizes into 4, the recency list into two 4-byte
-/// links, with no optional slots: a removed entry's slot is filled with the
+/// (`ThumbnailKey.packed`), sizes into 4, the recency list (a `RecencyList`,
+/// as `LRUCache`'s) into two 4-byte links, with no optional slots: a removed entry's slot is filled with the
 /// last one, so the arrays never hold a hole. The arrays and the table grow by
 /// doubling, never past `maxEntries`, and the entry count is chosen so that
 /// even at that size they fit the budget. Past `maxEntries` the least recently
@@ -25,10 +25,7 @@ struct DiskTierIndex {
     private var slotOf: [UInt64: Int32] = [:]
     private var keys: [UInt64] = []
     private var sizes: [UInt32] = []
-    private var newer: [Int32] = []
-    private var older: [Int32] = []
-    private var newest: Int32 = -1
-    private var oldest: Int32 = -1
+    private var order = RecencyList<Int32>()
 
     /// The bytes one entry costs in the arrays: key, size and two links.
     static let arrayBytesPerEntry = 8 + 4 + 4 + 4
@@ -50,16 +47,13 @@ struct DiskTierIndex {
     /// arrays, not only what is filled).
     var memoryBytes: Int {
         Self.tableBytes(capacity: slotOf.capacity)
-            + keys.capacity * 8 + sizes.capacity * 4 + newer.capacity * 4 + older.capacity * 4
+            + keys.capacity * 8 + sizes.capacity * 4 + order.memoryBytes
     }
 
     /// Whether `key` is indexed; if so it becomes the most recently used.
     mutating func touch(_ key: UInt64) -> Bool {
         guard let slot = slotOf[key] else { return false }
-        if slot != newest {
-            unlink(slot)
-            link(slot)
-        }
+        order.moveToNewest(Int(slot))
         return true
     }
 
@@ -76,19 +70,17 @@ struct DiskTierIndex {
         guard size <= diskBudget, maxEntries > 0, size <= Int(UInt32.max) else { return [key] }
         var evicted: [UInt64] = []
         // Room is made before the append, so the arrays never grow past `maxEntries`.
-        while keys.count >= maxEntries || diskBytes + size > diskBudget, oldest != -1 {
-            let victim = keys[Int(oldest)]
+        while keys.count >= maxEntries || diskBytes + size > diskBudget, let oldest = order.oldest {
+            let victim = keys[oldest]
             remove(victim)
             evicted.append(victim)
         }
         grow()
-        let slot = Int32(keys.count)
+        let slot = order.addSlot()
         keys.append(key)
         sizes.append(UInt32(size))
-        newer.append(-1)
-        older.append(-1)
-        slotOf[key] = slot
-        link(slot)
+        slotOf[key] = Int32(slot)
+        order.linkAsNewest(slot)
         diskBytes += size
         return evicted
     }
@@ -96,39 +88,25 @@ struct DiskTierIndex {
     /// Forgets `key`; returns whether it was indexed.
     @discardableResult
     mutating func remove(_ key: UInt64) -> Bool {
-        guard let slot = slotOf.removeValue(forKey: key) else { return false }
-        unlink(slot)
-        diskBytes -= Int(sizes[Int(slot)])
-        let last = Int32(keys.count - 1)
+        guard let slot = slotOf.removeValue(forKey: key).map(Int.init) else { return false }
+        order.unlink(slot)
+        diskBytes -= Int(sizes[slot])
+        let last = keys.count - 1
         if slot != last {
-            // The last entry moves into the hole, and everything that pointed at it follows.
-            let moved = keys[Int(last)]
-            let (newerSlot, olderSlot) = (newer[Int(last)], older[Int(last)])
-            keys[Int(slot)] = moved
-            sizes[Int(slot)] = sizes[Int(last)]
-            newer[Int(slot)] = newerSlot
-            older[Int(slot)] = olderSlot
-            if newerSlot != -1 { older[Int(newerSlot)] = slot } else { newest = slot }
-            if olderSlot != -1 { newer[Int(olderSlot)] = slot } else { oldest = slot }
-            slotOf[moved] = slot
+            // The last entry moves into the hole, and its place in the order follows.
+            let moved = keys[last]
+            keys[slot] = moved
+            sizes[slot] = sizes[last]
+            slotOf[moved] = Int32(slot)
         }
+        order.removeLastSlot(into: slot)
         keys.removeLast()
         sizes.removeLast()
-        newer.removeLast()
-        older.removeLast()
         return true
     }
 
     /// Keys from most to least recently used (for tests).
-    var keysByRecency: [UInt64] {
-        var result: [UInt64] = []
-        var slot = newest
-        while slot != -1 {
-            result.append(keys[Int(slot)])
-            slot = older[Int(slot)]
-        }
-        return result
-    }
+    var keysByRecency: [UInt64] { order.byRecency.map { keys[$0] } }
 
     /// Doubles the table and the arrays when they are full, never past `maxEntries`.
     private mutating func grow() {
@@ -138,25 +116,8 @@ struct DiskTierIndex {
         if keys.count == keys.capacity {
             keys.reserveCapacity(wanted)
             sizes.reserveCapacity(wanted)
-            newer.reserveCapacity(wanted)
-            older.reserveCapacity(wanted)
+            order.reserveCapacity(wanted)
         }
-    }
-
-    private mutating func link(_ slot: Int32) {
-        older[Int(slot)] = newest
-        newer[Int(slot)] = -1
-        if newest != -1 { newer[Int(newest)] = slot }
-        newest = slot
-        if oldest == -1 { oldest = slot }
-    }
-
-    private mutating func unlink(_ slot: Int32) {
-        let (newerSlot, olderSlot) = (newer[Int(slot)], older[Int(slot)])
-        if newerSlot != -1 { older[Int(newerSlot)] = olderSlot } else { newest = olderSlot }
-        if olderSlot != -1 { newer[Int(olderSlot)] = newerSlot } else { oldest = newerSlot }
-        newer[Int(slot)] = -1
-        older[Int(slot)] = -1
     }
 
     /// The bytes of a Swift dictionary table able to hold `capacity` entries:

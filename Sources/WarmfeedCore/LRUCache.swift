@@ -2,9 +2,8 @@
 ///
 /// A pure value with no locks and no clock: callers wrap it in a `Mutex` and
 /// decide what to do with what it evicts. Lookups, inserts and evictions are
-/// O(1): entries sit in a doubly linked list threaded through arrays. The links
-/// live in arrays of their own, so reordering on a hit (every cached request)
-/// touches two integers and never copies an entry.
+/// O(1): entries sit in slots whose order is a `RecencyList`, so reordering on a
+/// hit (every cached request) touches two integers and never copies an entry.
 public struct LRUCache<Key: Hashable, Value> {
     @usableFromInline struct Entry {
         @usableFromInline var key: Key
@@ -18,20 +17,15 @@ public struct LRUCache<Key: Hashable, Value> {
         }
     }
 
-    @inlinable static var none: Int { -1 }
-
     /// The most total cost kept.
     public let capacity: Int
     /// The total cost of what is kept now.
     @inlinable public var totalCost: Int { keptCost }
     @usableFromInline var keptCost = 0
     @usableFromInline var slots: [Entry?] = []
-    @usableFromInline var newer: [Int] = []
-    @usableFromInline var older: [Int] = []
+    @usableFromInline var order = RecencyList<Int>()
     @usableFromInline var free: [Int] = []
     @usableFromInline var index: [Key: Int] = [:]
-    @usableFromInline var newest = LRUCache.none
-    @usableFromInline var oldest = LRUCache.none
 
     /// An empty cache holding at most `capacity` in total cost.
     @inlinable public init(capacity: Int) {
@@ -44,7 +38,7 @@ public struct LRUCache<Key: Hashable, Value> {
     /// The value for `key`, which becomes the most recently used.
     @inlinable public mutating func value(for key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
-        moveToNewest(slot)
+        order.moveToNewest(slot)
         return slots[slot]?.value
     }
 
@@ -69,16 +63,14 @@ public struct LRUCache<Key: Hashable, Value> {
             slot = reused
             slots[slot] = Entry(key: key, value: value, cost: cost)
         } else {
-            slot = slots.count
+            slot = order.addSlot()
             slots.append(Entry(key: key, value: value, cost: cost))
-            newer.append(Self.none)
-            older.append(Self.none)
         }
-        link(slot)
+        order.linkAsNewest(slot)
         index[key] = slot
         keptCost += cost
         var evicted: [(key: Key, value: Value)] = []
-        while totalCost > capacity, oldest != Self.none, let victim = slots[oldest] {
+        while totalCost > capacity, let oldest = order.oldest, let victim = slots[oldest] {
             removeValue(for: victim.key)
             evicted.append((victim.key, victim.value))
         }
@@ -95,7 +87,7 @@ public struct LRUCache<Key: Hashable, Value> {
     @inlinable @discardableResult
     public mutating func removeEntry(for key: Key) -> (value: Value, cost: Int)? {
         guard let slot = index.removeValue(forKey: key), let entry = slots[slot] else { return nil }
-        unlink(slot)
+        order.unlink(slot)
         slots[slot] = nil
         free.append(slot)
         keptCost -= entry.cost
@@ -104,7 +96,7 @@ public struct LRUCache<Key: Hashable, Value> {
 
     /// Forgets the least recently used entry and returns it; nil when empty.
     @inlinable public mutating func removeLeastRecent() -> (key: Key, value: Value, cost: Int)? {
-        guard oldest != Self.none, let key = slots[oldest]?.key, let entry = removeEntry(for: key) else { return nil }
+        guard let oldest = order.oldest, let key = slots[oldest]?.key, let entry = removeEntry(for: key) else { return nil }
         return (key, entry.value, entry.cost)
     }
 
@@ -115,42 +107,13 @@ public struct LRUCache<Key: Hashable, Value> {
 
     /// The least recently used entry, without touching its recency; nil when empty.
     @inlinable public var leastRecent: (key: Key, value: Value)? {
-        guard oldest != Self.none, let entry = slots[oldest] else { return nil }
+        guard let oldest = order.oldest, let entry = slots[oldest] else { return nil }
         return (entry.key, entry.value)
     }
 
     /// Keys from most to least recently used (for tests and the admin view).
     @inlinable public var keysByRecency: [Key] {
-        var keys: [Key] = []
-        var slot = newest
-        while slot != Self.none, let entry = slots[slot] {
-            keys.append(entry.key)
-            slot = older[slot]
-        }
-        return keys
-    }
-
-    @inlinable mutating func moveToNewest(_ slot: Int) {
-        guard slot != newest else { return }
-        unlink(slot)
-        link(slot)
-    }
-
-    /// Puts `slot` at the newest end.
-    @inlinable mutating func link(_ slot: Int) {
-        older[slot] = newest
-        newer[slot] = Self.none
-        if newest != Self.none { newer[newest] = slot }
-        newest = slot
-        if oldest == Self.none { oldest = slot }
-    }
-
-    @inlinable mutating func unlink(_ slot: Int) {
-        let (newerSlot, olderSlot) = (newer[slot], older[slot])
-        if newerSlot != Self.none { older[newerSlot] = olderSlot } else { newest = olderSlot }
-        if olderSlot != Self.none { newer[olderSlot] = newerSlot } else { oldest = newerSlot }
-        newer[slot] = Self.none
-        older[slot] = Self.none
+        order.byRecency.compactMap { slots[$0]?.key }
     }
 }
 

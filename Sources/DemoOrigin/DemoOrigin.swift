@@ -19,7 +19,7 @@ import WarmfeedCore
 /// `warmfeed origin` runs it as a service of its own, so a cluster's nodes
 /// share one origin, as in real life; it counts the originals asked of it
 /// (`GET /stats`), which shows any work a cluster does twice.
-public final class DemoOrigin: Service, Sendable {
+public final class DemoOrigin: Service, StatsPublisher, Sendable {
     /// One original to paint on demand, for a size no demo item has.
     struct Original: Sendable, Hashable {
         var number: UInt64
@@ -115,6 +115,11 @@ public final class DemoOrigin: Service, Sendable {
 
     /// Bytes of originals kept in memory now.
     public var keptBytes: Int { recent.withLock { $0.totalCost } }
+
+    /// The demo origin's line of the memory the process holds.
+    public func publish(into stats: inout CacheStats) {
+        stats.memoryUse.demoOriginBytes = keptBytes
+    }
 
     /// The base URL, once started.
     public var baseURL: String { "http://127.0.0.1:\(server.port)" }

@@ -1,28 +1,9 @@
 import FeedImport
 import Foundation
+import WarmfeedCore
 
-/// What the refresher's imports of the configured source did, as the
-/// operator's views show it (`/admin/cache`'s `source`).
-public struct RefreshStatus: Codable, Sendable {
-    public var source: String
-    public var refreshSeconds: Double?
-    public var imports = 0
-    public var notModified = 0
-    public var failures = 0
-    public var lastImportAt: String?
-    public var lastInserted = 0
-    public var lastUpdated = 0
-    public var lastProblems = 0
-    public var lastError: String?
-    /// Another server sharing the store polls the source now (this one waits its turn).
-    public var polledElsewhere = false
-
-    /// Nothing imported yet from `source`, refreshed every `refreshSeconds`.
-    public init(source: String, refreshSeconds: Double?) {
-        self.source = source
-        self.refreshSeconds = refreshSeconds
-    }
-
+/// The refresher's record of each import (the status itself is the stats seam's, in `WarmfeedCore`).
+extension RefreshStatus {
     /// An import ended with `report`.
     mutating func record(_ report: ImportReport) {
         imports += 1

@@ -12,7 +12,7 @@ import WarmfeedCore
 /// with them too), so an unchanged feed costs a 304. New items are
 /// announced to `newItems` (the server warms its top pages). A failed import
 /// is logged and recorded; the store keeps what it had.
-public final class SourceRefresher: Service, Sendable {
+public final class SourceRefresher: Service, StatsPublisher, Sendable {
     public let source: ImportSource
     public let interval: Duration?
     private let importer: Importer
@@ -40,6 +40,11 @@ public final class SourceRefresher: Service, Sendable {
 
     /// What the imports did so far.
     public var status: RefreshStatus { record.withLock { $0 } }
+
+    /// The source's section of the operator's views.
+    public func publish(into stats: inout CacheStats) {
+        stats.source = status
+    }
 
     /// Imports the source every `interval` until shutdown. An import under way
     /// when shutdown comes is stopped and writes nothing (it is one

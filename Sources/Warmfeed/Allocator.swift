@@ -1,5 +1,6 @@
 import CMalloc
 import Foundation
+import WarmfeedCore
 
 /// glibc's allocator, as the server sets it up and as `/admin/cache` shows it.
 ///
@@ -44,21 +45,17 @@ public enum Allocator {
     }
 
     /// What the allocator holds, in bytes.
-    struct Usage: Codable, Sendable {
-        /// Taken from the system for the arenas' heaps (brk and the heaps of the other arenas).
-        var heapBytes: Int
-        /// Taken as mappings of their own (the largest blocks).
-        var mappedBytes: Int
-        /// In use by the program.
-        var inUseBytes: Int
-        /// Free, but kept by the arenas for later allocations.
-        var freeBytes: Int
-    }
+    typealias Usage = CacheStats.Allocator
 
     /// The allocator's counts now (`mallinfo2`; it walks every arena's free lists, so it is for the admin view, not a request).
     static var usage: Usage {
         let info = mallinfo2()
-        return Usage(heapBytes: Int(info.arena), mappedBytes: Int(info.hblkhd), inUseBytes: Int(info.uordblks) + Int(info.hblkhd), freeBytes: Int(info.fordblks))
+        var usage = Usage()
+        usage.heapBytes = Int(info.arena)
+        usage.mappedBytes = Int(info.hblkhd)
+        usage.inUseBytes = Int(info.uordblks) + Int(info.hblkhd)
+        usage.freeBytes = Int(info.fordblks)
+        return usage
     }
 }
 

@@ -1,29 +1,21 @@
-import DemoOrigin
-import FeedIngest
 import Foundation
 import HTTPServer
-import OriginFetcher
-import SQLiteStore
 import ServiceLifecycle
 import Synchronization
 import WarmfeedCore
 
-/// Gathers the cache's numbers for the admin views, keeps a few minutes of
-/// history for the dashboard's chart (sampled on its own clock, never by a
-/// scrape), and sets `/metrics`' gauges when scraped.
+/// Gathers every part's numbers for the operator's views (each part fills its
+/// own sections: `StatsPublisher`), adds the process's and the HTTP server's,
+/// keeps a few minutes of history for the dashboard's chart (sampled on its
+/// own clock, never by a scrape), and sets `/metrics`' gauges when scraped.
 final class CacheObserver: Service, Sendable {
-    let thumbnails: ThumbnailService
-    let prewarmer: Prewarmer
-    let pages: PageCache
-    let fetcher: OriginFetcher
-    let refresher: SourceRefresher?
-    let store: any FeedStore
-    let demo: DemoOrigin?
-    let shared: SharedTier?
-    let rows: RowPreparation?
+    /// The parts that show their numbers, asked in this order.
+    let publishers: [any StatsPublisher]
     let node: String
     let metrics: WarmfeedMetrics
     let clock: Uptime
+    /// Run after each sample: the parts' own upkeep on the same clock.
+    let upkeep: @Sendable () -> Void
     /// Hit ratio and origin p50 (ms), sampled every `interval`, with the counts
     /// of the last sample (the ratio is of the requests between two samples).
     private let samples = Mutex(History())
@@ -39,23 +31,15 @@ final class CacheObserver: Service, Sendable {
     }
 
     init(
-        thumbnails: ThumbnailService, prewarmer: Prewarmer, pages: PageCache, fetcher: OriginFetcher,
-        refresher: SourceRefresher?, demo: DemoOrigin?, shared: SharedTier? = nil, rows: RowPreparation? = nil, node: String = "", store: any FeedStore,
-        metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5)
+        publishers: [any StatsPublisher], node: String = "", metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5),
+        upkeep: @escaping @Sendable () -> Void = {}
     ) {
-        self.shared = shared
-        self.rows = rows
+        self.publishers = publishers
         self.node = node
-        self.store = store
-        self.demo = demo
-        self.thumbnails = thumbnails
-        self.prewarmer = prewarmer
-        self.pages = pages
-        self.fetcher = fetcher
-        self.refresher = refresher
         self.metrics = metrics
         self.clock = clock
         self.interval = interval
+        self.upkeep = upkeep
     }
 
     var uptime: Double { clock.now }
@@ -72,84 +56,23 @@ final class CacheObserver: Service, Sendable {
 
     /// The numbers now.
     func stats() -> CacheStats {
-        let thumbs = thumbnails.snapshot
-        let storeStatus = store.status
-        let warm = prewarmer.snapshot
-        let leads = prewarmer.leads
-        let page = pages.usage
-        let fetched = fetcher.stats
-        func latency(_ window: LatencyWindow) -> CacheStats.Latency { CacheStats.Latency(window) }
-        func hits(in name: String) -> Int {
-            thumbnails.tiers.firstIndex { $0.name == name }.map { thumbs.counters.tierHits[$0] } ?? 0
-        }
-        var stats = CacheStats(
-            uptimeSeconds: uptime,
-            store: CacheStats.Store(
-                backend: storeStatus.backend, location: storeStatus.location, answering: storeStatus.answering,
-                problem: storeStatus.problem, revision: store.revision
-            ),
-            source: refresher?.status,
-            memory: .init(entries: thumbs.entries, bytes: thumbs.bytes, budgetBytes: thumbs.budget),
-            disk: .init(entries: thumbs.disk.entries, bytes: thumbs.disk.bytes, budgetBytes: thumbs.disk.budget),
-            originals: .init(
-                disk: .init(entries: thumbs.originalsOnDisk.entries, bytes: thumbs.originalsOnDisk.bytes, budgetBytes: thumbs.originalsOnDisk.budget),
-                fromDisk: thumbs.counters.originalsFromDisk, fromMemory: thumbs.counters.originalReuses),
-            diskCorruptFilesReplaced: thumbs.disk.corrupt,
-            diskMaxEntries: thumbs.disk.maxEntries,
-            pages: .init(entries: page.entries, bytes: page.bytes, budgetBytes: pages.capacity),
-            pageHits: pages.lookups.hits,
-            pageMisses: pages.lookups.misses,
-            pageNotKept: pages.notKept,
-            hits: thumbs.counters.hits,
-            misses: thumbs.counters.misses,
-            hitRatio: thumbs.hitRatio,
-            coalesced: thumbs.counters.coalesced,
-            evictions: thumbs.counters.evictions,
-            diskHits: hits(in: "disk"),
-            negativeEntries: thumbs.negative,
-            negativeHits: thumbs.counters.negativeHits,
-            failures: thumbs.counters.failures,
-            inFlight: thumbs.inFlight,
-            prewarm: .init(
-                queued: warm.queued, running: warm.running, done: warm.counters.done, cancelled: warm.counters.cancelled, dropped: warm.counters.dropped,
-                readers: warm.readers,
-                pageOneWarmSeconds: prewarmer.topWarmAfter,
-                leads: Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) }),
-                pageWarmSeconds: leads.warmSeconds),
-            origin: .init(
-                fetches: thumbs.counters.originFetches, errors: thumbs.counters.originErrors, inFlight: fetched.inFlight,
-                busy: fetched.busy, cancelled: fetched.cancelled, retried: fetched.retriedOnNewConnection, latency: latency(thumbs.originLatency)),
-            thumbnailLatency: latency(thumbs.thumbnailLatency),
-            connections: server.withLock { $0?.connections } ?? ConnectionCounts(),
-            memoryUse: memoryUse(thumbs: thumbs, pages: page.bytes)
-        )
+        var stats = CacheStats()
+        stats.uptimeSeconds = uptime
         stats.node = node
-        stats.rows = rows?.status
-        stats.resizes = thumbs.counters.resizes
-        stats.sharedHits = hits(in: "shared")
-        if var shared = shared?.snapshot {
-            shared.claimsWon = thumbs.counters.claimsWon
-            shared.claimsWaited = thumbs.counters.claimsWaited
-            shared.claimsUnavailable = thumbs.counters.claimsUnavailable
-            shared.ownerAsks = thumbs.counters.ownerAsks
-            shared.ownerUnreachable = thumbs.counters.ownerUnreachable
-            stats.shared = shared
+        for publisher in publishers { publisher.publish(into: &stats) }
+        let (connections, connectionsBytes) = server.withLock { server in
+            (server?.connections ?? ConnectionCounts(), server.map { $0.connections.held * $0.connectionMemoryLimit } ?? 0)
         }
-        return stats
-    }
-
-    /// Where the process's memory goes: every part that can be counted.
-    private func memoryUse(thumbs: ThumbnailSnapshot, pages: Int) -> CacheStats.MemoryUse {
-        let process = ProcessMemory.now()
-        let connections = server.withLock { server in server.map { $0.connections.held * $0.connectionMemoryLimit } } ?? 0
-        return CacheStats.MemoryUse(
-            rssBytes: process.residentBytes ?? Self.residentBytes(), thumbnailsBytes: thumbs.bytes, originalsBytes: thumbs.originalBytes,
-            pagesBytes: pages, diskIndexBytes: thumbs.disk.indexBytes, diskIndexBudgetBytes: thumbs.disk.indexBudget,
-            sqliteBytes: SQLiteFeedStore.memoryInUse, demoOriginBytes: demo?.keptBytes ?? 0,
-            connectionsBytes: connections, originalsIndexBytes: thumbs.originalsOnDisk.indexBytes,
-            anonymousBytes: process.anonymousBytes, fileBytes: process.fileBytes, threads: process.threads,
-            allocator: Allocator.usage
+        (stats.connections.held, stats.connections.slowHeads, stats.connections.idleClosed) = (connections.held, connections.slowHeads, connections.idleClosed)
+        (stats.connections.madeRoom, stats.connections.refused, stats.connections.malformed) = (
+            connections.madeRoom, connections.refused, connections.malformed
         )
+        stats.memoryUse.connectionsBytes = connectionsBytes
+        let process = ProcessMemory.now()
+        stats.memoryUse.rssBytes = process.residentBytes ?? Self.residentBytes()
+        (stats.memoryUse.anonymousBytes, stats.memoryUse.fileBytes, stats.memoryUse.threads) = (process.anonymousBytes, process.fileBytes, process.threads)
+        stats.memoryUse.allocator = Allocator.usage
+        return stats
     }
 
     /// The process's resident set size, from /proc/self/statm (Linux); nil elsewhere.
@@ -184,9 +107,9 @@ final class CacheObserver: Service, Sendable {
         try? await cancelWhenGracefulShutdown { [self] in
             while true {
                 sample()
-                // Renderings evicted from a page-cache stripe not written since are let go,
+                // The parts' upkeep (renderings a page-cache stripe let go of are freed),
                 // then free pages the allocator holds go back to the system, every sample.
-                pages.reclaim()
+                upkeep()
                 Allocator.trim()
                 try await Task.sleep(for: interval)
             }

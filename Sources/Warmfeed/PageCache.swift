@@ -14,7 +14,7 @@ import WarmfeedCore
 /// out. A lookup takes no lock and writes nothing another thread writes (a
 /// reference bit aside), and the lookups are counted per thread: every server
 /// thread serves cached pages side by side.
-final class PageCache: Sendable {
+final class PageCache: StatsPublisher, Sendable {
     enum Kind: Hashable, Sendable {
         case document
         case fragment
@@ -73,7 +73,8 @@ final class PageCache: Sendable {
             rendering.compressed = true
             let packed = html.withUnsafeBytes { Gzip.compress($0, level: Self.gzipLevel) }
             if !packed.isEmpty, packed.count < html.count {
-                rendering.gzipped = PreparedResponse(.html(200, ResponseBytes(packed), headers: FeedRoutes.pageHeaders + [HTTPField("Content-Encoding", "gzip")]))
+                rendering.gzipped = PreparedResponse(
+                    .html(200, ResponseBytes(packed), headers: FeedRoutes.pageHeaders + [HTTPField("Content-Encoding", "gzip")]))
             }
             return rendering
         }
@@ -159,5 +160,16 @@ final class PageCache: Sendable {
     var usage: (entries: Int, bytes: Int) {
         let usage = entries.usage
         return (usage.count, usage.cost)
+    }
+
+    /// The rendered pages' section of the operator's views.
+    func publish(into stats: inout CacheStats) {
+        let usage = usage
+        stats.pages.entries = usage.entries
+        stats.pages.bytes = usage.bytes
+        stats.pages.budgetBytes = capacity
+        (stats.pageHits, stats.pageMisses) = lookups
+        stats.pageNotKept = notKept
+        stats.memoryUse.pagesBytes = usage.bytes
     }
 }

@@ -13,7 +13,7 @@ import WarmfeedCore
 /// a cancellation per job no reader wants. A reader's own thumbnail request
 /// never queues behind this work: it starts at once, or joins the job
 /// pre-warm already started.
-final class Prewarmer: Service, Sendable {
+final class Prewarmer: Service, StatsPublisher, Sendable {
     typealias Planner = PrewarmPlanner<PageQuery>
     typealias Job = Planner.Job
 
@@ -125,6 +125,19 @@ final class Prewarmer: Service, Sendable {
 
     /// The reader `warmTop` stands in for, just above page 1 (not a reader: not counted as one).
     private static let top = "~refresh"
+
+    /// Pre-warm's section of the operator's views.
+    func publish(into stats: inout CacheStats) {
+        let warm = snapshot
+        let leads = leads
+        stats.prewarm.queued = warm.queued
+        stats.prewarm.running = warm.running
+        (stats.prewarm.done, stats.prewarm.cancelled, stats.prewarm.dropped) = (warm.counters.done, warm.counters.cancelled, warm.counters.dropped)
+        stats.prewarm.readers = warm.readers
+        stats.prewarm.pageOneWarmSeconds = topWarmAfter
+        stats.prewarm.leads = Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) })
+        stats.prewarm.pageWarmSeconds = leads.warmSeconds
+    }
 
     /// Counters and queue depth for the admin view; `readers` counts real readers only.
     var snapshot: (queued: Int, running: Int, counters: Planner.Counters, readers: Int) {

@@ -16,24 +16,8 @@ import WarmfeedCore
 /// (new or changed items, which a write leaves unprepared) are rendered. In a
 /// cluster every node runs it, and the store hands each batch of rows to one
 /// node (PostgreSQL's `FOR UPDATE SKIP LOCKED`), so each row is rendered once.
-final class RowPreparation: Service, Sendable {
-    struct Status: Codable, Sendable, Equatable {
-        /// Whether rows are rendered ahead at all (the templates allow it).
-        var ahead: Bool
-        /// Why not, when not.
-        var reason: String?
-        /// The templates' tag, in hex.
-        var tag: String?
-        /// Rows rendered and kept by this process.
-        var prepared = 0
-        /// Walks over the whole feed done by this process (a template change).
-        var sweeps = 0
-        /// Whether the last pass found nothing left to prepare (false while a
-        /// walk or a batch of new rows is under way).
-        var caughtUp = false
-        /// The last store error, if the last pass failed.
-        var lastError: String?
-    }
+final class RowPreparation: Service, StatsPublisher, Sendable {
+    typealias Status = CacheStats.Rows
 
     /// Rows rendered and written in one transaction.
     static let batch = 500
@@ -53,10 +37,18 @@ final class RowPreparation: Service, Sendable {
         self.renderer = renderer
         self.pageSize = pageSize
         self.logger = logger
-        state = Mutex(Status(ahead: renderer.rowTag != nil, reason: renderer.notAhead, tag: renderer.rowTag.map { String($0, radix: 16) }))
+        var status = Status()
+        status.ahead = renderer.rowTag != nil
+        status.reason = renderer.notAhead
+        status.tag = renderer.rowTag.map { String($0, radix: 16) }
+        state = Mutex(status)
     }
 
     var status: Status { state.withLock { $0 } }
+
+    func publish(into stats: inout CacheStats) {
+        stats.rows = status
+    }
 
     func run() async throws {
         guard renderer.rowTag != nil else {
@@ -70,7 +62,9 @@ final class RowPreparation: Service, Sendable {
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    self.state.withLock { $0.caughtUp = false; $0.lastError = "\(error)" }
+                    self.state.withLock {
+                        $0.caughtUp = false; $0.lastError = "\(error)"
+                    }
                     self.logger.warning("preparing rows failed; pages render rows from their items meanwhile", metadata: ["error": "\(error)"])
                 }
                 try await Task.sleep(for: .seconds(1))
@@ -89,7 +83,9 @@ final class RowPreparation: Service, Sendable {
             swept.store(true, ordering: .relaxed)
         }
         try await prepare(tag, sweep: false)
-        state.withLock { $0.caughtUp = true; $0.lastError = nil }
+        state.withLock {
+            $0.caughtUp = true; $0.lastError = nil
+        }
     }
 
     /// Whether every row must be rendered again: the feed was last prepared
@@ -98,7 +94,8 @@ final class RowPreparation: Service, Sendable {
     private func needsSweep(_ tag: UInt32) async throws -> Bool {
         guard try await store.note(Self.note) == String(tag) else { return true }
         guard let page = try await store.page(.number(1), size: pageSize),
-              let prepared = try await store.preparedPage(.number(1), size: pageSize, tag: tag) else { return false }
+            let prepared = try await store.preparedPage(.number(1), size: pageSize, tag: tag)
+        else { return false }
         let query = PageQuery(request: .number(1), number: 1)
         let same = renderer.fragment(of: page, query: query, number: 1) == renderer.fragment(of: prepared, query: query, number: 1)
         if !same { logger.warning("rows prepared earlier differ from the rows this build renders; rendering every row again") }

@@ -263,7 +263,9 @@ final class SharedTier: SharedThumbnailTier, Service {
         var pause = Duration.milliseconds(10)
         while true {
             // Warming: a short claim (a node that dies lets another take over); warm: ten minutes.
-            guard let answer = try? await client.run([Array("SET".utf8), key, token, Array("NX".utf8), Array("PX".utf8), Array("10000".utf8)]) else { return true }
+            guard let answer = try? await client.run([Array("SET".utf8), key, token, Array("NX".utf8), Array("PX".utf8), Array("10000".utf8)]) else {
+                return true
+            }
             if answer == .status("OK") {
                 counters.withLock { $0.pagesClaimed += 1 }
                 return true
@@ -321,7 +323,8 @@ final class SharedTier: SharedThumbnailTier, Service {
 
     private func readSize() async {
         let keys = try? await client.run("DBSIZE").integer
-        var used: Int?, max: Int?
+        var used: Int?
+        var max: Int?
         if case .bytes(let info)? = try? await client.run("INFO", "memory") {
             for line in String(decoding: info, as: UTF8.self).split(whereSeparator: \.isNewline) {
                 let parts = line.split(separator: ":", maxSplits: 1)
@@ -341,15 +344,20 @@ final class SharedTier: SharedThumbnailTier, Service {
     /// one, and the owners asked, are the cache's own counts: it fills them in.
     var snapshot: CacheStats.Shared {
         let status = client.status
-        return counters.withLock {
-            CacheStats.Shared(
-                location: status.location, up: status.up, problem: status.up ? nil : status.lastError,
-                keys: $0.keys, bytes: $0.bytes, maxBytes: $0.maxBytes, hits: $0.hits, failedHits: $0.failedHits, misses: $0.misses,
-                writes: $0.writes, claimsWon: 0, claimsWaited: 0, claimsTakenOver: $0.claimsTakenOver,
-                claimsUnavailable: 0, claimsBusyRetries: $0.busyRetries, pagesClaimed: $0.pagesClaimed, pagesWarmedElsewhere: $0.pagesWarmedElsewhere,
-                errors: status.errors, busy: status.busy, latency: CacheStats.Latency($0.latency)
-            )
+        var shared = CacheStats.Shared()
+        shared.location = status.location
+        shared.up = status.up
+        shared.problem = status.up ? nil : status.lastError
+        shared.errors = status.errors
+        shared.busy = status.busy
+        counters.withLock {
+            (shared.keys, shared.bytes, shared.maxBytes) = ($0.keys, $0.bytes, $0.maxBytes)
+            (shared.hits, shared.failedHits, shared.misses, shared.writes) = ($0.hits, $0.failedHits, $0.misses, $0.writes)
+            shared.claimsTakenOver = $0.claimsTakenOver
+            shared.claimsBusyRetries = $0.busyRetries
+            (shared.pagesClaimed, shared.pagesWarmedElsewhere) = ($0.pagesClaimed, $0.pagesWarmedElsewhere)
+            shared.latency = CacheStats.Latency($0.latency)
         }
+        return shared
     }
-
 }

@@ -146,9 +146,11 @@ public final class WarmfeedApp: Sendable {
                 newItems: newItems, logger: logger
             )
         }
+        // Each part shows its own numbers; the store first, as the views list it.
+        let publishers: [(any StatsPublisher)?] = [StoreService(store: store), refresher, thumbnails, prewarmer, pageCache, rows, demo]
         observer = CacheObserver(
-            thumbnails: thumbnails, prewarmer: prewarmer, pages: pageCache, fetcher: fetcher, refresher: refresher,
-            demo: demo, shared: shared, rows: rows, node: configuration.nodeName, store: store, metrics: metrics, clock: clock
+            publishers: publishers.compactMap { $0 }, node: configuration.nodeName, metrics: metrics, clock: clock,
+            upkeep: { [pageCache] in pageCache.reclaim() }
         )
 
         var router = Router()

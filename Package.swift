@@ -214,12 +214,34 @@ let package = Package(
             ]
         ),
 
+        // Thumbnails: the cache's state machine over memory, the lookup tiers (the disk,
+        // a cluster's shared tier on Redis) and originals; the service that runs it with
+        // libcurl and libvips; `/thumbs/`. Knows no sibling feature.
+        .target(
+            name: "Thumbnails",
+            dependencies: [
+                "WarmfeedCore",
+                "HTTPServer",
+                "ImageFormats",
+                "OriginFetcher",
+                "Thumbnailer",
+                "RedisClient",
+                "Reckoning",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+
         // Wiring: routes, rendering, the demo feed.
         .target(
             name: "Warmfeed",
             dependencies: [
                 "DemoOrigin",
                 "FeedIngest",
+                "Thumbnails",
                 "HTTPServer",
                 "ImageFormats",
                 "OriginFetcher",
@@ -273,6 +295,7 @@ let package = Package(
             name: "WarmfeedCoreTests",
             dependencies: ["WarmfeedCore", "SQLiteStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "WarmfeedCore", "ImageFormats"]),
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "WarmfeedCore", "Warmfeed", "FeedIngest"]
@@ -280,7 +303,8 @@ let package = Package(
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "DemoOrigin", "FeedIngest", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer", "OriginFetcher",
+                "Warmfeed", "DemoOrigin", "FeedIngest", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer",
+                "OriginFetcher",
                 "FeedImport",
                 "HTMLTemplates",
                 "Reckoning",

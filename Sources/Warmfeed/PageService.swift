@@ -92,7 +92,8 @@ final class PageService: Sendable {
     /// The fragment of a prepared page, rendered, and kept under `key` when `keep`.
     private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: Bool) -> PageCache.Rendering {
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
-        var fragment = PageCache.Rendering(html: renderer.fragment(of: page, query: query, number: number), number: number, older: page.older, newer: page.newer)
+        var fragment = PageCache.Rendering(
+            html: renderer.fragment(of: page, query: query, number: number), number: number, older: page.older, newer: page.newer)
         if page.awaitingPreviews { fragment.awaitingPreviews = generation }
         if keep { cache.keep(fragment, for: key) } else { fragment.unkept = true }
         return fragment

@@ -1,6 +1,7 @@
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Thumbnails
 import WarmfeedCore
 
 /// Warms the pages ahead of each reader: renders them and makes their thumbnails.

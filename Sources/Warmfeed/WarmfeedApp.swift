@@ -8,6 +8,7 @@ import OriginFetcher
 import RedisClient
 import ServiceLifecycle
 import Thumbnailer
+import Thumbnails
 import WarmfeedCore
 
 /// The whole server, assembled: store, page service, thumbnail cache,
@@ -118,10 +119,13 @@ public final class WarmfeedApp: Sendable {
             ],
             fetcher: fetcher,
             thumbnailer: Thumbnailer(),
-            origin: ImageSource(demo: demo, demoBaseURL: demoBaseURL),
+            origin: ImageSource(demoBase: { [demo] in
+                // A cluster's demo origin runs apart; a lone server's is known once it listens.
+                demoBaseURL ?? demo.flatMap { $0.server.port > 0 ? $0.baseURL : nil }
+            }),
             limits: limits,
             clock: clock,
-            metrics: metrics,
+            metrics: metrics.factory,
             previews: previews,
             originalStore: configuration.originalsDiskBytes > 0
                 ? try OriginalStore(folder: data.appendingPathComponent("originals"), budget: configuration.originalsDiskBytes) : nil,

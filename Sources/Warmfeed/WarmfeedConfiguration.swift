@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import RedisClient
+import Thumbnails
 import WarmfeedCore
 
 /// Everything `warmfeed serve` can be told.
@@ -108,7 +109,8 @@ public struct WarmfeedConfiguration: Sendable {
         }
         if let advertisedAddress {
             let lower = advertisedAddress.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), advertisedAddress.count > 8, !advertisedAddress.contains(where: \.isWhitespace) else {
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), advertisedAddress.count > 8, !advertisedAddress.contains(where: \.isWhitespace)
+            else {
                 throw ConfigurationError("--advertise must be an http:// or https:// URL, such as http://node1:8080")
             }
         }

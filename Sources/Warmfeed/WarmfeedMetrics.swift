@@ -11,10 +11,9 @@ import WarmfeedCore
 /// one process (the tests) keep their numbers apart.
 final class WarmfeedMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    private let hits, misses, coalesced, negativeHits, evictions, failures: CoreMetrics.Counter
-    private let diskHits, sharedHits, resizes, originFetches, originErrors: CoreMetrics.Counter
+    /// Where the parts make their counters and timers (`ThumbnailMetrics`), into `registry`.
+    let factory: PrometheusMetricsFactory
     private let prewarmDone, prewarmCancelled, prewarmDropped: CoreMetrics.Counter
-    private let originLatency, thumbnailLatency: CoreMetrics.Timer
     private let gauges: [String: CoreMetrics.Gauge]
 
     init() {
@@ -22,73 +21,27 @@ final class WarmfeedMetrics: Sendable {
         func counter(_ name: String) -> CoreMetrics.Counter {
             CoreMetrics.Counter(label: "warmfeed_thumbnail_\(name)_total", factory: factory)
         }
-        (hits, misses, coalesced, negativeHits) = (counter("hits"), counter("misses"), counter("coalesced"), counter("negative_hits"))
-        (evictions, failures, diskHits) = (counter("evictions"), counter("failures"), counter("disk_hits"))
-        (sharedHits, resizes) = (counter("shared_hits"), counter("resizes"))
-        (originFetches, originErrors) = (counter("origin_fetches"), counter("origin_errors"))
         (prewarmDone, prewarmCancelled, prewarmDropped) = (counter("prewarm_done"), counter("prewarm_cancelled"), counter("prewarm_dropped"))
-        originLatency = CoreMetrics.Timer(label: "warmfeed_origin_fetch_seconds", preferredDisplayUnit: .seconds, factory: factory)
-        thumbnailLatency = CoreMetrics.Timer(label: "warmfeed_thumbnail_resize_seconds", preferredDisplayUnit: .seconds, factory: factory)
+        self.factory = factory
         var gauges: [String: CoreMetrics.Gauge] = [:]
-        for name in ["memory_entries", "memory_bytes", "memory_budget_bytes", "disk_entries", "disk_bytes", "disk_budget_bytes",
-                     "negative_entries", "in_flight", "prewarm_queued", "prewarm_running", "page_cache_bytes", "hit_ratio",
-                     "origin_latency_p50_seconds", "origin_latency_p99_seconds", "thumbnail_latency_p50_seconds",
-                     "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
-                     "connections_shed_slow_head", "connections_closed_idle", "connections_shed_for_room", "origin_retried", "connections_refused",
-                     "connections_malformed", "disk_index_bytes", "disk_index_budget_bytes", "resident_bytes",
-                     "page_cache_hits", "page_cache_misses", "page_cache_not_kept", "store_up", "store_revision",
-                     "shared_up", "shared_keys", "shared_bytes", "shared_claims_won", "shared_claims_waited",
-                     "shared_claims_taken_over", "shared_claims_unavailable", "shared_pages_warmed_elsewhere", "shared_errors",
-                     "shared_latency_p50_seconds", "shared_latency_p99_seconds"] {
+        for name in [
+            "memory_entries", "memory_bytes", "memory_budget_bytes", "disk_entries", "disk_bytes", "disk_budget_bytes",
+            "negative_entries", "in_flight", "prewarm_queued", "prewarm_running", "page_cache_bytes", "hit_ratio",
+            "origin_latency_p50_seconds", "origin_latency_p99_seconds", "thumbnail_latency_p50_seconds",
+            "thumbnail_latency_p99_seconds", "uptime_seconds", "connections_held", "origin_busy", "origin_cancelled",
+            "connections_shed_slow_head", "connections_closed_idle", "connections_shed_for_room", "origin_retried", "connections_refused",
+            "connections_malformed", "disk_index_bytes", "disk_index_budget_bytes", "resident_bytes",
+            "page_cache_hits", "page_cache_misses", "page_cache_not_kept", "store_up", "store_revision",
+            "shared_up", "shared_keys", "shared_bytes", "shared_claims_won", "shared_claims_waited",
+            "shared_claims_taken_over", "shared_claims_unavailable", "shared_pages_warmed_elsewhere", "shared_errors",
+            "shared_latency_p50_seconds", "shared_latency_p99_seconds",
+        ] {
             gauges[name] = CoreMetrics.Gauge(label: "warmfeed_\(name)", factory: factory)
         }
         self.gauges = gauges
     }
 
-    // MARK: Events
-
-    /// A reader's thumbnail request was decided.
-    func decided(_ decision: ThumbnailService.State.Decision) {
-        switch decision {
-        case .hit: hits.increment()
-        case .failedRecently: negativeHits.increment()
-        case .joined: coalesced.increment()
-        case .started: misses.increment()
-        }
-    }
-
-    /// `count` thumbnails left memory to keep it inside its budget.
-    func evicted(_ count: Int) { evictions.increment(by: count) }
-
-    /// `count` thumbnail jobs failed (and are remembered as failed).
-    func failed(_ count: Int) { failures.increment(by: count) }
-
-    /// A lookup tier had the thumbnail.
-    func tierHit(_ tier: String) {
-        switch tier {
-        case "disk": diskHits.increment()
-        case "shared": sharedHits.increment()
-        default: break
-        }
-    }
-
-    /// An original arrived from the origin after `seconds`.
-    func originFetched(seconds: Double) {
-        originFetches.increment()
-        originLatency.recordSeconds(seconds)
-    }
-
-    /// The origin failed to give an original.
-    func originFailed() {
-        originFetches.increment()
-        originErrors.increment()
-    }
-
-    /// A thumbnail was made in `seconds`.
-    func resized(seconds: Double) {
-        resizes.increment()
-        thumbnailLatency.recordSeconds(seconds)
-    }
+    // MARK: Events (the thumbnails' own are `ThumbnailMetrics`)
 
     /// The pre-warm planner counted jobs done, cancelled (no reader wanted them
     /// any more) or dropped (no room) in one decision.
@@ -154,11 +107,5 @@ final class WarmfeedMetrics: Sendable {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return buffer
-    }
-}
-
-extension CoreMetrics.Timer {
-    fileprivate func recordSeconds(_ seconds: Double) {
-        recordNanoseconds(Int64(max(0, seconds) * 1e9))
     }
 }

@@ -6,42 +6,41 @@
 /// Slots are numbered from 0, in the order they were added; what each slot
 /// holds lives in the owner's own arrays, at the same number. A slot is either
 /// linked (somewhere in the order) or not; a new slot is not.
-@usableFromInline
-struct RecencyList<Link: FixedWidthInteger & SignedInteger & Sendable>: Sendable {
+public struct RecencyList<Link: FixedWidthInteger & SignedInteger & Sendable>: Sendable {
     @usableFromInline var newer: [Link] = []
     @usableFromInline var older: [Link] = []
     @usableFromInline var newestLink: Link = -1
     @usableFromInline var oldestLink: Link = -1
 
-    @inlinable init() {}
+    @inlinable public init() {}
 
     /// How many slots there are, linked or not.
-    @inlinable var slotCount: Int { newer.count }
+    @inlinable public var slotCount: Int { newer.count }
 
     /// The bytes the links hold (their capacity, not only what is filled).
-    var memoryBytes: Int { (newer.capacity + older.capacity) * MemoryLayout<Link>.stride }
+    @inlinable public var memoryBytes: Int { (newer.capacity + older.capacity) * MemoryLayout<Link>.stride }
 
     /// The most recently used slot; nil when none is linked.
-    @inlinable var newest: Int? { newestLink == -1 ? nil : Int(newestLink) }
+    @inlinable public var newest: Int? { newestLink == -1 ? nil : Int(newestLink) }
 
     /// The least recently used slot; nil when none is linked.
-    @inlinable var oldest: Int? { oldestLink == -1 ? nil : Int(oldestLink) }
+    @inlinable public var oldest: Int? { oldestLink == -1 ? nil : Int(oldestLink) }
 
     /// Adds a slot, numbered `slotCount`, not linked; returns its number.
-    @inlinable mutating func addSlot() -> Int {
+    @inlinable public mutating func addSlot() -> Int {
         newer.append(-1)
         older.append(-1)
         return newer.count - 1
     }
 
     /// Makes room for `slots` slots without growing again.
-    mutating func reserveCapacity(_ slots: Int) {
+    @inlinable public mutating func reserveCapacity(_ slots: Int) {
         newer.reserveCapacity(slots)
         older.reserveCapacity(slots)
     }
 
     /// Links `slot`, not linked, as the most recently used.
-    @inlinable mutating func linkAsNewest(_ slot: Int) {
+    @inlinable public mutating func linkAsNewest(_ slot: Int) {
         older[slot] = newestLink
         newer[slot] = -1
         if let newest { newer[newest] = Link(slot) }
@@ -50,7 +49,7 @@ struct RecencyList<Link: FixedWidthInteger & SignedInteger & Sendable>: Sendable
     }
 
     /// Takes `slot` out of the order (its number stays).
-    @inlinable mutating func unlink(_ slot: Int) {
+    @inlinable public mutating func unlink(_ slot: Int) {
         let (newerSlot, olderSlot) = (newer[slot], older[slot])
         if newerSlot != -1 { older[Int(newerSlot)] = olderSlot } else { newestLink = olderSlot }
         if olderSlot != -1 { newer[Int(olderSlot)] = newerSlot } else { oldestLink = newerSlot }
@@ -59,7 +58,7 @@ struct RecencyList<Link: FixedWidthInteger & SignedInteger & Sendable>: Sendable
     }
 
     /// Makes linked `slot` the most recently used.
-    @inlinable mutating func moveToNewest(_ slot: Int) {
+    @inlinable public mutating func moveToNewest(_ slot: Int) {
         guard slot != newest else { return }
         unlink(slot)
         linkAsNewest(slot)
@@ -68,7 +67,7 @@ struct RecencyList<Link: FixedWidthInteger & SignedInteger & Sendable>: Sendable
     /// Removes the last slot, linked, after its place in the order moves to
     /// `hole`, a slot already unlinked: so the owner, moving its last entry
     /// into a hole, keeps no gap. `hole` may be the last slot itself, unlinked.
-    mutating func removeLastSlot(into hole: Int) {
+    @inlinable public mutating func removeLastSlot(into hole: Int) {
         let last = newer.count - 1
         if hole != last {
             let (newerSlot, olderSlot) = (newer[last], older[last])
@@ -82,7 +81,7 @@ struct RecencyList<Link: FixedWidthInteger & SignedInteger & Sendable>: Sendable
     }
 
     /// The linked slots from most to least recently used.
-    @inlinable var byRecency: [Int] {
+    @inlinable public var byRecency: [Int] {
         var slots: [Int] = []
         var slot = newestLink
         while slot != -1 {

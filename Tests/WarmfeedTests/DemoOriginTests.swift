@@ -6,6 +6,7 @@ import Thumbnailer
 import WarmfeedCore
 
 @testable import DemoOrigin
+@testable import Thumbnails
 @testable import Warmfeed
 
 /// The demo origin behaves like an image host from its first request: every
@@ -20,7 +21,7 @@ import WarmfeedCore
             try #require(!files.isEmpty)
             #expect(Set(files) == Set(DemoPool.entries.map(\.fileName)), "the pool, whole, before the first request")
             let demo = try #require(feed.app.demo)
-            let source = ImageSource(demo: demo)
+            let source = ImageSource(demoBase: { demo.baseURL })
             var formats: Set<String> = []
             var pictures: Set<UInt64> = []
             for id in Int64(1)...60 {

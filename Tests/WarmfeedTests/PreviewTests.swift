@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import Thumbnailer
+
+@testable import Thumbnails
 @testable import Warmfeed
 @testable import WarmfeedCore
 

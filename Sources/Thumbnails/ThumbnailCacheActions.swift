@@ -1,3 +1,5 @@
+import WarmfeedCore
+
 /// The vocabulary of the thumbnail cache's state machine: who asks, what
 /// was decided, how a job failed, what to do next, and what was counted.
 extension ThumbnailCacheState {

@@ -1,3 +1,4 @@
+import CoreMetrics
 import HTTPServer
 import ImageFormats
 import Logging
@@ -15,7 +16,7 @@ import WarmfeedCore
 /// the tiers and the originals on disk, claims, asking an original's owner,
 /// fetching originals with libcurl, resizing with libvips, answering waiters.
 /// Each action's result goes back into the state machine as an event.
-final class ThumbnailService: Sendable {
+package final class ThumbnailService: Sendable {
     /// What a request gets.
     enum Outcome: Sendable {
         /// The thumbnail, as the whole response, built once.
@@ -46,7 +47,7 @@ final class ThumbnailService: Sendable {
     let origin: ImageSource
     let limits: FetchLimits
     let clock: Uptime
-    let metrics: WarmfeedMetrics
+    let metrics: ThumbnailMetrics
     /// Where each picture's preview is kept, when anywhere.
     let previews: PreviewKeeper?
     /// Where a reader's job reads its item, once no tier has the thumbnail.
@@ -56,10 +57,10 @@ final class ThumbnailService: Sendable {
     /// Where origin failures are told.
     let logger: Logger
 
-    init(
+    package init(
         store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
         fetcher: OriginFetcher,
-        thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: WarmfeedMetrics,
+        thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: any MetricsFactory,
         previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, logger: Logger = Logger(label: "warmfeed.thumbnails")
     ) {
         self.logger = logger
@@ -78,7 +79,7 @@ final class ThumbnailService: Sendable {
         self.origin = origin
         self.limits = limits
         self.clock = clock
-        self.metrics = metrics
+        self.metrics = ThumbnailMetrics(factory: metrics)
     }
 
     /// The thumbnail if it is in memory now (counted as a hit), without waiting.
@@ -90,7 +91,7 @@ final class ThumbnailService: Sendable {
     }
 
     /// The scales pre-warm makes now: 1x always, 2x while readers on dense screens are about.
-    var scalesInDemand: [Int] {
+    package var scalesInDemand: [Int] {
         let now = clock.now
         return state.withLock { $0.scalesInDemand(now: now) }
     }
@@ -109,7 +110,7 @@ final class ThumbnailService: Sendable {
 
     /// Pre-warm: makes the thumbnail if nothing has it or is making it, and
     /// waits for the job it started; returns at once otherwise.
-    func warm(_ key: ThumbnailKey, of item: FeedItem) async {
+    package func warm(_ key: ThumbnailKey, of item: FeedItem) async {
         _ = await ask(key, of: item, from: .prewarm)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ImageFormats
+import WarmfeedCore
 
 /// Thumbnails on disk in the data folder, so a restart starts warm.
 ///

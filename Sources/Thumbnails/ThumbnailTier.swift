@@ -1,3 +1,5 @@
+import WarmfeedCore
+
 /// A place below memory where thumbnails are looked for before the origin is
 /// asked: the disk tier, and the shared tier of a cluster. The cache's state
 /// machine knows tiers only by their position in a list; the service that

@@ -27,7 +27,7 @@ import WarmfeedCore
 /// on with its own tiers (as it would without `--redis`). A command the
 /// client's own queue had no room for (`.busy`, this node being loaded) is
 /// not Redis being away: a claim waits and asks again.
-final class SharedTier: SharedThumbnailTier, Service {
+package final class SharedTier: SharedThumbnailTier, Service {
     private struct Counters {
         var hits = 0, misses = 0, failedHits = 0, writes = 0
         var claimsTakenOver = 0
@@ -40,7 +40,7 @@ final class SharedTier: SharedThumbnailTier, Service {
         var maxBytes: Int?
     }
 
-    let name = "shared"
+    package let name = "shared"
     let client: RedisClient
     /// Names every key, so stores (epochs) that share one Redis never mix.
     private let prefix: String
@@ -56,7 +56,7 @@ final class SharedTier: SharedThumbnailTier, Service {
     private let counters = Mutex(Counters())
     private let logger: Logger
 
-    init(
+    package init(
         client: RedisClient, epoch: UInt32, node: String, address: NodeAddress, claimTTL: Duration = .seconds(5), longestWait: Duration = .seconds(20),
         logger: Logger
     ) {
@@ -151,7 +151,7 @@ final class SharedTier: SharedThumbnailTier, Service {
 
     // MARK: ThumbnailTier
 
-    func read(_ key: ThumbnailKey) async -> TierRead {
+    package func read(_ key: ThumbnailKey) async -> TierRead {
         let start = ContinuousClock.now
         guard let value = try? await eval(Self.look, keys: [self.key("t", key)]) else { return .miss }
         let seconds = Uptime.seconds(ContinuousClock.now - start)
@@ -168,7 +168,7 @@ final class SharedTier: SharedThumbnailTier, Service {
         return read
     }
 
-    func write(_ key: ThumbnailKey, _ bytes: [UInt8]) async {
+    package func write(_ key: ThumbnailKey, _ bytes: [UInt8]) async {
         // A week at most: Redis's LRU bounds it long before, unless the cluster is idle.
         let value = [UInt8(ascii: "T")] + bytes
         if (try? await client.run([Array("SET".utf8), self.key("t", key), value, Array("EX".utf8), Array("604800".utf8)])) != nil {
@@ -181,7 +181,7 @@ final class SharedTier: SharedThumbnailTier, Service {
     /// The owner record's value for this node.
     private var ownerRecord: [UInt8] { Array("U\(address.value)".utf8) }
 
-    func claimOriginal(_ itemID: Int64) async -> OriginalClaim {
+    package func claimOriginal(_ itemID: Int64) async -> OriginalClaim {
         let deadline = ContinuousClock.now + longestWait
         var pause = Duration.milliseconds(5)
         var waited = false
@@ -222,30 +222,30 @@ final class SharedTier: SharedThumbnailTier, Service {
         }
     }
 
-    func ownOriginal(_ itemID: Int64) async {
+    package func ownOriginal(_ itemID: Int64) async {
         held.withLock { _ = $0.remove(itemID) }
         _ = try? await eval(
             Self.own, keys: [key("o", item: itemID), key("c", item: itemID)],
             arguments: [token, ownerRecord, Array(String(Self.ownerSeconds).utf8)])
     }
 
-    func originalFailed(_ itemID: Int64, seconds: Double) async {
+    package func originalFailed(_ itemID: Int64, seconds: Double) async {
         held.withLock { _ = $0.remove(itemID) }
         let milliseconds = max(1, Int(seconds * 1000))
         _ = try? await eval(
             Self.failOriginal, keys: [key("o", item: itemID), key("c", item: itemID)], arguments: [token, Array(String(milliseconds).utf8)])
     }
 
-    func releaseOriginal(_ itemID: Int64) async {
+    package func releaseOriginal(_ itemID: Int64) async {
         held.withLock { _ = $0.remove(itemID) }
         _ = try? await eval(Self.release, keys: [key("c", item: itemID)], arguments: [token])
     }
 
-    func forgetOwner(_ itemID: Int64, url: String) async {
+    package func forgetOwner(_ itemID: Int64, url: String) async {
         _ = try? await eval(Self.forget, keys: [key("o", item: itemID)], arguments: [Array("U\(url)".utf8)])
     }
 
-    func rememberFailure(_ key: ThumbnailKey, seconds: Double) async {
+    package func rememberFailure(_ key: ThumbnailKey, seconds: Double) async {
         let milliseconds = max(1, Int(seconds * 1000))
         _ = try? await client.run([Array("SET".utf8), self.key("t", key), Array("N".utf8), Array("PX".utf8), Array(String(milliseconds).utf8)])
     }
@@ -257,7 +257,7 @@ final class SharedTier: SharedThumbnailTier, Service {
     /// another warms it waits (bounded) until that node says it is done, so a
     /// page it serves next has its thumbnails in the shared tier; a node
     /// asking later is told it is warm. True whenever Redis cannot say.
-    func claimPage(_ page: String) async -> Bool {
+    package func claimPage(_ page: String) async -> Bool {
         let key = Array("\(prefix)w:\(page)".utf8)
         let deadline = ContinuousClock.now + longestWait
         var pause = Duration.milliseconds(10)
@@ -281,7 +281,7 @@ final class SharedTier: SharedThumbnailTier, Service {
     }
 
     /// This node has warmed `page`: the other nodes need not, for ten minutes.
-    func pageWarmed(_ page: String) async {
+    package func pageWarmed(_ page: String) async {
         let key = Array("\(prefix)w:\(page)".utf8)
         _ = try? await client.run([Array("SET".utf8), key, Array("warm".utf8), Array("EX".utf8), Array("600".utf8)])
     }
@@ -290,7 +290,7 @@ final class SharedTier: SharedThumbnailTier, Service {
 
     /// Renews held claims every second, reads Redis's size every few seconds,
     /// and says in the log when Redis goes away and comes back.
-    func run() async throws {
+    package func run() async throws {
         var wasUp: Bool?
         var tick = 0
         while !Task.isShuttingDownGracefully, !Task.isCancelled {

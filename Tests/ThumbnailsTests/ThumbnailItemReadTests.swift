@@ -1,4 +1,6 @@
 import Testing
+
+@testable import Thumbnails
 @testable import WarmfeedCore
 
 /// A reader's request comes without its item: the item is read only once
@@ -26,12 +28,13 @@ import Testing
     func answers(_ actions: [State.Action]) -> [String] {
         actions.flatMap { action -> [String] in
             guard case .answer(let waiters, let answer) = action else { return [] }
-            let word = switch answer {
-            case .image(let value): value
-            case .placeholder: "placeholder"
-            case .released: "released"
-            case .noSuchItem: "no such item"
-            }
+            let word =
+                switch answer {
+                case .image(let value): value
+                case .placeholder: "placeholder"
+                case .released: "released"
+                case .noSuchItem: "no such item"
+                }
             return waiters.map { "\($0): \(word)" }
         }
     }

@@ -1,4 +1,6 @@
 import Testing
+
+@testable import Thumbnails
 @testable import WarmfeedCore
 
 @Suite struct DiskTierIndexTests {

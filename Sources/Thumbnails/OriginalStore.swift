@@ -1,4 +1,5 @@
 import Foundation
+import WarmfeedCore
 
 /// Originals kept on disk after their fetch, so that an item's other sizes
 /// and formats, asked for minutes later (a dense screen after a plain one, a

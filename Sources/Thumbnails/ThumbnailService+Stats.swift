@@ -25,7 +25,7 @@ struct ThumbnailSnapshot: Sendable {
 /// readers' requests, the origin and libvips, and a cluster's shared tier
 /// (what Redis holds, with the claims this cache counted).
 extension ThumbnailService: StatsPublisher {
-    func publish(into stats: inout CacheStats) {
+    package func publish(into stats: inout CacheStats) {
         let thumbs = snapshot
         let counters = thumbs.counters
         func tier(_ usage: ThumbnailDiskTier.Usage) -> CacheStats.Tier {

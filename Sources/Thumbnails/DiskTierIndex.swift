@@ -1,4 +1,5 @@
 import ImageFormats
+import WarmfeedCore
 
 /// The disk tier's index: which thumbnails are on disk, each one's size and
 /// its recency, in at most 40–43 bytes a thumbnail and within a memory budget of

@@ -8,8 +8,12 @@ import WarmfeedCore
 /// else waits off the server threads for a tier (the shared one, the disk),
 /// the job in flight, or a new job, which alone reads the item from the store.
 /// A failing origin or store gets the placeholder, never a 5xx.
-struct ThumbnailRoutes: Sendable {
+package struct ThumbnailRoutes: Sendable {
     let service: ThumbnailService
+
+    package init(service: ThumbnailService) {
+        self.service = service
+    }
 
     static let prefix = "/thumbs/"
 
@@ -22,7 +26,7 @@ struct ThumbnailRoutes: Sendable {
         <circle cx="96" cy="48" r="7" fill="#a9adb3"/></svg>
         """)
 
-    func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         router.get(prefix: Self.prefix) { request in reply(to: request) }
     }
 

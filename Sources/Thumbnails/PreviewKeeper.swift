@@ -9,17 +9,17 @@ import WarmfeedCore
 ///
 /// Thumbnails note their preview as they are made; the notes are written in
 /// one transaction a second (and at shutdown), not one per thumbnail.
-final class PreviewKeeper: Service, Sendable {
+package final class PreviewKeeper: Service, Sendable {
     private let store: any FeedStore
     private let pending = Mutex<[Int64: Int64]>([:])
     private let batches = Atomic<Int>(0)
 
     /// How many batches have been written: a page rendered before the latest
     /// one, with a row then missing its preview, is rendered again.
-    var generation: Int { batches.load(ordering: .acquiring) }
+    package var generation: Int { batches.load(ordering: .acquiring) }
     private let interval: Duration
 
-    init(store: any FeedStore, interval: Duration = .seconds(1)) {
+    package init(store: any FeedStore, interval: Duration = .seconds(1)) {
         self.store = store
         self.interval = interval
     }
@@ -48,7 +48,7 @@ final class PreviewKeeper: Service, Sendable {
         return batch.count
     }
 
-    func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try? await Task.sleep(for: self.interval)

@@ -1,4 +1,6 @@
 import Testing
+
+@testable import Thumbnails
 @testable import WarmfeedCore
 
 /// Claims on fetching an original, in a cluster's shared tier, and the node

@@ -1,3 +1,5 @@
+import WarmfeedCore
+
 /// What the thumbnail cache can be asked without an event: what it holds,
 /// what runs, what is remembered (for the routes, pre-warm and the admin view).
 extension ThumbnailCacheState {

@@ -1,4 +1,5 @@
 import DequeModule
+import WarmfeedCore
 
 /// Every decision of the thumbnail cache, as one pure state machine over its tiers.
 ///

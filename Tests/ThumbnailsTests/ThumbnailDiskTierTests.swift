@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+
+@testable import Thumbnails
 @testable import WarmfeedCore
 
 @Suite struct ThumbnailDiskTierTests {

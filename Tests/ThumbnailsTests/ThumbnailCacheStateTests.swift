@@ -1,4 +1,6 @@
 import Testing
+
+@testable import Thumbnails
 @testable import WarmfeedCore
 
 /// The thumbnail cache's state machine, driven event by event: no threads, no

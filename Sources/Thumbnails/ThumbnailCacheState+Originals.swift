@@ -1,3 +1,5 @@
+import WarmfeedCore
+
 /// The steps between the last tier's miss and a resize: reading the item a
 /// reader's job came without, then finding the item's original — on disk,
 /// with its owner in a cluster, or from the origin — once for all its variants.

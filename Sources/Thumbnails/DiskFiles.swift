@@ -2,6 +2,7 @@ import Foundation
 import Reckoning
 import Synchronization
 import SystemPackage
+import WarmfeedCore
 
 /// Files in one folder, each named by a key packed into 8 bytes, within a
 /// budget of bytes on disk and one of memory for their index: what the disk
@@ -73,7 +74,8 @@ final class DiskFiles: Sendable {
         let temporary = FilePath(folder.appendingPathComponent(".tmp-\(UUID().uuidString)").path)
         let file = Self.wrap(bytes)
         do {
-            let descriptor = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            let descriptor = try FileDescriptor.open(
+                temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
             try descriptor.closeAfter { _ = try file.withUnsafeBytes { try descriptor.writeAll($0) } }
             // rename(2) replaces the old file atomically: a reader sees the old or the new one, never half.
             try Self.rename(temporary, to: path)

@@ -1,4 +1,5 @@
 import Synchronization
+import WarmfeedCore
 
 /// This node's address as the other nodes of a cluster reach it, named in the
 /// owner records of the originals it fetched (see `SharedTier`).
@@ -6,10 +7,10 @@ import Synchronization
 /// Given (`--advertise`), it is known at once; otherwise it is the address the
 /// server bound, known once it listens (its port may have been 0), which is
 /// before any request can make this node own an original.
-final class NodeAddress: Sendable {
+package final class NodeAddress: Sendable {
     private let address: Mutex<String>
 
-    init(configured: String?) {
+    package init(configured: String?) {
         address = Mutex(configured.map(Self.trimmed) ?? "")
     }
 
@@ -18,7 +19,7 @@ final class NodeAddress: Sendable {
 
     /// The server listens on `host`:`port`: the address, unless one was given.
     /// A server on every interface is reached by its node name.
-    func bound(host: String, port: Int, nodeName: String) {
+    package func bound(host: String, port: Int, nodeName: String) {
         address.withLock { address in
             guard address.isEmpty else { return }
             address = "http://\(host == "0.0.0.0" ? nodeName : host):\(port)"

@@ -235,12 +235,30 @@ let package = Package(
             ]
         ),
 
+        // The feed's pages: queries, the store read, rendering, the page cache, `/` and
+        // `/fragment`. Tells pre-warm of readers through a protocol it owns; knows no sibling feature.
+        .target(
+            name: "FeedPages",
+            dependencies: [
+                "WarmfeedCore",
+                "HTTPServer",
+                "HTMLTemplates",
+                "Gzip",
+                "Reckoning",
+                "ThreadSlots",
+                "Thumbnailer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // Wiring: routes, rendering, the demo feed.
         .target(
             name: "Warmfeed",
             dependencies: [
                 "DemoOrigin",
                 "FeedIngest",
+                "FeedPages",
                 "Thumbnails",
                 "HTTPServer",
                 "ImageFormats",
@@ -298,12 +316,12 @@ let package = Package(
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "WarmfeedCore", "ImageFormats"]),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "WarmfeedCore", "Warmfeed", "FeedIngest"]
+            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "WarmfeedCore", "Warmfeed", "FeedIngest", "FeedPages"]
         ),
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "DemoOrigin", "FeedIngest", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer",
+                "Warmfeed", "DemoOrigin", "FeedIngest", "FeedPages", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer",
                 "OriginFetcher",
                 "FeedImport",
                 "HTMLTemplates",

@@ -1,3 +1,4 @@
+import FeedPages
 import Foundation
 import HTMLTemplates
 import HTTPServer

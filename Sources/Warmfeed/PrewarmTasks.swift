@@ -1,3 +1,4 @@
+import FeedPages
 import WarmfeedCore
 
 /// The tasks warming the planner's running jobs, one per page, kept beside the

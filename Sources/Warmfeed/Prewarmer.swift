@@ -1,3 +1,4 @@
+import FeedPages
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -14,7 +15,7 @@ import WarmfeedCore
 /// a cancellation per job no reader wants. A reader's own thumbnail request
 /// never queues behind this work: it starts at once, or joins the job
 /// pre-warm already started.
-final class Prewarmer: Service, StatsPublisher, Sendable {
+final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     typealias Planner = PrewarmPlanner<PageQuery>
     typealias Job = Planner.Job
 

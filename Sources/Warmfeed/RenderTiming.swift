@@ -1,3 +1,4 @@
+import FeedPages
 import Foundation
 import Gzip
 import HTTPServer

@@ -1,6 +1,7 @@
 import DemoOrigin
 import FeedImport
 import FeedIngest
+import FeedPages
 import Foundation
 import HTTPServer
 import Logging

@@ -1,4 +1,5 @@
 import CoreMetrics
+import FeedPages
 import Prometheus
 import WarmfeedCore
 

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import FeedPages
 @testable import Warmfeed
 @testable import WarmfeedCore
 

@@ -5,6 +5,7 @@ import Testing
 import Thumbnailer
 import WarmfeedCore
 
+@testable import FeedPages
 @testable import Warmfeed
 
 /// The compiled page templates against swift-mustache, the renderer they

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
+@testable import FeedPages
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -153,8 +155,9 @@ import Testing
     @Test func hostileItemTextStaysInert() async throws {
         try await ServedFeed.with(items: 0) { feed in
             try feed.app.store.upsert([
-                FeedItem(guid: "x", title: "<script>alert(1)</script>", summary: "<img src=x onerror=alert(2)>",
-                         link: "javascript:alert(3)", published: 1),
+                FeedItem(
+                    guid: "x", title: "<script>alert(1)</script>", summary: "<img src=x onerror=alert(2)>",
+                    link: "javascript:alert(3)", published: 1)
             ])
             let html = try await feed.get("/").text
             #expect(!html.contains("<script>alert"))

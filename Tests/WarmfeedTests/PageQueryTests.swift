@@ -1,5 +1,7 @@
 import HTTPServer
 import Testing
+
+@testable import FeedPages
 @testable import Warmfeed
 @testable import WarmfeedCore
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Thumbnailer
 
+@testable import FeedPages
 @testable import Thumbnails
 @testable import Warmfeed
 @testable import WarmfeedCore

@@ -1,4 +1,6 @@
 import Testing
+
+@testable import FeedPages
 @testable import Warmfeed
 @testable import WarmfeedCore
 

@@ -7,7 +7,7 @@ import Thumbnailer
 /// by a class, `pa<i>` for the top colour and `pb<i>` for the bottom one;
 /// feed.css holds the 432 classes (``css``) and paints `.pv` boxes with a
 /// vertical gradient between the two.
-enum PreviewPalette {
+package enum PreviewPalette {
     static func index(_ colour: (UInt8, UInt8, UInt8)) -> Int {
         level(colour.0) * 36 + level(colour.1) * 6 + level(colour.2)
     }

@@ -3,7 +3,7 @@ import Reckoning
 
 /// Dates as the page shows them, computed without a formatter: rows are
 /// rendered in bulk and Foundation's formatters cost more than the row itself.
-enum Timestamp {
+package enum Timestamp {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// ISO 8601 in UTC, for `<time datetime>`: `2026-11-01T12:00:00Z`.

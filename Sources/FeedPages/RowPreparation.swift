@@ -16,7 +16,7 @@ import WarmfeedCore
 /// (new or changed items, which a write leaves unprepared) are rendered. In a
 /// cluster every node runs it, and the store hands each batch of rows to one
 /// node (PostgreSQL's `FOR UPDATE SKIP LOCKED`), so each row is rendered once.
-final class RowPreparation: Service, StatsPublisher, Sendable {
+package final class RowPreparation: Service, StatsPublisher, Sendable {
     typealias Status = CacheStats.Rows
 
     /// Rows rendered and written in one transaction.
@@ -32,7 +32,7 @@ final class RowPreparation: Service, StatsPublisher, Sendable {
     /// Whether this process made sure the whole feed has this tag (once, on its first pass).
     private let swept = Atomic(false)
 
-    init(store: any FeedStore, renderer: PageRenderer, pageSize: Int, logger: Logger) {
+    package init(store: any FeedStore, renderer: PageRenderer, pageSize: Int, logger: Logger) {
         self.store = store
         self.renderer = renderer
         self.pageSize = pageSize
@@ -46,11 +46,11 @@ final class RowPreparation: Service, StatsPublisher, Sendable {
 
     var status: Status { state.withLock { $0 } }
 
-    func publish(into stats: inout CacheStats) {
+    package func publish(into stats: inout CacheStats) {
         stats.rows = status
     }
 
-    func run() async throws {
+    package func run() async throws {
         guard renderer.rowTag != nil else {
             logger.notice("rows are rendered on each request", metadata: ["reason": "\(renderer.notAhead ?? "")"])
             return

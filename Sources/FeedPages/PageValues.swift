@@ -4,7 +4,7 @@ import WarmfeedCore
 /// What the page templates are given, as schemas (checked when the templates
 /// load) and as values read by field number while a page renders. The field
 /// order of each schema is the order of its `Field` cases.
-enum PageValues {
+package enum PageValues {
     enum RowField: Int { case id, position, total, title, colour, iso, date, summary, thumb, link, pageStart, number, url }
     enum SentinelField: Int { case next, fragment, nextNumber }
     enum EndField: Int { case empty }
@@ -24,8 +24,8 @@ enum PageValues {
     /// The error page, rendered rarely: given `TemplateData`.
     static let error = TemplateSchema(["status": .text, "reason": .text, "message": .text, "css": .text])
     /// The operator's dashboard: its rows, and two charts as SVG written raw.
-    static let adminRow = TemplateSchema(["name": .text, "value": .text])
-    static let admin = TemplateSchema(["css": .text, "rows": .list(adminRow), "hitChart": .text, "latencyChart": .text])
+    package static let adminRow = TemplateSchema(["name": .text, "value": .text])
+    package static let admin = TemplateSchema(["css": .text, "rows": .list(adminRow), "hitChart": .text, "latencyChart": .text])
 }
 
 /// What the page template needs of a page's rows, whether they are rendered

@@ -14,7 +14,7 @@ import WarmfeedCore
 /// out. A lookup takes no lock and writes nothing another thread writes (a
 /// reference bit aside), and the lookups are counted per thread: every server
 /// thread serves cached pages side by side.
-final class PageCache: StatsPublisher, Sendable {
+package final class PageCache: StatsPublisher, Sendable {
     enum Kind: Hashable, Sendable {
         case document
         case fragment
@@ -29,7 +29,7 @@ final class PageCache: StatsPublisher, Sendable {
     /// One rendering, prepared as a whole response, plain and (once a client
     /// that accepts gzip has asked for it) gzipped; with where its page sits,
     /// so a reader served from here is still tracked.
-    struct Rendering: Sendable {
+    package struct Rendering: Sendable {
         var plain: PreparedResponse
         /// The gzipped response, once made; nil before, or when gzip did not make it smaller.
         var gzipped: PreparedResponse?
@@ -63,7 +63,7 @@ final class PageCache: StatsPublisher, Sendable {
         }
 
         /// The gzip level: chosen by measurement (BENCHMARKS.md, "Compression of a cold page").
-        static let gzipLevel: Int32 = 1
+        package static let gzipLevel: Int32 = 1
 
         /// This rendering with its gzipped response made (a cold page pays for
         /// compression only when a client that accepts gzip asks for it).
@@ -104,7 +104,7 @@ final class PageCache: StatsPublisher, Sendable {
     /// The budget in bytes.
     let capacity: Int
 
-    init(capacityBytes: Int) {
+    package init(capacityBytes: Int) {
         capacity = capacityBytes
         entries = StripedCache(capacity: capacityBytes)
     }
@@ -146,7 +146,7 @@ final class PageCache: StatsPublisher, Sendable {
     /// Lets go of what replaced renderings still hold (`StripedCache.reclaim`),
     /// notes when the cache has room again, and clears the doorkeeper once
     /// its window of misses has passed (TinyLFU's reset); called every few seconds.
-    func reclaim() {
+    package func reclaim() {
         entries.reclaim()
         if atCapacity.load(ordering: .relaxed), usage.bytes < capacity / 10 * 9 { atCapacity.store(false, ordering: .relaxed) }
         let misses = lookups.misses
@@ -163,7 +163,7 @@ final class PageCache: StatsPublisher, Sendable {
     }
 
     /// The rendered pages' section of the operator's views.
-    func publish(into stats: inout CacheStats) {
+    package func publish(into stats: inout CacheStats) {
         let usage = usage
         stats.pages.entries = usage.entries
         stats.pages.bytes = usage.bytes

@@ -8,7 +8,7 @@ import Synchronization
 /// listens); it opens once page 1 is warm, or after `limit` whatever happens
 /// (a dead origin delays the first page by that much at most, once), and
 /// never closes again. Other pages and thumbnails are never held.
-final class StartGate: Sendable {
+package final class StartGate: Sendable {
     private struct State {
         var open = true
         var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -18,15 +18,15 @@ final class StartGate: Sendable {
     private let state = Mutex(State())
     let limit: Duration
 
-    init(limit: Duration) { self.limit = limit }
+    package init(limit: Duration) { self.limit = limit }
 
-    var isOpen: Bool { state.withLock { $0.open } }
+    package var isOpen: Bool { state.withLock { $0.open } }
 
     /// Holds page 1 from now until `open()` (called once, at start).
-    func close() { state.withLock { $0.open = false } }
+    package func close() { state.withLock { $0.open = false } }
 
     /// Lets everyone through, now and from now on.
-    func open() {
+    package func open() {
         let waiting = state.withLock { state in
             state.open = true
             defer { state.waiting = [:] }
@@ -71,7 +71,7 @@ final class StartGate: Sendable {
     }
 
     /// Opens the gate after `limit`; returns as soon as it is open (run once, at start).
-    func openAfterLimit() async {
+    package func openAfterLimit() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: self.limit) }
             group.addTask { await self.pass() }

@@ -5,7 +5,7 @@ import WarmfeedCore
 /// behind one type, taken by the routes (which serve pages) and by pre-warm
 /// (which renders the pages ahead of readers). Neither knows which store
 /// backend answers.
-final class PageService: Sendable {
+package final class PageService: Sendable {
     let store: any FeedStore
     let renderer: PageRenderer
     let cache: PageCache
@@ -15,7 +15,7 @@ final class PageService: Sendable {
     /// How many batches of previews have been kept so far (see `PreviewKeeper`).
     let previewGeneration: @Sendable () -> Int
 
-    init(store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int, previewGeneration: @escaping @Sendable () -> Int = { 0 }) {
+    package init(store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int, previewGeneration: @escaping @Sendable () -> Int = { 0 }) {
         self.previewGeneration = previewGeneration
         self.store = store
         self.immediate = store as? any ImmediatePages
@@ -28,7 +28,7 @@ final class PageService: Sendable {
     var epoch: UInt32 { store.epoch }
 
     /// The store's revision now: renderings are kept under it.
-    var revision: Int { store.revision }
+    package var revision: Int { store.revision }
 
     /// A rendering already kept, without touching the store; not one that
     /// lacked previews kept since (it is rendered again with them).
@@ -140,7 +140,7 @@ final class PageService: Sendable {
 
 extension PageService: PrewarmPages {
     /// Renders the page for pre-warm (kept in the page cache); nil when it no longer exists.
-    func pageForWarming(_ query: PageQuery) async -> (page: Page, number: Int)? {
+    package func pageForWarming(_ query: PageQuery) async -> (page: Page, number: Int)? {
         guard let (page, rendering) = try? await fragment(for: query, revision: revision) else { return nil }
         return (page, rendering.number)
     }

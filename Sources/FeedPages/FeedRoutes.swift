@@ -10,12 +10,19 @@ import WarmfeedCore
 /// once (SQLite); otherwise (PostgreSQL, or a client that wants it gzipped)
 /// off the server threads (`.later`).
 /// Every page served tells the pre-warmer where its reader is.
-struct FeedRoutes: Sendable {
+package struct FeedRoutes: Sendable {
     let pages: PageService
-    let prewarmer: Prewarmer?
+    /// Pre-warm, told where each reader is; nil when nothing is warmed ahead.
+    let prewarmer: (any ReaderTracking)?
     let logger: Logger
 
-    static let securityHeaders = [
+    package init(pages: PageService, prewarmer: (any ReaderTracking)?, logger: Logger) {
+        self.pages = pages
+        self.prewarmer = prewarmer
+        self.logger = logger
+    }
+
+    package static let securityHeaders = [
         HTTPField(
             "Content-Security-Policy",
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -31,7 +38,7 @@ struct FeedRoutes: Sendable {
             HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding"), HTTPField("Accept-CH", "Sec-CH-DPR"),
         ]
 
-    func add(to router: inout Router) {
+    package func add(to router: inout Router) {
         router.get("/") { request in reply(to: request, kind: .document) }
         router.get("/fragment") { request in reply(to: request, kind: .fragment) }
     }
@@ -138,7 +145,7 @@ struct FeedRoutes: Sendable {
 
 /// The reader's id, from the `wf` cookie (issued with the first document), so
 /// the pre-warmer can follow each reader's position.
-struct ReaderCookie: Sendable {
+package struct ReaderCookie: Sendable {
     var id: String?
     var setCookie: String?
 

@@ -4,11 +4,16 @@ import WarmfeedCore
 /// The page a request's query names: `?page=N`, optionally with `after=` or
 /// `before=` a cursor. Checked strictly, because every malformed value must get
 /// a clear 4xx rather than a guess.
-struct PageQuery: Sendable, Hashable {
+package struct PageQuery: Sendable, Hashable {
     /// What to read from the store.
-    var request: PageRequest
+    package var request: PageRequest
     /// The page number shown to the reader, when the URL gave one.
-    var number: Int?
+    package var number: Int?
+
+    package init(request: PageRequest, number: Int?) {
+        self.request = request
+        self.number = number
+    }
 
     /// The largest page number accepted (a feed of 10^9 items at 10 a page).
     static let maxPage = 100_000_000

@@ -13,7 +13,7 @@ import WarmfeedCore
 ///
 /// Item text is untrusted: `{{ }}` escapes it, and links are kept only when
 /// they are plain `http(s)` URLs.
-struct PageRenderer: Sendable {
+package struct PageRenderer: Sendable {
     /// The templates every page needs; loading fails early when one is missing.
     static let requiredTemplates = ["layout", "page", "row", "sentinel", "end", "error", "admin"]
 
@@ -33,18 +33,8 @@ struct PageRenderer: Sendable {
     let notAhead: String?
     /// Where the thin client's files are served (versioned, so cached for ever).
     let scriptURL: String
-    let styleURL: String
+    package let styleURL: String
     let threshold: Double
-
-    /// The renderer for `configuration`, linking the thin client's versioned URLs from `statics`.
-    static func load(_ configuration: WarmfeedConfiguration, statics: StaticFiles) throws -> PageRenderer {
-        try PageRenderer(
-            templatesFolder: configuration.templatesFolder,
-            scriptURL: statics.versionedURL(of: "feed.js"),
-            styleURL: statics.versionedURL(of: "feed.css"),
-            threshold: configuration.threshold
-        )
-    }
 
     struct MissingTemplate: Error, CustomStringConvertible {
         var name: String
@@ -52,7 +42,7 @@ struct PageRenderer: Sendable {
         var description: String { "template \(name).mustache is missing from \(folder)" }
     }
 
-    init(templatesFolder: String, scriptURL: String, styleURL: String, threshold: Double) throws {
+    package init(templatesFolder: String, scriptURL: String, styleURL: String, threshold: Double) throws {
         let folder = try TemplateFolder(path: templatesFolder)
         for name in Self.requiredTemplates where !folder.has(name) {
             throw MissingTemplate(name: name, folder: templatesFolder)
@@ -68,7 +58,7 @@ struct PageRenderer: Sendable {
     }
 
     /// The rows of `page` with its sentinel (or the end-of-feed row), as HTML bytes.
-    func fragment(of page: Page, query: PageQuery, number: Int) -> [UInt8] {
+    package func fragment(of page: Page, query: PageQuery, number: Int) -> [UInt8] {
         let next = Self.next(after: page.older, number: number)
         let values = FragmentValues(
             rows: PageRows(
@@ -156,7 +146,7 @@ struct PageRenderer: Sendable {
     }
 
     /// The admin dashboard, from values of `PageValues.admin`.
-    func admin(_ values: TemplateData) -> [UInt8] {
+    package func admin(_ values: TemplateData) -> [UInt8] {
         var html = HTMLBuffer(capacity: 8192)
         adminTemplate.render(values, into: &html)
         return html.bytes

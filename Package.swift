@@ -252,6 +252,20 @@ let package = Package(
             ]
         ),
 
+        // Pre-warm: which pages to warm ahead of which reader (a pure planner), and the
+        // runner that renders them and makes their thumbnails. Uses pages and thumbnails.
+        .target(
+            name: "Prewarm",
+            dependencies: [
+                "WarmfeedCore",
+                "FeedPages",
+                "Thumbnails",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // Wiring: routes, rendering, the demo feed.
         .target(
             name: "Warmfeed",
@@ -259,6 +273,7 @@ let package = Package(
                 "DemoOrigin",
                 "FeedIngest",
                 "FeedPages",
+                "Prewarm",
                 "Thumbnails",
                 "HTTPServer",
                 "ImageFormats",
@@ -313,6 +328,7 @@ let package = Package(
             name: "WarmfeedCoreTests",
             dependencies: ["WarmfeedCore", "SQLiteStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .testTarget(name: "PrewarmTests", dependencies: ["Prewarm", "WarmfeedCore"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "WarmfeedCore", "ImageFormats"]),
         .testTarget(
             name: "PostgresStoreTests",
@@ -321,7 +337,8 @@ let package = Package(
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "DemoOrigin", "FeedIngest", "FeedPages", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient", "Thumbnailer",
+                "Warmfeed", "DemoOrigin", "FeedIngest", "FeedPages", "Prewarm", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient",
+                "Thumbnailer",
                 "OriginFetcher",
                 "FeedImport",
                 "HTMLTemplates",

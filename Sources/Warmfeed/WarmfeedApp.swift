@@ -6,6 +6,7 @@ import Foundation
 import HTTPServer
 import Logging
 import OriginFetcher
+import Prewarm
 import RedisClient
 import ServiceLifecycle
 import Thumbnailer
@@ -133,7 +134,7 @@ public final class WarmfeedApp: Sendable {
             logger: logger
         )
         prewarmer = Prewarmer(
-            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics,
+            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics.factory,
             pageOneHold: configuration.pageOneHold, claims: shared, logger: logger
         )
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil

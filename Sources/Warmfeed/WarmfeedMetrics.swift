@@ -12,17 +12,13 @@ import WarmfeedCore
 /// one process (the tests) keep their numbers apart.
 final class WarmfeedMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    /// Where the parts make their counters and timers (`ThumbnailMetrics`), into `registry`.
+    /// Where the parts make their counters and timers (`ThumbnailMetrics`,
+    /// `PrewarmMetrics`), into `registry`.
     let factory: PrometheusMetricsFactory
-    private let prewarmDone, prewarmCancelled, prewarmDropped: CoreMetrics.Counter
     private let gauges: [String: CoreMetrics.Gauge]
 
     init() {
         let factory = PrometheusMetricsFactory(registry: registry)
-        func counter(_ name: String) -> CoreMetrics.Counter {
-            CoreMetrics.Counter(label: "warmfeed_thumbnail_\(name)_total", factory: factory)
-        }
-        (prewarmDone, prewarmCancelled, prewarmDropped) = (counter("prewarm_done"), counter("prewarm_cancelled"), counter("prewarm_dropped"))
         self.factory = factory
         var gauges: [String: CoreMetrics.Gauge] = [:]
         for name in [
@@ -40,16 +36,6 @@ final class WarmfeedMetrics: Sendable {
             gauges[name] = CoreMetrics.Gauge(label: "warmfeed_\(name)", factory: factory)
         }
         self.gauges = gauges
-    }
-
-    // MARK: Events (the thumbnails' own are `ThumbnailMetrics`)
-
-    /// The pre-warm planner counted jobs done, cancelled (no reader wanted them
-    /// any more) or dropped (no room) in one decision.
-    func prewarmCounted(from before: PrewarmPlanner<PageQuery>.Counters, to after: PrewarmPlanner<PageQuery>.Counters) {
-        if after.done > before.done { prewarmDone.increment(by: after.done - before.done) }
-        if after.cancelled > before.cancelled { prewarmCancelled.increment(by: after.cancelled - before.cancelled) }
-        if after.dropped > before.dropped { prewarmDropped.increment(by: after.dropped - before.dropped) }
     }
 
     // MARK: Scrapes

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FeedPages
+@testable import Prewarm
 @testable import Warmfeed
 @testable import WarmfeedCore
 

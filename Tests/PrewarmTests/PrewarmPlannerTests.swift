@@ -1,4 +1,6 @@
 import Testing
+
+@testable import Prewarm
 @testable import WarmfeedCore
 
 @Suite struct PrewarmPlannerTests {
@@ -43,7 +45,8 @@ import Testing
         let first = try #require(started(planner.readerViewed("far", page: 10, older: "after-10", newer: nil, revision: 0, now: 0)).first)
         let second = try #require(started(planner.readerViewed("near", page: 50, older: "after-50", newer: nil, revision: 0, now: 0)).first)
         #expect(Set([first.page, second.page]) == [11, 51])
-        let next = started(planner.finished(first, older: "after-\(first.page)", newer: nil))
+        let next =
+            started(planner.finished(first, older: "after-\(first.page)", newer: nil))
             + started(planner.finished(second, older: "after-\(second.page)", newer: nil))
         // Both readers' next pages are at distance 2; neither page 13 nor 53 comes before them.
         #expect(Set(next.map(\.page)) == [12, 52])
@@ -209,7 +212,8 @@ extension PrewarmPlannerTests {
         for step in 0..<2000 {
             let reader = "r\(Int.random(in: 0..<9, using: &random))"
             let previous = model[reader]
-            let page = Int.random(in: 0..<4, using: &random) == 0
+            let page =
+                Int.random(in: 0..<4, using: &random) == 0
                 ? Int.random(in: 1...40, using: &random)  // a jump
                 : max(1, (previous?.page ?? 1) + Int.random(in: -1...2, using: &random))
             var direction = previous?.direction ?? 1
@@ -258,8 +262,10 @@ extension PrewarmPlannerTests {
                 }
             } else {
                 let page = Int.random(in: 1...60, using: &random)
-                apply(planner.readerViewed("r\(Int.random(in: 0..<8, using: &random))", page: page, older: "after-\(page)",
-                                           newer: "before-\(page)", revision: step / 200, now: Double(step)))
+                apply(
+                    planner.readerViewed(
+                        "r\(Int.random(in: 0..<8, using: &random))", page: page, older: "after-\(page)",
+                        newer: "before-\(page)", revision: step / 200, now: Double(step)))
             }
         }
     }

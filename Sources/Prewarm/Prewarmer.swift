@@ -1,3 +1,4 @@
+import CoreMetrics
 import FeedPages
 import Logging
 import ServiceLifecycle
@@ -15,7 +16,7 @@ import WarmfeedCore
 /// a cancellation per job no reader wants. A reader's own thumbnail request
 /// never queues behind this work: it starts at once, or joins the job
 /// pre-warm already started.
-final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
+package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     typealias Planner = PrewarmPlanner<PageQuery>
     typealias Job = Planner.Job
 
@@ -57,7 +58,7 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     private let thumbnails: ThumbnailService
     private let clock: Uptime
     private let thumbnailsAtOnce: Int
-    private let metrics: WarmfeedMetrics
+    private let metrics: PrewarmMetrics
     /// In a cluster: who warms a page's thumbnails (the first node to ask;
     /// the others wait for it, then find them in the shared tier).
     private let claims: SharedTier?
@@ -66,14 +67,14 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     /// A pre-warmer warming `lead` pages ahead of each reader, at most
     /// `concurrency` pages at a time and `thumbnailsAtOnce` thumbnails per page,
     /// reading pages from `pages` and reading the time from `clock`.
-    init(
-        lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: WarmfeedMetrics,
+    package init(
+        lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: any MetricsFactory,
         concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = .seconds(3),
         claims: SharedTier? = nil, logger: Logger
     ) {
         self.claims = claims
         startGate = StartGate(limit: pageOneHold)
-        self.metrics = metrics
+        self.metrics = PrewarmMetrics(factory: metrics)
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
         (starts, startsInput) = AsyncStream.makeStream(of: PrewarmTasks.Start.self)
         self.pages = pages
@@ -87,7 +88,7 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     /// neighbours are `older` and `newer`, at store revision `revision`, on a
     /// screen that loads thumbnails at `scale` (nil when it did not say:
     /// then the scales readers have been asking this node for).
-    func readerViewed(
+    package func readerViewed(
         _ reader: String, number: Int, query: PageQuery? = nil, older olderCursor: Cursor?, newer newerCursor: Cursor?, revision: Int,
         scale: Int? = nil
     ) {
@@ -102,7 +103,7 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     /// started (store revision `revision`): warm the first pages as if a reader
     /// stood just above page 1, so the first readers find them warm; with
     /// `holdingPageOne` (at start), page 1 is answered once it is warm.
-    func warmTop(revision: Int, holdingPageOne: Bool = false) {
+    package func warmTop(revision: Int, holdingPageOne: Bool = false) {
         if holdingPageOne { startGate.close() }
         let now = clock.now
         top.withLock { $0 = (now, nil) }
@@ -112,7 +113,7 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     }
 
     /// Page 1's requests wait here while the start's warm-up runs (see `StartGate`).
-    let startGate: StartGate
+    package let startGate: StartGate
 
     /// How long page 1 took to be warm (rendered, its thumbnails made) after
     /// the last `warmTop`, in seconds; nil while it is not yet.
@@ -129,7 +130,7 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
     private static let top = "~refresh"
 
     /// Pre-warm's section of the operator's views.
-    func publish(into stats: inout CacheStats) {
+    package func publish(into stats: inout CacheStats) {
         let warm = snapshot
         let leads = leads
         stats.prewarm.queued = warm.queued
@@ -164,7 +165,7 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
 
     /// Makes a task for each job the planner starts, inside this service's task
     /// group, until graceful shutdown cancels the running ones and waits for them.
-    func run() async throws {
+    package func run() async throws {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 if !startGate.isOpen { group.addTask { await self.startGate.openAfterLimit() } }
@@ -190,7 +191,7 @@ final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
             let work = state.take(event(&state))
             return (work, before, state.planner.counters)
         }
-        metrics.prewarmCounted(from: before, to: after)
+        metrics.counted(from: before, to: after)
         perform(work)
     }
 

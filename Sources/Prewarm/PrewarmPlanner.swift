@@ -1,3 +1,5 @@
+import WarmfeedCore
+
 /// Decides which pages to warm ahead of each reader, as a pure state machine.
 ///
 /// When a reader is served page N, the pages they are about to reach, N+1 …
@@ -265,7 +267,8 @@ public struct PrewarmPlanner<Target: Hashable> {
             actions.append(.cancel(job))
         }
         while running.count < concurrency,
-              var best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) }) {
+            var best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) })
+        {
             queued[best.page] = nil
             // In the variants wanted now, less those made already.
             best.variants = wantedVariants(best.page) & ~(warmed[best.page] ?? 0)
@@ -356,12 +359,12 @@ public struct PrewarmPlanner<Target: Hashable> {
 
     private mutating func enqueue(_ job: Job) {
         guard job.page >= 1, isWanted(job.page), wantedVariants(job.page) & ~(warmed[job.page] ?? 0) != 0,
-              queued[job.page] == nil, running[job.page] == nil
+            queued[job.page] == nil, running[job.page] == nil
         else { return }
         if queued.count >= maxQueued {
             // Make room by dropping the farthest job, unless this one is farther still.
             guard let farthest = queued.values.max(by: { distance($0.page) < distance($1.page) }),
-                  distance(farthest.page) > distance(job.page)
+                distance(farthest.page) > distance(job.page)
             else {
                 counters.dropped += 1
                 return

@@ -266,13 +266,29 @@ let package = Package(
             ]
         ),
 
-        // Wiring: routes, rendering, the demo feed.
+        // What the operator sees: /admin/cache, the dashboard and /metrics, read from the
+        // stats seam that every feature publishes into. Imports no feature.
+        .target(
+            name: "Operations",
+            dependencies: [
+                "WarmfeedCore",
+                "HTTPServer",
+                "HTMLTemplates",
+                "CMalloc",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The composition root: configuration and wiring only. The one module that imports every feature.
         .target(
             name: "Warmfeed",
             dependencies: [
                 "DemoOrigin",
                 "FeedIngest",
                 "FeedPages",
+                "Operations",
                 "Prewarm",
                 "Thumbnails",
                 "HTTPServer",
@@ -300,6 +316,7 @@ let package = Package(
             name: "WarmfeedCLI",
             dependencies: [
                 "Warmfeed",
+                "Operations",
                 "WarmfeedCore",
                 "DemoOrigin",
                 "FeedImport",
@@ -337,7 +354,8 @@ let package = Package(
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
-                "Warmfeed", "DemoOrigin", "FeedIngest", "FeedPages", "Prewarm", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore", "HTTPTestClient",
+                "Warmfeed", "DemoOrigin", "FeedIngest", "FeedPages", "Operations", "Prewarm", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore",
+                "HTTPTestClient",
                 "Thumbnailer",
                 "OriginFetcher",
                 "FeedImport",

@@ -8,17 +8,16 @@ import WarmfeedCore
 /// Every template is compiled at load into an `HTMLTemplate` against its
 /// schema (`PageValues`), and an error in one stops the start with its file and
 /// line. The page templates (`layout`, `page` and the partials it includes) are
-/// on every cold page's path and write their fields in place; the admin and
-/// error pages, rendered rarely, are given `TemplateData` built by name.
+/// on every cold page's path and write their fields in place; the error page,
+/// rendered rarely, is given `TemplateData` built by name.
 ///
 /// Item text is untrusted: `{{ }}` escapes it, and links are kept only when
 /// they are plain `http(s)` URLs.
 package struct PageRenderer: Sendable {
     /// The templates every page needs; loading fails early when one is missing.
-    static let requiredTemplates = ["layout", "page", "row", "sentinel", "end", "error", "admin"]
+    static let requiredTemplates = ["layout", "page", "row", "sentinel", "end", "error"]
 
     private let errorTemplate: HTMLTemplate
-    private let adminTemplate: HTMLTemplate
     private let pageTemplate: HTMLTemplate
     private let layoutTemplate: HTMLTemplate
     /// `row.mustache` on its own, when the page template repeats exactly it
@@ -51,7 +50,6 @@ package struct PageRenderer: Sendable {
         layoutTemplate = try folder.compile("layout", schema: PageValues.layout)
         (rowTemplate, rowTag, notAhead) = Self.ahead(folder, page: pageTemplate)
         errorTemplate = try folder.compile("error", schema: PageValues.error)
-        adminTemplate = try folder.compile("admin", schema: PageValues.admin)
         self.scriptURL = scriptURL
         self.styleURL = styleURL
         self.threshold = threshold
@@ -142,13 +140,6 @@ package struct PageRenderer: Sendable {
         )
         var html = HTMLBuffer(capacity: fragment.count + 1024)
         layoutTemplate.render(values, into: &html)
-        return html.bytes
-    }
-
-    /// The admin dashboard, from values of `PageValues.admin`.
-    package func admin(_ values: TemplateData) -> [UInt8] {
-        var html = HTMLBuffer(capacity: 8192)
-        adminTemplate.render(values, into: &html)
         return html.bytes
     }
 

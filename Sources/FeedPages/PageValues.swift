@@ -23,9 +23,6 @@ package enum PageValues {
     ])
     /// The error page, rendered rarely: given `TemplateData`.
     static let error = TemplateSchema(["status": .text, "reason": .text, "message": .text, "css": .text])
-    /// The operator's dashboard: its rows, and two charts as SVG written raw.
-    package static let adminRow = TemplateSchema(["name": .text, "value": .text])
-    package static let admin = TemplateSchema(["css": .text, "rows": .list(adminRow), "hitChart": .text, "latencyChart": .text])
 }
 
 /// What the page template needs of a page's rows, whether they are rendered

@@ -1,9 +1,9 @@
-// Warmfeed: the server, wired. Routes (`FeedRoutes`, `ThumbnailRoutes`,
-// `AdminRoutes`), rendering (`PageRenderer` over `HTMLTemplates`, `PageService`
-// with the page cache), and the long-lived services: `ThumbnailService` (runs
-// the thumbnail cache's state machine over the disk tier, libcurl and
-// libvips), `Prewarmer` (runs the pre-warm planner), `SourceRefresher`,
-// `RowPreparation`, `PreviewKeeper`, `SharedTier`, `CacheObserver`,
-// `DemoOrigin`, and the store's own (`StoreService`: PostgreSQL's listener
-// moves the revision when another node writes). `WarmfeedApp` assembles
-// them and hands `services` to one ServiceGroup, so SIGTERM reaches each.
+// Warmfeed: the composition root. It reads the configuration
+// (`WarmfeedConfiguration`, `StoreLocation`), opens the store, makes each
+// feature — `Thumbnails`, `FeedPages`, `Prewarm`, `FeedIngest`, `DemoOrigin`,
+// `Operations` — and wires them: pages tell pre-warm of readers
+// (`ReaderTracking`), pre-warm gets pages (`PrewarmPages`) and thumbnails,
+// the refresher's new items warm the top, and every part that shows numbers
+// is handed to the `CacheObserver` as a `StatsPublisher`. `WarmfeedApp`
+// hands `services` to one ServiceGroup, so SIGTERM reaches each. Only this
+// module imports every feature.

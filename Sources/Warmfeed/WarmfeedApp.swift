@@ -5,6 +5,7 @@ import FeedPages
 import Foundation
 import HTTPServer
 import Logging
+import Operations
 import OriginFetcher
 import Prewarm
 import RedisClient
@@ -162,7 +163,10 @@ public final class WarmfeedApp: Sendable {
         var router = Router()
         FeedRoutes(pages: pages, prewarmer: tracked, logger: logger).add(to: &router)
         ThumbnailRoutes(service: thumbnails).add(to: &router)
-        AdminRoutes(token: adminToken, observer: observer, renderer: renderer).add(to: &router)
+        AdminRoutes(
+            token: adminToken, observer: observer, dashboard: try DashboardPage(templatesFolder: configuration.templatesFolder, styleURL: renderer.styleURL),
+            pageHeaders: FeedRoutes.securityHeaders
+        ).add(to: &router)
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }
         router.get("/healthz") { _ in .now(.plain(200, "ok")) }
         let routes = router

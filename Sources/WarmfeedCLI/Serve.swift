@@ -3,6 +3,7 @@ import FeedImport
 import FeedIngest
 import Foundation
 import Logging
+import Operations
 import Reckoning
 import ServiceLifecycle
 import Warmfeed

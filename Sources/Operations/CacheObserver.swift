@@ -8,7 +8,7 @@ import WarmfeedCore
 /// own sections: `StatsPublisher`), adds the process's and the HTTP server's,
 /// keeps a few minutes of history for the dashboard's chart (sampled on its
 /// own clock, never by a scrape), and sets `/metrics`' gauges when scraped.
-final class CacheObserver: Service, Sendable {
+package final class CacheObserver: Service, Sendable {
     /// The parts that show their numbers, asked in this order.
     let publishers: [any StatsPublisher]
     let node: String
@@ -30,7 +30,7 @@ final class CacheObserver: Service, Sendable {
         var lastRequests = 0
     }
 
-    init(
+    package init(
         publishers: [any StatsPublisher], node: String = "", metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5),
         upkeep: @escaping @Sendable () -> Void = {}
     ) {
@@ -45,12 +45,12 @@ final class CacheObserver: Service, Sendable {
     var uptime: Double { clock.now }
 
     /// Shows `server`'s connections from now on.
-    func watch(_ server: HTTPServer) {
+    package func watch(_ server: HTTPServer) {
         self.server.withLock { $0 = server }
     }
 
     /// The dashboard's series so far.
-    var history: (hitRatio: TimeSeries, originP50: TimeSeries) {
+    package var history: (hitRatio: TimeSeries, originP50: TimeSeries) {
         samples.withLock { ($0.hitRatio, $0.originP50) }
     }
 
@@ -103,7 +103,7 @@ final class CacheObserver: Service, Sendable {
         return metrics.text()
     }
 
-    func run() async throws {
+    package func run() async throws {
         try? await cancelWhenGracefulShutdown { [self] in
             while true {
                 sample()

@@ -1,6 +1,4 @@
-import FeedPages
 import Foundation
-import HTMLTemplates
 import HTTPServer
 import WarmfeedCore
 
@@ -9,12 +7,21 @@ import WarmfeedCore
 /// Every admin route needs the token: `Authorization: Bearer <token>`, or
 /// `?token=` once in a browser (which then keeps it in an HttpOnly cookie so the
 /// dashboard can refresh itself). Without it: 401, and nothing else is said.
-struct AdminRoutes: Sendable {
+package struct AdminRoutes: Sendable {
     let token: AdminToken
     let observer: CacheObserver
-    let renderer: PageRenderer
+    let dashboardPage: DashboardPage
+    /// The site's own headers (its content security policy), which the dashboard's answer carries too.
+    let pageHeaders: [HTTPField]
 
-    func add(to router: inout Router) {
+    package init(token: AdminToken, observer: CacheObserver, dashboard: DashboardPage, pageHeaders: [HTTPField]) {
+        self.token = token
+        self.observer = observer
+        self.dashboardPage = dashboard
+        self.pageHeaders = pageHeaders
+    }
+
+    package func add(to router: inout Router) {
         router.get("/admin/cache") { request in
             guarded(request) {
                 .now(
@@ -33,7 +40,7 @@ struct AdminRoutes: Sendable {
         }
         router.get("/admin") { request in
             guarded(request) {
-                var headers = FeedRoutes.securityHeaders + [HTTPField("Cache-Control", "no-store")]
+                var headers = pageHeaders + [HTTPField("Cache-Control", "no-store")]
                 if let given = request.queryValues("token").first, token.matches(given) {
                     headers.append(HTTPField("Set-Cookie", "wf_admin=\(given); Path=/admin; HttpOnly; SameSite=Strict"))
                 }
@@ -145,15 +152,10 @@ struct AdminRoutes: Sendable {
                     ]
                 ]
             } ?? [])
-        return renderer.admin(
-            TemplateData(
-                PageValues.admin,
-                [
-                    "css": .text(renderer.styleURL),
-                    "rows": .list(rows.map { TemplateData(PageValues.adminRow, ["name": .text($0["name"] ?? ""), "value": .text($0["value"] ?? "")]) }),
-                    "hitChart": .text(Self.chart(history.hitRatio, maximum: 1, label: "hit ratio")),
-                    "latencyChart": .text(Self.chart(history.originP50, maximum: nil, label: "origin p50 (ms)")),
-                ]))
+        return dashboardPage.render(
+            rows: rows.map { (name: $0["name"] ?? "", value: $0["value"] ?? "") },
+            hitChart: Self.chart(history.hitRatio, maximum: 1, label: "hit ratio"),
+            latencyChart: Self.chart(history.originP50, maximum: nil, label: "origin p50 (ms)"))
     }
 
     /// A small server-rendered SVG line chart of a series (no script needed).

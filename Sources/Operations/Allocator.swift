@@ -60,7 +60,7 @@ public enum Allocator {
 }
 
 /// The process's memory as the kernel counts it (`/proc/self/status`).
-struct ProcessMemory: Codable, Sendable {
+package struct ProcessMemory: Codable, Sendable {
     /// Resident set size (VmRSS): anonymous memory, plus the pages of files mapped (the binary, its libraries).
     var residentBytes: Int?
     /// Of which anonymous (RssAnon): the heap, the stacks, every buffer.

@@ -1,0 +1,32 @@
+import HTMLTemplates
+
+/// The operator's dashboard (`admin.mustache`), compiled at load against its
+/// schema like every page: a template error stops the start with its file and
+/// line, not the first operator's visit.
+package struct DashboardPage: Sendable {
+    static let row = TemplateSchema(["name": .text, "value": .text])
+    static let schema = TemplateSchema(["css": .text, "rows": .list(row), "hitChart": .text, "latencyChart": .text])
+
+    private let template: HTMLTemplate
+    /// The feed's versioned stylesheet, which the dashboard shares.
+    let styleURL: String
+
+    package init(templatesFolder: String, styleURL: String) throws {
+        template = try TemplateFolder(path: templatesFolder).compile("admin", schema: Self.schema)
+        self.styleURL = styleURL
+    }
+
+    /// The dashboard with `rows` (name and value, escaped) and two charts (SVG, written raw).
+    func render(rows: [(name: String, value: String)], hitChart: String, latencyChart: String) -> [UInt8] {
+        let values = TemplateData(
+            Self.schema,
+            [
+                "css": .text(styleURL),
+                "rows": .list(rows.map { TemplateData(Self.row, ["name": .text($0.name), "value": .text($0.value)]) }),
+                "hitChart": .text(hitChart), "latencyChart": .text(latencyChart),
+            ])
+        var html = HTMLBuffer(capacity: 8192)
+        template.render(values, into: &html)
+        return html.bytes
+    }
+}

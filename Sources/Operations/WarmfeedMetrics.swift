@@ -1,0 +1,76 @@
+import CoreMetrics
+import Prometheus
+import WarmfeedCore
+
+/// The Prometheus view of the cache (`GET /metrics`), through swift-metrics.
+///
+/// Counters and timers are recorded where the event happens (a hit decided, an
+/// original fetched, a thumbnail resized, a pre-warm job ended); gauges (what
+/// the cache holds now) are set from a snapshot when `/metrics` is scraped.
+/// Each app has its own registry (no global bootstrap), so several servers in
+/// one process (the tests) keep their numbers apart.
+package final class WarmfeedMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    /// Where the parts make their counters and timers (`ThumbnailMetrics`,
+    /// `PrewarmMetrics`), into `registry`.
+    package let factory: PrometheusMetricsFactory
+    private let gauges: [(gauge: CoreMetrics.Gauge, value: @Sendable (CacheStats) -> Double?)]
+
+    /// Each gauge, named once, with where its value is read in the stats (nil: not set on this scrape).
+    static let gaugeValues: [(name: String, value: @Sendable (CacheStats) -> Double?)] = [
+        ("memory_entries", { Double($0.memory.entries) }), ("memory_bytes", { Double($0.memory.bytes) }),
+        ("memory_budget_bytes", { Double($0.memory.budgetBytes) }), ("disk_entries", { Double($0.disk.entries) }),
+        ("disk_bytes", { Double($0.disk.bytes) }), ("disk_budget_bytes", { Double($0.disk.budgetBytes) }),
+        ("negative_entries", { Double($0.negativeEntries) }), ("in_flight", { Double($0.inFlight) }),
+        ("prewarm_queued", { Double($0.prewarm.queued) }), ("prewarm_running", { Double($0.prewarm.running) }),
+        ("page_cache_bytes", { Double($0.pages.bytes) }), ("hit_ratio", { $0.hitRatio }),
+        ("origin_latency_p50_seconds", { seconds($0.origin.latency.p50Ms) }),
+        ("origin_latency_p99_seconds", { seconds($0.origin.latency.p99Ms) }),
+        ("thumbnail_latency_p50_seconds", { seconds($0.thumbnailLatency.p50Ms) }),
+        ("thumbnail_latency_p99_seconds", { seconds($0.thumbnailLatency.p99Ms) }),
+        ("uptime_seconds", { $0.uptimeSeconds }),
+        ("store_up", { $0.store.answering ? 1 : 0 }), ("store_revision", { Double($0.store.revision) }),
+        ("origin_busy", { Double($0.origin.busy) }), ("origin_cancelled", { Double($0.origin.cancelled) }),
+        ("origin_retried", { Double($0.origin.retried) }),
+        ("connections_held", { Double($0.connections.held) }), ("connections_shed_slow_head", { Double($0.connections.slowHeads) }),
+        ("connections_closed_idle", { Double($0.connections.idleClosed) }), ("connections_shed_for_room", { Double($0.connections.madeRoom) }),
+        ("connections_refused", { Double($0.connections.refused) }), ("connections_malformed", { Double($0.connections.malformed) }),
+        ("page_cache_hits", { Double($0.pageHits) }), ("page_cache_misses", { Double($0.pageMisses) }),
+        ("page_cache_not_kept", { Double($0.pageNotKept) }),
+        ("disk_index_bytes", { Double($0.memoryUse.diskIndexBytes) }), ("disk_index_budget_bytes", { Double($0.memoryUse.diskIndexBudgetBytes) }),
+        ("resident_bytes", { $0.memoryUse.rssBytes.map(Double.init) }),
+        // A cluster's shared tier: set only with `--redis`.
+        ("shared_up", { $0.shared.map { $0.up ? 1 : 0 } }), ("shared_keys", { $0.shared?.keys.map(Double.init) }),
+        ("shared_bytes", { $0.shared?.bytes.map(Double.init) }), ("shared_claims_won", { $0.shared.map { Double($0.claimsWon) } }),
+        ("shared_claims_waited", { $0.shared.map { Double($0.claimsWaited) } }),
+        ("shared_claims_taken_over", { $0.shared.map { Double($0.claimsTakenOver) } }),
+        ("shared_claims_unavailable", { $0.shared.map { Double($0.claimsUnavailable) } }),
+        ("shared_pages_warmed_elsewhere", { $0.shared.map { Double($0.pagesWarmedElsewhere) } }),
+        ("shared_errors", { $0.shared.map { Double($0.errors) } }),
+        ("shared_latency_p50_seconds", { seconds($0.shared?.latency.p50Ms) }), ("shared_latency_p99_seconds", { seconds($0.shared?.latency.p99Ms) }),
+    ]
+
+    private static func seconds(_ milliseconds: Double?) -> Double? { milliseconds.map { $0 / 1000 } }
+
+    package init() {
+        let factory = PrometheusMetricsFactory(registry: registry)
+        self.factory = factory
+        gauges = Self.gaugeValues.map { (CoreMetrics.Gauge(label: "warmfeed_\($0.name)", factory: factory), $0.value) }
+    }
+
+    // MARK: Scrapes
+
+    /// Sets the gauges (what is held now) from `stats`.
+    func setGauges(from stats: CacheStats) {
+        for (gauge, value) in gauges {
+            if let value = value(stats) { gauge.record(value) }
+        }
+    }
+
+    /// The Prometheus text exposition.
+    func text() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

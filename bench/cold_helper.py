@@ -22,7 +22,7 @@ import urllib.parse
 FORMATS = {"jpg": "jpeg", "jpeg": "jpeg", "png": "png", "webp": "webp"}
 
 
-# Pictures per format in the demo origin's pool (Sources/Warmfeed/DemoPool.swift).
+# Pictures per format in the demo origin's pool (Sources/DemoOrigin/DemoPool.swift).
 POOL_VARIANTS = {"jpeg": 2, "png": 1, "webp": 1}
 
 

@@ -70,7 +70,7 @@ package struct FeedRoutes: Sendable {
             track(reader, rendering, query: key.query, revision: revision)
             if gzip, !rendering.compressed {
                 // The first client that accepts gzip compresses the page, off the server threads.
-                return .later { response(pages.compressed(rendering, for: key), gzip: true, reader: reader) }
+                return .waiting { answer(pages.compressed(rendering, for: key), gzip: true, reader: reader) }
             }
             if reader.setCookie == nil {
                 return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain)
@@ -88,16 +88,23 @@ package struct FeedRoutes: Sendable {
             track(reader, rendering, query: key.query, revision: revision)
             return reader.setCookie == nil ? .prepared(rendering.plain) : .now(response(rendering, gzip: false, reader: reader))
         }
-        return .later {
+        return .waiting {
             do {
-                guard var rendering = try await pages.render(key) else { return noSuchPage(kind) }
+                guard var rendering = try await pages.render(key) else { return .response(noSuchPage(kind)) }
                 if gzip { rendering = pages.compressed(rendering, for: key) }
                 track(reader, rendering, query: key.query, revision: revision)
-                return response(rendering, gzip: gzip, reader: reader)
+                return answer(rendering, gzip: gzip, reader: reader)
             } catch {
-                return storeFailure(error, kind: kind)
+                return .response(storeFailure(error, kind: kind))
             }
         }
+    }
+
+    /// A rendering's answer after waiting: its kept response as it is, unless
+    /// this reader is issued a cookie (then a copy with the cookie's header).
+    private func answer(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Answer {
+        guard reader.setCookie != nil else { return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain) }
+        return .response(response(rendering, gzip: gzip, reader: reader))
     }
 
     private func noSuchPage(_ kind: PageCache.Kind) -> Response {

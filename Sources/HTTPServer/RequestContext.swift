@@ -24,7 +24,7 @@ final class RequestContext: @unchecked Sendable {
     var rawTargetEnd = 0
     var phase: Phase = .started
     var bodyBytes = 0
-    var response: Response?
+    var response: Answer?
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget

@@ -40,16 +40,38 @@ public enum Reply: Sendable {
     /// The response needs work that may wait (the store, rendering, the origin):
     /// the connection is suspended, the work runs on Swift's pool, and the
     /// connection resumes when it is done. No server thread waits meanwhile.
-    case later(@Sendable () async -> Response)
+    /// Work that ends with a response built once and kept (a thumbnail, a page
+    /// from a cache) answers `.prepared`, and it is sent as it is.
+    case waiting(@Sendable () async -> Answer)
 
-    /// The response, however it is given (waiting for the work of `later`).
+    /// Work that may wait and ends with a response built for this request.
+    public static func later(_ work: @escaping @Sendable () async -> Response) -> Reply {
+        .waiting { .response(await work()) }
+    }
+
+    /// The response, however it is given (waiting for the work of `waiting`).
     public var response: Response {
         get async {
             switch self {
             case .now(let response): response
             case .prepared(let prepared): prepared.response
-            case .later(let work): await work()
+            case .waiting(let work): await work().response
             }
+        }
+    }
+}
+
+/// What work that waited ends with: a response built for the request, or one
+/// built once and kept, sent without building a second libmicrohttpd response.
+public enum Answer: Sendable {
+    case response(Response)
+    case prepared(PreparedResponse)
+
+    /// The response it answers with.
+    public var response: Response {
+        switch self {
+        case .response(let response): response
+        case .prepared(let prepared): prepared.response
         }
     }
 }

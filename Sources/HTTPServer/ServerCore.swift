@@ -201,9 +201,10 @@ final class ServerCore: Sendable {
         case .waiting:
             return .YES
         case .answered:
-            if let response = context.response {
-                context.response = nil
-                return queue(response, on: connection)
+            switch context.response.take() {
+            case .response(let response): return queue(response, on: connection)
+            case .prepared(let prepared): return queue(prepared, on: connection)
+            case nil: break
             }
             // Answered early (a body too large): swallow what is still coming.
             if let uploadDataSize { uploadDataSize.pointee = 0 }
@@ -262,7 +263,7 @@ final class ServerCore: Sendable {
         case .prepared(let prepared):
             context.phase = .answered
             return queue(prepared, on: connection)
-        case .later(let work):
+        case .waiting(let work):
             context.phase = .waiting
             MHD_suspend_connection(connection)
             let id = ObjectIdentifier(context)
@@ -278,7 +279,7 @@ final class ServerCore: Sendable {
 
     /// Hands `response` to the suspended connection of context `id` and resumes
     /// it, unless shutdown already answered it.
-    private static func resume(_ id: ObjectIdentifier, in shard: WorkerShard, with response: Response) {
+    private static func resume(_ id: ObjectIdentifier, in shard: WorkerShard, with response: Answer) {
         guard let (context, connection) = shard.suspended.withLock({ $0.removeValue(forKey: id) }) else { return }
         context.response = response
         context.phase = .answered
@@ -296,7 +297,7 @@ final class ServerCore: Sendable {
             }
         }
         for (context, connection) in waiting {
-            context.response = .plain(503, "the server is shutting down; try again shortly")
+            context.response = .response(.plain(503, "the server is shutting down; try again shortly"))
             context.phase = .answered
             MHD_resume_connection(connection.pointer)
         }

@@ -43,24 +43,27 @@ package struct ThumbnailRoutes: Sendable {
         if let prepared = service.cached(key) {
             return .prepared(prepared)
         }
-        return .later {
+        // The thumbnail's response was built once, when it was made: it is sent as it is.
+        return .waiting {
             switch await service.thumbnail(key) {
-            case .image(let prepared): prepared.response
-            case .placeholder: placeholderResponse()
-            case .noSuchItem: .plain(404, "no such item: \(id)")
+            case .image(let prepared): .prepared(prepared)
+            case .placeholder: Self.preparedPlaceholder.map { .prepared($0) } ?? .response(Self.placeholderResponse)
+            case .noSuchItem: .response(.plain(404, "no such item: \(id)"))
             }
         }
     }
 
-    private func placeholderResponse() -> Response {
-        Response(
-            status: 200,
-            headers: [
-                HTTPField("Content-Type", "image/svg+xml"),
-                HTTPField("Cache-Control", "no-store"),
-                HTTPField("X-Warmfeed-Placeholder", "1"),
-            ], body: Self.placeholder)
-    }
+    /// The placeholder's response, the same for every box.
+    static let placeholderResponse = Response(
+        status: 200,
+        headers: [
+            HTTPField("Content-Type", "image/svg+xml"),
+            HTTPField("Cache-Control", "no-store"),
+            HTTPField("X-Warmfeed-Placeholder", "1"),
+        ], body: placeholder)
+
+    /// The placeholder's response built once for every box (nil only if memory ran out then).
+    static let preparedPlaceholder = PreparedResponse(placeholderResponse)
 
     static func itemID(_ text: Substring) -> Int64? {
         guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestClient
 import Synchronization
 import Testing
+
 @testable import HTTPServer
 
 /// Starts a real server on port 0 for the body of a test, then shuts it down.
@@ -65,14 +66,17 @@ actor Barrier {
         // 24 requests must all be inside their handlers at once on a 2-thread
         // server: only possible if a waiting handler holds no server thread.
         let barrier = Barrier(expected: 24)
-        try await withServer({ $0.threads = 2 }, router: { router in
-            router.get("/wait") { _ in
-                .later {
-                    await barrier.arriveAndWait()
-                    return .plain(200, "released")
+        try await withServer(
+            { $0.threads = 2 },
+            router: { router in
+                router.get("/wait") { _ in
+                    .later {
+                        await barrier.arriveAndWait()
+                        return .plain(200, "released")
+                    }
                 }
             }
-        }) { server in
+        ) { server in
             let port = server.port
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<24 {
@@ -170,5 +174,25 @@ actor Barrier {
         #expect(response.status == 200)
         #expect(response.text == "finished\n")
         #expect(throws: TestConnection.Failure.self) { _ = try TestConnection(port: port) }
+    }
+
+    /// Work that waited and ends with a response built once (a thumbnail, a
+    /// kept page) answers with it as it is, to every request, headers and all.
+    @Test func workThatWaitedAnswersAPreparedResponseAsItIs() async throws {
+        let prepared = try #require(PreparedResponse(Response(status: 201, headers: [HTTPField("X-Kept", "once")], body: ResponseBytes("kept bytes"))))
+        try await withServer(router: { router in
+            router.get("/kept") { _ in
+                .waiting {
+                    try? await Task.sleep(for: .milliseconds(20)); return .prepared(prepared)
+                }
+            }
+        }) { server in
+            for _ in 0..<3 {
+                let response = try await onThread { try TestHTTP.get(port: server.port, "/kept") }
+                #expect(response.status == 201)
+                #expect(response.header("X-Kept") == "once")
+                #expect(response.text == "kept bytes")
+            }
+        }
     }
 }

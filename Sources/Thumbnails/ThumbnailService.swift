@@ -34,11 +34,19 @@ package final class ThumbnailService: Sendable {
     /// The box thumbnails fit in at 1×; 2× doubles it.
     static let box = (width: 160, height: 120)
 
-    private let state: Mutex<State>
-    /// Pre-warm's resizes under way, so a reader who joins one can raise its priority.
-    private let resizesForPrewarm = Mutex<[ThumbnailKey: Task<Void, Never>]>([:])
-    /// Pre-warm's fetches under way, likewise, by item.
-    private let fetchesForPrewarm = Mutex<[Int64: Task<Void, Never>]>([:])
+    /// Everything that decides, under the one lock: the state machine, and
+    /// the tasks of pre-warm's work under way, which a reader who joins raises.
+    struct Locked {
+        var machine: State
+        /// Pre-warm's resizes under way, by thumbnail.
+        var prewarmResizes: [ThumbnailKey: Task<Void, Never>] = [:]
+        /// Pre-warm's fetches under way, by item.
+        var prewarmFetches: [Int64: Task<Void, Never>] = [:]
+    }
+
+    private let locked: Mutex<Locked>
+    /// How long a first failure is remembered, in seconds (fixed at the start).
+    private let firstFailureSeconds: Double
     private let waiterIDs = Atomic<UInt64>(0)
     /// The lookup tiers, in the order the state machine numbers them.
     let tiers: [any ThumbnailTier]
@@ -67,12 +75,13 @@ package final class ThumbnailService: Sendable {
         self.previews = previews
         self.store = store
         self.originalStore = originalStore
-        state = Mutex(
-            State(
-                memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count,
-                claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier }, keepsOriginals: originalStore != nil,
-                negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
-            ))
+        let machine = State(
+            memoryBudget: memoryBudget, originalsBudget: originalsBudget, lookupTiers: tiers.count,
+            claimTier: tiers.firstIndex { $0 is any SharedThumbnailTier }, keepsOriginals: originalStore != nil,
+            negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
+        )
+        firstFailureSeconds = machine.firstNegativeTTL
+        locked = Mutex(Locked(machine: machine))
         self.tiers = tiers
         self.fetcher = fetcher
         self.thumbnailer = thumbnailer
@@ -85,7 +94,7 @@ package final class ThumbnailService: Sendable {
     /// The thumbnail if it is in memory now (counted as a hit), without waiting.
     func cached(_ key: ThumbnailKey) -> PreparedResponse? {
         let now = clock.now
-        let value = state.withLock { $0.cachedForReader(key, now: now) }
+        let value = locked.withLock { $0.machine.cachedForReader(key, now: now) }
         if value != nil { metrics.decided(.hit) }
         return value
     }
@@ -93,7 +102,7 @@ package final class ThumbnailService: Sendable {
     /// The scales pre-warm makes now: 1x always, 2x while readers on dense screens are about.
     package var scalesInDemand: [Int] {
         let now = clock.now
-        return state.withLock { $0.scalesInDemand(now: now) }
+        return locked.withLock { $0.machine.scalesInDemand(now: now) }
     }
 
     /// A reader's request: from memory, by joining the job in flight, from a
@@ -119,23 +128,23 @@ package final class ThumbnailService: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
                 let now = clock.now
-                apply { state in
-                    let (decision, actions) = state.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
+                apply { locked in
+                    let (decision, actions) = locked.machine.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
                     if asker == .reader { metrics.decided(decision) }
                     return actions
                 }
                 // Cancelled before the waiter was registered: the handler below has run already and found nothing.
-                if Task.isCancelled { apply { $0.cancel(waiter: id) } }
+                if Task.isCancelled { apply { $0.machine.cancel(waiter: id) } }
             }
         } onCancel: {
-            apply { $0.cancel(waiter: id) }
+            apply { $0.machine.cancel(waiter: id) }
         }
     }
 
     /// What the cache holds and has done, for the admin view.
     var snapshot: ThumbnailSnapshot {
-        let (counters, usage, originLatency, thumbnailLatency) = state.withLock {
-            ($0.counters, $0.usage, $0.originLatency, $0.thumbnailLatency)
+        let (counters, usage, originLatency, thumbnailLatency) = locked.withLock {
+            ($0.machine.counters, $0.machine.usage, $0.machine.originLatency, $0.machine.thumbnailLatency)
         }
         let disk = tiers.lazy.compactMap { $0 as? ThumbnailDiskTier }.first?.usage ?? ThumbnailDiskTier.Usage()
         return ThumbnailSnapshot(
@@ -148,15 +157,43 @@ package final class ThumbnailService: Sendable {
 
     // MARK: Running the state machine's actions
 
-    /// Feeds one event to the state machine under the lock, then runs what it returns outside it.
-    private func apply(_ event: (inout State) -> [State.Action]) {
-        let (actions, failed) = state.withLock { state in
-            let before = state.counters.failures
-            let actions = event(&state)
-            return (actions, state.counters.failures - before)
+    /// Feeds one event to the state machine under the lock and runs there the
+    /// actions that touch the task tables; runs the rest outside it.
+    private func apply(_ event: (inout Locked) -> [State.Action]) {
+        let (actions, failed) = locked.withLock { locked in
+            let before = locked.machine.counters.failures
+            let actions = event(&locked).filter { runLocked($0, in: &locked) }
+            return (actions, locked.machine.counters.failures - before)
         }
         if failed > 0 { metrics.failed(failed) }
         run(actions)
+    }
+
+    /// Runs the part of `action` that needs the lock: pre-warm's work is
+    /// started as a task kept in its table (made under the lock its end takes
+    /// to remove it, so it is never kept after it ended), and a reader who
+    /// joins raises that task by awaiting it from a high-priority one (the
+    /// thumbnailer and the fetch queue move escalated work up). Nothing here
+    /// waits. Returns whether something is left to run outside the lock.
+    private func runLocked(_ action: State.Action, in locked: inout Locked) -> Bool {
+        switch action {
+        case .fetchOriginal(let itemID, let item, urgent: false):
+            locked.prewarmFetches[itemID] = Task(priority: .low) { await fetchOriginal(itemID, of: item, urgent: false) }
+            return false
+        case .resize(let key, let original, urgent: false):
+            locked.prewarmResizes[key] = Task(priority: .low) { await resize(key, original: original) }
+            return false
+        case .promoteFetch(let itemID, _):
+            // A low-priority task on a busy machine may not even have asked for its fetch yet;
+            // one already waiting for a connection is moved up outside the lock.
+            if let task = locked.prewarmFetches[itemID] { Task(priority: .high) { await task.value } }
+            return true
+        case .promoteResize(let key):
+            if let task = locked.prewarmResizes[key] { Task(priority: .high) { await task.value } }
+            return false
+        default:
+            return true
+        }
     }
 
     private func run(_ actions: [State.Action]) {
@@ -168,30 +205,17 @@ package final class ThumbnailService: Sendable {
                 Task { await lookUp(key, tier: tier) }
             case .readItem(let key):
                 Task(priority: Task.currentPriority) { await readItem(of: key) }
-            case .fetchOriginal(let itemID, let item, let urgent):
-                // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips queues.
-                if urgent {
-                    Task(priority: .high) { await fetchOriginal(itemID, of: item, urgent: true) }
-                } else {
-                    // Made under the lock its end takes to remove it, so it is never kept after it ended.
-                    fetchesForPrewarm.withLock { $0[itemID] = Task(priority: .low) { await fetchOriginal(itemID, of: item, urgent: false) } }
-                }
-            case .promoteFetch(let itemID, let item):
-                // A low-priority task on a busy machine may not even have asked for its fetch yet:
-                // awaiting it from a high one raises it; a fetch already waiting for a connection moves up.
-                if let task = fetchesForPrewarm.withLock({ $0[itemID] }) { Task(priority: .high) { await task.value } }
+            case .fetchOriginal(let itemID, let item, _):
+                // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips
+                // queues (pre-warm's own was started under the lock, `runLocked`).
+                Task(priority: .high) { await fetchOriginal(itemID, of: item, urgent: true) }
+            case .promoteFetch(_, let item):
+                // A fetch already waiting for a connection moves up.
                 if let url = origin.url(for: item) { fetcher.promote(url) }
-            case .resize(let key, let original, let urgent):
-                if urgent {
-                    Task(priority: .high) { await resize(key, original: original) }
-                } else {
-                    // Made under the lock its end takes to remove it, so it is never kept after it ended.
-                    resizesForPrewarm.withLock { $0[key] = Task(priority: .low) { await resize(key, original: original) } }
-                }
-            case .promoteResize(let key):
-                // Awaiting it from a high-priority task escalates its priority, and the
-                // thumbnailer moves escalated work up its queue.
-                if let task = resizesForPrewarm.withLock({ $0[key] }) { Task(priority: .high) { await task.value } }
+            case .resize(let key, let original, _):
+                Task(priority: .high) { await resize(key, original: original) }
+            case .promoteResize:
+                break
             case .store(let key, let bytes, let indices):
                 Task(priority: .low) {
                     for index in indices { await tiers[index].write(key, bytes) }
@@ -233,7 +257,7 @@ package final class ThumbnailService: Sendable {
         }
         if case .hit = lookup { metrics.tierHit(tiers[tier].name) }
         let now = clock.now
-        apply { $0.tierAnswered(key, tier: tier, lookup, now: now) }
+        apply { $0.machine.tierAnswered(key, tier: tier, lookup, now: now) }
     }
 
     /// Reads the item a reader's job needs made.
@@ -249,7 +273,7 @@ package final class ThumbnailService: Sendable {
             // The store is down: the box keeps its placeholder, and the next look asks again.
             read = .placeholder
         }
-        apply { $0.itemRead(key, read) }
+        apply { $0.machine.itemRead(key, read) }
     }
 
     private func shared(_ tier: Int) -> (any SharedThumbnailTier)? { tiers[tier] as? any SharedThumbnailTier }
@@ -258,7 +282,7 @@ package final class ThumbnailService: Sendable {
     private func readOriginal(_ itemID: Int64) async {
         let bytes = originalStore?.read(itemID)
         let now = clock.now
-        apply { $0.originalRead(itemID: itemID, bytes, now: now) }
+        apply { $0.machine.originalRead(itemID: itemID, bytes, now: now) }
     }
 
     /// Asks the shared tier for the claim on fetching item `itemID`'s original
@@ -266,7 +290,7 @@ package final class ThumbnailService: Sendable {
     private func claimOriginal(_ itemID: Int64, tier: Int) async {
         let claim = await shared(tier)?.claimOriginal(itemID) ?? .unavailable
         let now = clock.now
-        apply { $0.originalClaimAnswered(itemID: itemID, claim, now: now) }
+        apply { $0.machine.originalClaimAnswered(itemID: itemID, claim, now: now) }
     }
 
     /// Asks the node that owns `key`'s original for `key`, as a browser
@@ -304,11 +328,8 @@ package final class ThumbnailService: Sendable {
             answer = .unreachable
         }
         let now = clock.now
-        apply { $0.ownerAnswered(key, owner: owner, answer, now: now) }
+        apply { $0.machine.ownerAnswered(key, owner: owner, answer, now: now) }
     }
-
-    /// How long a first failure is remembered, in seconds.
-    private var firstFailureSeconds: Double { state.withLock { $0.firstNegativeTTL } }
 
     private func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async {
         let result: Result<[UInt8], State.Failure>
@@ -321,7 +342,7 @@ package final class ThumbnailService: Sendable {
             let start = clock.now
             do throws(FetchError) {
                 // A reader may have joined since the fetch was decided (before this task ran).
-                let urgentNow = urgent || state.withLock { $0.fetchIsUrgent(itemID: itemID) }
+                let urgentNow = urgent || locked.withLock { $0.machine.fetchIsUrgent(itemID: itemID) }
                 result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgentNow).bytes)
                 seconds = clock.now - start
                 metrics.originFetched(seconds: seconds!)
@@ -343,8 +364,10 @@ package final class ThumbnailService: Sendable {
             result = .failure(.noSource)
         }
         let now = clock.now
-        fetchesForPrewarm.withLock { _ = $0.removeValue(forKey: itemID) }
-        apply { $0.originalArrived(itemID: itemID, result, seconds: seconds, now: now) }
+        apply { locked in
+            locked.prewarmFetches[itemID] = nil
+            return locked.machine.originalArrived(itemID: itemID, result, seconds: seconds, now: now)
+        }
     }
 
     private func resize(_ key: ThumbnailKey, original: [UInt8]) async {
@@ -363,8 +386,10 @@ package final class ThumbnailService: Sendable {
             result = .failure(.image)
         }
         let now = clock.now
-        resizesForPrewarm.withLock { _ = $0.removeValue(forKey: key) }
-        apply { $0.resized(key, result, seconds: seconds, now: now) }
+        apply { locked in
+            locked.prewarmResizes[key] = nil
+            return locked.machine.resized(key, result, seconds: seconds, now: now)
+        }
     }
 
     /// A thumbnail's bytes made into what memory keeps: the whole response, prepared once.

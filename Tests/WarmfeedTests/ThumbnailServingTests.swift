@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestClient
 import Testing
 import Thumbnailer
+
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -45,6 +46,30 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
                 let again = try await feed.thumbnail(id)
                 #expect(again.body == webp.body)
                 #expect(origin.requests(to: "/a.jpg") == 1, "1x WebP, 2x WebP and 1x JPEG come from one fetch of the original")
+            }
+        }
+    }
+
+    /// Pre-warm's work is started as tasks kept in the service's tables, under
+    /// the state machine's lock; a reader who joins it while the original is
+    /// still on its way raises that task and gets the thumbnail from the same
+    /// one fetch.
+    @Test func aReaderWhoJoinsPrewarmsWorkGetsTheThumbnailFromItsOneFetch() async throws {
+        let jpeg = try await OriginImages.jpeg(seed: 3)
+        try await withOrigin { origin in
+            origin.script("/joined.jpg", .delay(.milliseconds(800), then: .respond(contentType: "image/jpeg", body: jpeg)))
+            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+                let id = try await feed.addItems(imagesAt: ["/joined.jpg"], on: origin)[0]
+                let item = try #require(try await feed.app.store.item(id: id))
+                let key = ThumbnailKey(itemID: id, variant: ThumbnailVariant(scale: 1, format: .webp))
+                let warming = Task { await feed.app.thumbnails.warm(key, of: item) }
+                // Not a time asserted: only so that pre-warm's fetch is under way when the reader asks.
+                try await Task.sleep(for: .milliseconds(200))
+                let response = try await feed.thumbnail(id)
+                #expect(response.status == 200 && !isPlaceholder(response))
+                #expect(response.header("Content-Type") == "image/webp")
+                await warming.value
+                #expect(origin.requests(to: "/joined.jpg") == 1)
             }
         }
     }

@@ -9,8 +9,8 @@ extension ThumbnailCacheState {
         guard let job = jobs[key], case .readingItem = job.stage else { return [] }
         switch read {
         case .found(let item):
-            jobs[key]!.item = item
-            jobs[key]!.stage = .lookingUp(tier: lookupTiers)
+            jobs[key]?.item = item
+            jobs[key]?.stage = .lookingUp(tier: lookupTiers)
             return nextStep(for: key)
         case .noSuchItem, .placeholder:
             // Nothing was asked of the origin: nothing is remembered, and the next request reads again.
@@ -36,7 +36,7 @@ extension ThumbnailCacheState {
         switch claim {
         case .won:
             counters.claimsWon += 1
-            originalJobs[itemID]!.claimHeld = true
+            originalJobs[itemID]?.claimHeld = true
             return fetch(itemID)
         case .unavailable:
             counters.claimsUnavailable += 1
@@ -48,19 +48,19 @@ extension ThumbnailCacheState {
             // The node that fetched it makes each variant from it: one fetch for the cluster.
             counters.claimsWaited += 1
             originalJobs[itemID] = nil
-            fetching -= 1
+            pipeline.fetchEnded()
             let asks: [Action] = job.waiting.compactMap { key in
-                guard jobs[key] != nil else { return nil }
-                jobs[key]!.stage = .askingOwner
+                guard let waiting = jobs[key] else { return nil }
+                jobs[key]?.stage = .askingOwner
                 counters.ownerAsks += 1
-                return .askOwner(key, owner: url, urgent: jobs[key]!.urgent)
+                return .askOwner(key, owner: url, urgent: waiting.urgent)
             }
             return asks + startDeferredFetches()
         case .failed(let remaining):
             counters.claimsWaited += 1
             counters.sharedFailures += 1
             originalJobs[itemID] = nil
-            fetching -= 1
+            pipeline.fetchEnded()
             return job.waiting.flatMap { fail($0, .origin, now: now, remembered: remaining) } + startDeferredFetches()
         }
     }
@@ -68,7 +68,7 @@ extension ThumbnailCacheState {
     /// The original of item `itemID` arrived from the origin (or failed); `seconds` is what the fetch took.
     public mutating func originalArrived(itemID: Int64, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
         guard let job = originalJobs[itemID], job.stage == .fetching else { return [] }
-        fetching -= 1
+        pipeline.fetchEnded()
         switch result {
         case .failure(.noSource), .failure(.busy): break
         default:
@@ -77,7 +77,7 @@ extension ThumbnailCacheState {
         }
         switch result {
         case .success(let original):
-            weigh(original)
+            pipeline.weigh(original.count)
             let owning = job.claimHeld ? claimTier : nil
             return [.keepOriginal(itemID: itemID, bytes: original, owningIn: owning)] + originalFound(itemID: itemID, original)
         case .failure(let failure):
@@ -87,7 +87,7 @@ extension ThumbnailCacheState {
                 if failure == .busy || failure == .noSource {
                     actions.append(.releaseOriginalClaim(itemID: itemID, tier: claimTier))
                 } else {
-                    let seconds = job.waiting.first.map(ttlOfNextFailure) ?? firstNegativeTTL
+                    let seconds = job.waiting.first.map(failed.nextTTL) ?? failed.first
                     actions.append(.originalFailed(itemID: itemID, seconds: seconds, tier: claimTier))
                 }
             }
@@ -113,11 +113,11 @@ extension ThumbnailCacheState {
             // Gone or not answering: forgotten, and the original looked for again (this node may fetch it now).
             counters.ownerUnreachable += 1
             guard let item = job.item else { return fail(key, .busy, now: now) }
-            jobs[key]!.stage = .awaitingOriginal
+            jobs[key]?.stage = .awaitingOriginal
             var actions: [Action] = claimTier.map { [.forgetOwner(itemID: key.itemID, url: owner, tier: $0)] } ?? []
             if originalJobs[key.itemID] != nil {
-                originalJobs[key.itemID]!.waiting.append(key)
-                originalJobs[key.itemID]!.unreachableOwner = owner
+                originalJobs[key.itemID]?.waiting.append(key)
+                originalJobs[key.itemID]?.unreachableOwner = owner
                 return actions
             }
             actions += lookForOriginal(of: key.itemID, item: item, for: [key], unreachableOwner: owner)
@@ -153,15 +153,15 @@ extension ThumbnailCacheState {
     /// while another node, with room, waits on it.
     private mutating func startFetch(_ itemID: Int64) -> [Action] {
         guard originalJobs[itemID] != nil else { return [] }
-        if pipelineFull {
-            originalJobs[itemID]!.stage = .deferred
-            if isUrgent(itemID: itemID) { deferredFetches.urgent.append(itemID) } else { deferredFetches.prewarm.append(itemID) }
+        if pipeline.isFull {
+            originalJobs[itemID]?.stage = .deferred
+            pipeline.holdBack(itemID, urgent: isUrgent(itemID: itemID))
             return []
         }
         // Its place in the pipeline is taken now, for the claim's answer and the fetch.
-        fetching += 1
+        pipeline.fetchStarted()
         if let claimTier {
-            originalJobs[itemID]!.stage = .claiming
+            originalJobs[itemID]?.stage = .claiming
             return [.claimOriginal(itemID: itemID, tier: claimTier)]
         }
         return fetch(itemID)
@@ -170,7 +170,7 @@ extension ThumbnailCacheState {
     /// Fetches the original from the origin, in the pipeline place `startFetch` took.
     private mutating func fetch(_ itemID: Int64) -> [Action] {
         guard let job = originalJobs[itemID] else { return [] }
-        originalJobs[itemID]!.stage = .fetching
+        originalJobs[itemID]?.stage = .fetching
         return [.fetchOriginal(itemID: itemID, item: job.item, urgent: isUrgent(itemID: itemID))]
     }
 
@@ -178,18 +178,9 @@ extension ThumbnailCacheState {
     /// for libvips are under their bound (or none wait at all).
     mutating func startDeferredFetches() -> [Action] {
         var actions: [Action] = []
-        while !pipelineFull {
-            // A fetch pre-warm deferred may since have been joined by a reader: it goes first too.
-            let itemID: Int64
-            if let first = deferredFetches.urgent.popFirst() {
-                itemID = first
-            } else if let index = deferredFetches.prewarm.firstIndex(where: { isUrgent(itemID: $0) }) {
-                itemID = deferredFetches.prewarm.remove(at: index)
-            } else if let first = deferredFetches.prewarm.popFirst() {
-                itemID = first
-            } else {
-                break
-            }
+        // A fetch pre-warm deferred may since have been joined by a reader: it goes first too.
+        while let place = pipeline.nextHeldBack(isUrgent: { isUrgent(itemID: $0) }) {
+            let itemID = pipeline.take(place)
             guard let job = originalJobs[itemID], job.stage == .deferred else { continue }
             guard job.waiting.contains(where: { jobs[$0] != nil }) else {
                 // Nobody waits any more.
@@ -207,10 +198,7 @@ extension ThumbnailCacheState {
         guard let job = originalJobs[itemID] else { return [] }
         switch job.stage {
         case .deferred:
-            if let index = deferredFetches.prewarm.firstIndex(of: itemID) {
-                deferredFetches.prewarm.remove(at: index)
-                deferredFetches.urgent.append(itemID)
-            }
+            pipeline.raise(itemID)
             return []
         case .fetching:
             return [.promoteFetch(itemID: itemID, item: job.item)]

@@ -29,22 +29,21 @@ extension ThumbnailCacheState {
     /// the bytes of originals: kept for a later variant plus waiting for
     /// libvips (an original in both is counted twice, erring high).
     public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
-        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost + resizingBytes)
+        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost + pipeline.heldBytes)
     }
 
     /// Bytes of originals waiting for libvips, and fetches held back until they shrink.
     public var waitingForResize: (bytes: Int, deferredFetches: Int) {
-        (resizingBytes, deferredFetches.urgent.count + deferredFetches.prewarm.count)
+        (pipeline.heldBytes, pipeline.deferredCount)
     }
 
     /// Drops failures whose time is up and that have been quiet since for `negativeTTL`.
     public mutating func purgeExpired(now: Double) {
-        failed = failed.filter { $0.value.until + negativeTTL > now }
+        failed.purgeExpired(now: now)
     }
 
     /// How long `key` is remembered as failed from `now`, when it is (for tests and the admin view).
     public func remembered(_ key: ThumbnailKey, now: Double) -> Double? {
-        guard let until = failed[key]?.until, until > now else { return nil }
-        return until - now
+        failed.remaining(key, now: now)
     }
 }

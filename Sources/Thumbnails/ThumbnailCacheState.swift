@@ -69,27 +69,13 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     var originalJobs: [Int64: OriginalJob] = [:]
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
     var originals: LRUCache<Int64, [UInt8]>
-    /// Originals handed to libvips and not yet made into every variant asked
-    /// of them: their bytes, and how many resizes still hold them.
-    private var resizing: [Int64: (bytes: Int, holders: Int)] = [:]
-    var resizingBytes = 0
-    /// Fetches on the wire, and what an original has weighed lately (a moving
-    /// average), so the bound counts the originals on their way too. Before
-    /// the first arrives, an eighth of the bound (a megabyte at most) each:
-    /// counted as nothing, the first burst of a crowd (a hundred readers'
-    /// misses at once) started every fetch, and their bodies (112 MB under
-    /// heaptrack) left the heap that much larger for good.
-    var fetching = 0
-    private var typicalOriginal: Int
-    private var weighed = false
-    /// Fetches held back while `resizingBytes` is at its bound: readers' first.
-    var deferredFetches: (urgent: Deque<Int64>, prewarm: Deque<Int64>) = ([], [])
+    /// Originals handed to libvips, fetches on their way, and fetches held
+    /// back while they fill their half of the budget (see `OriginalsPipeline`).
+    var pipeline: OriginalsPipeline
     /// The most bytes of originals waiting for libvips before new fetches wait.
-    public let resizingBudget: Int
-    /// Failures remembered: until when, and how many in a row. An entry
-    /// outlives its time (so the next failure remembers longer) until it has
-    /// been quiet for `negativeTTL` more.
-    var failed: [ThumbnailKey: (until: Double, streak: Int)] = [:]
+    public var resizingBudget: Int { pipeline.budget }
+    /// Failures remembered (see `NegativeCache`).
+    var failed: NegativeCache
     var lastDenseRequest: Double?
 
     /// How many lookup tiers sit between memory and the origin.
@@ -99,12 +85,8 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     public let claimTier: Int?
     /// Whether originals are kept on disk (an `OriginalStore`), to be read before the origin is asked.
     public let keepsOriginals: Bool
-    /// The longest a failure is remembered, in seconds.
-    public let negativeTTL: Double
     /// How long a first failure is remembered, in seconds; each failure in a row doubles it.
-    public let firstNegativeTTL: Double
-    /// The most failures remembered at once.
-    public let negativeCapacity: Int
+    public var firstNegativeTTL: Double { failed.first }
     /// How long after a reader last asked for a 2x pre-warm keeps making 2x, in seconds.
     public let denseDemandWindow: Double
     /// The counters so far.
@@ -133,15 +115,12 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
     ) {
         self.keepsOriginals = keepsOriginals
-        self.firstNegativeTTL = min(firstNegativeTTL, negativeTTL)
+        failed = NegativeCache(first: firstNegativeTTL, longest: negativeTTL, capacity: negativeCapacity)
         memory = SegmentedLRU(capacity: memoryBudget)
         originals = LRUCache(capacity: keepsOriginals ? originalsBudget / 8 : originalsBudget - originalsBudget / 2)
-        resizingBudget = originalsBudget / 2
-        typicalOriginal = min(1 << 20, max(1, originalsBudget / 16))
+        pipeline = OriginalsPipeline(budget: originalsBudget / 2)
         self.lookupTiers = max(0, lookupTiers)
         self.claimTier = claimTier.flatMap { (0..<max(0, lookupTiers)).contains($0) ? $0 : nil }
-        self.negativeTTL = negativeTTL
-        self.negativeCapacity = negativeCapacity
         self.denseDemandWindow = denseDemandWindow
         counters = Counters(tierHits: Array(repeating: 0, count: max(0, lookupTiers)))
     }
@@ -161,7 +140,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             if reader { counters.hits += 1 }
             return (.hit, waiter.map { [.answer([$0.waiter], .image(value))] } ?? [])
         }
-        if let until = failed[key]?.until, until > now {
+        if failed.isFailing(key, now: now) {
             if reader { counters.negativeHits += 1 }
             return (.failedRecently, waiter.map { [.answer([$0.waiter], .placeholder)] } ?? [])
         }
@@ -171,11 +150,11 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
                 return (.joined, waiter.map { [.answer([$0.waiter], .released)] } ?? [])
             }
             counters.coalesced += 1
-            if let waiter { jobs[key]!.waiters.append(waiter) }
+            if let waiter { jobs[key]?.waiters.append(waiter) }
             // A reader now waits on it: what is still to do goes ahead of pre-warm's,
             // and so does its original's fetch if it waits for a connection.
             guard !job.urgent else { return (.joined, []) }
-            jobs[key]!.urgent = true
+            jobs[key]?.urgent = true
             switch job.stage {
             case .awaitingOriginal: return (.joined, promoteOriginal(of: key.itemID))
             case .resizing: return (.joined, [.promoteResize(key)])
@@ -204,7 +183,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             counters.sharedFailures += 1
             return fail(key, .origin, now: now, remembered: remaining)
         case .miss:
-            jobs[key]!.stage = .lookingUp(tier: tier + 1)
+            jobs[key]?.stage = .lookingUp(tier: tier + 1)
             return nextStep(for: key)
         }
     }
@@ -227,8 +206,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     /// `.released` now; the job goes on for whoever else wants it.
     public mutating func cancel(waiter id: UInt64) -> [Action] {
         for (key, job) in jobs {
-            guard let index = job.waiters.firstIndex(where: { $0.id == id }) else { continue }
-            let gone = jobs[key]!.waiters.remove(at: index)
+            guard let index = job.waiters.firstIndex(where: { $0.id == id }), let gone = jobs[key]?.waiters.remove(at: index) else { continue }
             counters.cancelledWaiters += 1
             return [.answer([gone.waiter], .released)]
         }
@@ -242,7 +220,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         guard let job = jobs[key], case .lookingUp(let tier) = job.stage else { return [] }
         if tier < lookupTiers { return [.lookUp(key, tier: tier)] }
         guard let item = job.item else {
-            jobs[key]!.stage = .readingItem
+            jobs[key]?.stage = .readingItem
             return [.readItem(key)]
         }
         // Every tier missed: the thumbnail is made from its item's original.
@@ -250,9 +228,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
             counters.originalReuses += 1
             return [startResize(key, original: original)]
         }
-        jobs[key]!.stage = .awaitingOriginal
+        jobs[key]?.stage = .awaitingOriginal
         if originalJobs[key.itemID] != nil {
-            originalJobs[key.itemID]!.waiting.append(key)
+            originalJobs[key.itemID]?.waiting.append(key)
             return []
         }
         return lookForOriginal(of: key.itemID, item: item, for: [key])
@@ -260,43 +238,20 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
 
     /// Hands `original` to libvips for `key`, holding its bytes until the resize ends.
     mutating func startResize(_ key: ThumbnailKey, original: [UInt8]) -> Action {
-        jobs[key]!.stage = .resizing
-        if let held = resizing[key.itemID] {
-            resizing[key.itemID]!.holders = held.holders + 1
-        } else {
-            resizing[key.itemID] = (original.count, 1)
-            resizingBytes += original.count
-        }
-        return .resize(key, original: original, urgent: jobs[key]!.urgent)
+        jobs[key]?.stage = .resizing
+        pipeline.hold(key.itemID, bytes: original.count)
+        return .resize(key, original: original, urgent: jobs[key]?.urgent ?? false)
     }
 
     /// A resize of `key` ended: its original is let go once no other resize holds it.
     private mutating func releaseOriginal(of key: ThumbnailKey) {
-        guard let held = resizing[key.itemID] else { return }
-        if held.holders > 1 {
-            resizing[key.itemID]!.holders = held.holders - 1
-        } else {
-            resizing[key.itemID] = nil
-            resizingBytes -= held.bytes
-        }
-    }
-
-    /// Notes the weight of an original that arrived, for the bound on those on their way.
-    mutating func weigh(_ original: [UInt8]) {
-        typicalOriginal = weighed ? (typicalOriginal * 7 + original.count) / 8 : original.count
-        weighed = true
-    }
-
-    /// Whether the originals waiting for libvips, with those on their way,
-    /// fill their half of the budget. Never while nothing is on its way.
-    var pipelineFull: Bool {
-        (resizingBytes > 0 || fetching > 0) && resizingBytes + fetching * typicalOriginal >= resizingBudget
+        pipeline.release(key.itemID)
     }
 
     /// Ends `key`'s job with `made`: kept in memory, written into `tiers`, waiters answered.
     mutating func keep(_ key: ThumbnailKey, _ made: Made, storeInto tiers: [Int]) -> [Action] {
         let job = jobs.removeValue(forKey: key)
-        failed[key] = nil
+        failed.forget(key)
         let evicted = memory.insert(made.value, for: key, cost: made.cost)
         counters.evictions += evicted.count
         var actions: [Action] = []
@@ -316,16 +271,10 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         if failure == .busy {
             counters.busy += 1
         } else if let remembered {
-            failed[key] = (now + remembered, failed[key]?.streak ?? 1)
+            failed.remember(key, for: remembered, now: now)
         } else {
             counters.failures += 1
-            if failed[key] == nil, failed.count >= negativeCapacity { purgeExpired(now: now) }
-            if failed[key] == nil, failed.count >= negativeCapacity, let victim = failed.min(by: { $0.value.until < $1.value.until })?.key {
-                failed[victim] = nil
-            }
-            let streak = (failed[key]?.streak ?? 0) + 1
-            let ttl = min(negativeTTL, firstNegativeTTL * Double(1 << min(streak - 1, 30)))
-            failed[key] = (now + ttl, streak)
+            let ttl = failed.failed(key, now: now)
             if let claimTier, failure != .noSource {
                 actions.append(.storeFailure(key, seconds: ttl, tier: claimTier))
             }
@@ -334,11 +283,6 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
         return actions
     }
 
-    /// The seconds a first failure is remembered for, as `fail` counts them (for an original's failure).
-    func ttlOfNextFailure(_ key: ThumbnailKey) -> Double {
-        let streak = (failed[key]?.streak ?? 0) + 1
-        return min(negativeTTL, firstNegativeTTL * Double(1 << min(streak - 1, 30)))
-    }
 }
 
 extension ThumbnailCacheState: Sendable where Value: Sendable, Waiter: Sendable, Item: Sendable {}

@@ -22,22 +22,6 @@ package struct FeedRoutes: Sendable {
         self.logger = logger
     }
 
-    package static let securityHeaders = [
-        HTTPField(
-            "Content-Security-Policy",
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-        ),
-        HTTPField("Referrer-Policy", "same-origin"),
-    ]
-
-    /// The headers of every page and fragment. `Accept-CH` asks Chromium to
-    /// say the screen's pixel ratio on the requests that follow (`Sec-CH-DPR`),
-    /// so pre-warm makes the thumbnails in the size that screen loads.
-    static let pageHeaders =
-        securityHeaders + [
-            HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding"), HTTPField("Accept-CH", "Sec-CH-DPR"),
-        ]
-
     package func add(to router: inout Router) {
         router.get("/") { request in reply(to: request, kind: .document) }
         router.get("/fragment") { request in reply(to: request, kind: .fragment) }
@@ -145,7 +129,7 @@ package struct FeedRoutes: Sendable {
             let html = pages.renderer.errorDocument(status: problem.status, message: problem.message)
             return .html(
                 HTTPResponse.Status(code: problem.status), ResponseBytes(html),
-                headers: Self.securityHeaders + [HTTPField("Cache-Control", "no-store")])
+                headers: PageHeaders.security + [HTTPField("Cache-Control", "no-store")])
         }
     }
 }

@@ -59,7 +59,7 @@ package final class PageCache: StatsPublisher, Sendable {
         }
 
         init(html bytes: [UInt8]) {
-            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: FeedRoutes.pageHeaders))!
+            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: PageHeaders.page))!
         }
 
         /// The gzip level: chosen by measurement (BENCHMARKS.md, "Compression of a cold page").
@@ -74,7 +74,7 @@ package final class PageCache: StatsPublisher, Sendable {
             let packed = html.withUnsafeBytes { Gzip.compress($0, level: Self.gzipLevel) }
             if !packed.isEmpty, packed.count < html.count {
                 rendering.gzipped = PreparedResponse(
-                    .html(200, ResponseBytes(packed), headers: FeedRoutes.pageHeaders + [HTTPField("Content-Encoding", "gzip")]))
+                    .html(200, ResponseBytes(packed), headers: PageHeaders.page + [HTTPField("Content-Encoding", "gzip")]))
             }
             return rendering
         }

@@ -165,7 +165,7 @@ public final class WarmfeedApp: Sendable {
         ThumbnailRoutes(service: thumbnails).add(to: &router)
         AdminRoutes(
             token: adminToken, observer: observer, dashboard: try DashboardPage(templatesFolder: configuration.templatesFolder, styleURL: renderer.styleURL),
-            pageHeaders: FeedRoutes.securityHeaders
+            pageHeaders: PageHeaders.security
         ).add(to: &router)
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }
         router.get("/healthz") { _ in .now(.plain(200, "ok")) }

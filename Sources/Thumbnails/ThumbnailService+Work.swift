@@ -1,0 +1,175 @@
+import CoreMetrics
+import HTTPServer
+import ImageFormats
+import Logging
+import OriginFetcher
+import Synchronization
+import Thumbnailer
+import WarmfeedCore
+
+/// The work the state machine's actions ask for, each ending in the event
+/// that tells the machine how it went: a tier read, the item read, an
+/// original read back from disk, claimed, fetched or asked of its owner, a
+/// resize. None of it holds the lock while it waits.
+extension ThumbnailService {
+    func lookUp(_ key: ThumbnailKey, tier: Int) async {
+        let lookup: State.Lookup
+        switch await tiers[tier].read(key) {
+        case .hit(let bytes): lookup = made(key, from: bytes).map { .hit($0) } ?? .miss
+        case .miss: lookup = .miss
+        case .failed(let remaining): lookup = .failed(remaining: remaining)
+        }
+        if case .hit = lookup { metrics.tierHit(tiers[tier].name) }
+        let now = clock.now
+        apply { $0.machine.tierAnswered(key, tier: tier, lookup, now: now) }
+    }
+
+    /// Reads the item a reader's job needs made.
+    func readItem(of key: ThumbnailKey) async {
+        let read: State.ItemRead
+        do {
+            if let item = try await store.item(id: key.itemID) {
+                read = item.imageURL == nil ? .placeholder : .found(item)
+            } else {
+                read = .noSuchItem
+            }
+        } catch {
+            // The store is down: the box keeps its placeholder, and the next look asks again.
+            read = .placeholder
+        }
+        apply { $0.machine.itemRead(key, read) }
+    }
+
+    func shared(_ tier: Int) -> (any SharedThumbnailTier)? { tiers[tier] as? any SharedThumbnailTier }
+
+    /// Reads item `itemID`'s original back from disk.
+    func readOriginal(_ itemID: Int64) async {
+        let bytes = originalStore?.read(itemID)
+        let now = clock.now
+        apply { $0.machine.originalRead(itemID: itemID, bytes, now: now) }
+    }
+
+    /// Asks the shared tier for the claim on fetching item `itemID`'s original
+    /// (waiting while another node fetches it, or learning which node owns it).
+    func claimOriginal(_ itemID: Int64, tier: Int) async {
+        let claim = await shared(tier)?.claimOriginal(itemID) ?? .unavailable
+        let now = clock.now
+        apply { $0.machine.originalClaimAnswered(itemID: itemID, claim, now: now) }
+    }
+
+    /// Asks the node that owns `key`'s original for `key`, as a browser
+    /// would (the thumbnail's own URL, the format in `Accept`): it makes it
+    /// from the original it keeps, and answers from its cache after that.
+    func askOwner(_ key: ThumbnailKey, owner: String, urgent: Bool) async {
+        let answer: State.OwnerAnswer
+        // A node that is gone refuses the connection or never connects; one that is
+        // busy resizing takes its time, and waiting for it is still one fetch cheaper.
+        var limits = limits
+        limits.connectTimeout = .seconds(2)
+        limits.totalTimeout = limits.totalTimeout + .seconds(20)
+        limits.lowSpeedLimit = 0
+        let url = "\(owner)/thumbs/\(key.itemID)/\(key.variant.name)"
+        let start = clock.now
+        do throws(FetchError) {
+            let reply = try await fetcher.fetch(url, limits: limits, urgent: urgent, headers: [("Accept", key.variant.format.mediaType)])
+            if reply.contentType?.hasPrefix(key.variant.format.mediaType) == true, let made = made(key, from: reply.bytes) {
+                answer = .made(made)
+            } else {
+                // The owner's placeholder: the origin failed there, and it said so in the shared tier too.
+                answer = .failed(remaining: firstFailureSeconds)
+            }
+        } catch .httpStatus(let status) where status == 404 {
+            answer = .failed(remaining: firstFailureSeconds)
+        } catch .timedOut where clock.now - start < 3 {
+            // Within the connect timeout: the node never answered the connection.
+            answer = .unreachable
+        } catch .busy, .cancelled, .timedOut {
+            // Every connection to the owner taken for the queue's whole bound, an answer
+            // that took longer than the whole timeout, or the fetcher stopped: a busy node
+            // is not a gone one.
+            answer = .busy
+        } catch {
+            answer = .unreachable
+        }
+        let now = clock.now
+        apply { $0.machine.ownerAnswered(key, owner: owner, answer, now: now) }
+    }
+
+    func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async {
+        let result: Result<[UInt8], State.Failure>
+        var seconds: Double?
+        if let url = origin.url(for: item) {
+            var limits = limits
+            // Only a folder import stores file:// URLs (feeds are refused them at import);
+            // libcurl never follows a redirect into file:// whatever this says.
+            limits.allowFileScheme = url.hasPrefix("file://")
+            let start = clock.now
+            do throws(FetchError) {
+                // A reader may have joined since the fetch was decided (before this task ran).
+                let urgentNow = urgent || fetchIsUrgent(itemID: itemID)
+                result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgentNow).bytes)
+                seconds = clock.now - start
+                metrics.originFetched(seconds: seconds!)
+            } catch .busy, .cancelled {
+                // No connection to a busy origin came free in time, or the fetcher stopped:
+                // not the origin's failure, and not remembered as one.
+                result = .failure(.busy)
+            } catch {
+                result = .failure(.origin)
+                metrics.originFailed()
+                // What an operator asks first when placeholders appear (nginx logs each upstream error too).
+                logger.warning(
+                    "origin fetch failed: the placeholder is served for a while",
+                    metadata: [
+                        "url": "\(url)", "error": "\(error)", "seconds": "\(clock.now - start)",
+                    ])
+            }
+        } else {
+            result = .failure(.noSource)
+        }
+        let now = clock.now
+        apply { locked in
+            locked.prewarmFetches[itemID] = nil
+            return locked.machine.originalArrived(itemID: itemID, result, seconds: seconds, now: now)
+        }
+    }
+
+    func resize(_ key: ThumbnailKey, original: [UInt8]) async {
+        let start = clock.now
+        let format = key.variant.format
+        let result: Result<State.Made, State.Failure>
+        var seconds: Double?
+        if let thumbnail = try? await thumbnailer.thumbnail(
+            of: original, width: Self.box.width * key.variant.scale, height: Self.box.height * key.variant.scale, format: format
+        ), let made = made(key, from: thumbnail.bytes) {
+            seconds = clock.now - start
+            metrics.resized(seconds: seconds!)
+            if let preview = thumbnail.preview { previews?.note(key.itemID, preview) }
+            result = .success(made)
+        } else {
+            result = .failure(.image)
+        }
+        let now = clock.now
+        apply { locked in
+            locked.prewarmResizes[key] = nil
+            return locked.machine.resized(key, result, seconds: seconds, now: now)
+        }
+    }
+
+    /// A thumbnail's bytes made into what memory keeps: the whole response, prepared once.
+    func made(_ key: ThumbnailKey, from bytes: [UInt8]) -> State.Made? {
+        guard let prepared = PreparedResponse(Self.imageResponse(ResponseBytes(bytes), format: key.variant.format)) else { return nil }
+        return State.Made(value: prepared, bytes: bytes, cost: bytes.count + 512)
+    }
+
+    /// A thumbnail's response: cacheable for a day, varying with `Accept` (WebP or JPEG).
+    static func imageResponse(_ bytes: ResponseBytes, format: ImageFormat) -> Response {
+        Response(
+            status: 200,
+            headers: [
+                HTTPField("Content-Type", format.mediaType),
+                HTTPField("Cache-Control", "public, max-age=86400"),
+                HTTPField("Vary", "Accept"),
+            ], body: bytes)
+    }
+}

@@ -40,7 +40,7 @@ actor Barrier {
     func arriveAndWait() async {
         arrived += 1
         if arrived >= expected {
-            waiters.forEach { $0.resume() }
+            for waiter in waiters { waiter.resume() }
             waiters = []
             return
         }

@@ -16,7 +16,7 @@ import WarmfeedCore
 /// the tiers and the originals on disk, claims, asking an original's owner,
 /// fetching originals with libcurl, resizing with libvips, answering waiters.
 /// Each action's result goes back into the state machine as an event.
-package final class ThumbnailService: Sendable {
+package final class ThumbnailService: StatsPublisher, Sendable {
     /// What a request gets.
     enum Outcome: Sendable {
         /// The thumbnail, as the whole response, built once.
@@ -141,18 +141,53 @@ package final class ThumbnailService: Sendable {
         }
     }
 
-    /// What the cache holds and has done, for the admin view.
-    var snapshot: ThumbnailSnapshot {
+    /// The thumbnails' sections of the operator's views (`StatsPublisher`):
+    /// the tiers, the counts of readers' requests, the origin and libvips, and
+    /// a cluster's shared tier (what Redis holds, with the claims this cache
+    /// counted). The machine's numbers are read in one go, under its lock.
+    package func publish(into stats: inout CacheStats) {
         let (counters, usage, originLatency, thumbnailLatency) = locked.withLock {
             ($0.machine.counters, $0.machine.usage, $0.machine.originLatency, $0.machine.thumbnailLatency)
         }
         let disk = tiers.lazy.compactMap { $0 as? ThumbnailDiskTier }.first?.usage ?? ThumbnailDiskTier.Usage()
-        return ThumbnailSnapshot(
-            counters: counters, entries: usage.entries, bytes: usage.bytes, budget: usage.budget,
-            negative: usage.negative, inFlight: usage.inFlight, originalBytes: usage.originalBytes, disk: disk,
-            originalsOnDisk: originalStore?.usage ?? ThumbnailDiskTier.Usage(),
-            originLatency: originLatency, thumbnailLatency: thumbnailLatency
-        )
+        let originalsOnDisk = originalStore?.usage ?? ThumbnailDiskTier.Usage()
+        func tier(_ usage: ThumbnailDiskTier.Usage) -> CacheStats.Tier {
+            var tier = CacheStats.Tier()
+            (tier.entries, tier.bytes, tier.budgetBytes) = (usage.entries, usage.bytes, usage.budget)
+            return tier
+        }
+        func hits(in name: String) -> Int {
+            tiers.firstIndex { $0.name == name }.map { counters.tierHits[$0] } ?? 0
+        }
+        // Hits over all requests that reached a decision (hits, misses, joins, negative hits).
+        let decided = counters.hits + counters.misses + counters.coalesced + counters.negativeHits
+        (stats.memory.entries, stats.memory.bytes, stats.memory.budgetBytes) = (usage.entries, usage.bytes, usage.budget)
+        stats.disk = tier(disk)
+        stats.originals.disk = tier(originalsOnDisk)
+        (stats.originals.fromDisk, stats.originals.fromMemory) = (counters.originalsFromDisk, counters.originalReuses)
+        stats.diskCorruptFilesReplaced = disk.corrupt
+        stats.diskMaxEntries = disk.maxEntries
+        (stats.hits, stats.misses, stats.coalesced) = (counters.hits, counters.misses, counters.coalesced)
+        stats.hitRatio = decided == 0 ? nil : Double(counters.hits) / Double(decided)
+        (stats.evictions, stats.diskHits, stats.sharedHits) = (counters.evictions, hits(in: "disk"), hits(in: "shared"))
+        (stats.negativeEntries, stats.negativeHits, stats.failures) = (usage.negative, counters.negativeHits, counters.failures)
+        stats.inFlight = usage.inFlight
+        stats.resizes = counters.resizes
+        let fetched = fetcher.stats
+        (stats.origin.fetches, stats.origin.errors, stats.origin.inFlight) = (counters.originFetches, counters.originErrors, fetched.inFlight)
+        (stats.origin.busy, stats.origin.cancelled, stats.origin.retried) = (fetched.busy, fetched.cancelled, fetched.retriedOnNewConnection)
+        stats.origin.latency = CacheStats.Latency(originLatency)
+        stats.thumbnailLatency = CacheStats.Latency(thumbnailLatency)
+        stats.memoryUse.thumbnailsBytes = usage.bytes
+        stats.memoryUse.originalsBytes = usage.originalBytes
+        stats.memoryUse.diskIndexBytes = disk.indexBytes
+        stats.memoryUse.diskIndexBudgetBytes = disk.indexBudget
+        stats.memoryUse.originalsIndexBytes = originalsOnDisk.indexBytes
+        if var shared = tiers.lazy.compactMap({ $0 as? SharedTier }).first?.snapshot {
+            (shared.claimsWon, shared.claimsWaited, shared.claimsUnavailable) = (counters.claimsWon, counters.claimsWaited, counters.claimsUnavailable)
+            (shared.ownerAsks, shared.ownerUnreachable) = (counters.ownerAsks, counters.ownerUnreachable)
+            stats.shared = shared
+        }
     }
 
     /// Whether a reader waits on item `itemID`'s original now (one may have

@@ -56,10 +56,7 @@ package struct FeedRoutes: Sendable {
                 // The first client that accepts gzip compresses the page, off the server threads.
                 return .waiting { answer(pages.compressed(rendering, for: key), gzip: true, reader: reader) }
             }
-            if reader.setCookie == nil {
-                return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain)
-            }
-            return .now(response(rendering, gzip: gzip, reader: reader))
+            return .answered(answer(rendering, gzip: gzip, reader: reader))
         }
         if !gzip, pages.rendersAtOnce {
             let rendering: PageCache.Rendering?
@@ -70,7 +67,7 @@ package struct FeedRoutes: Sendable {
             }
             guard let rendering else { return .now(noSuchPage(kind)) }
             track(reader, rendering, query: key.query, revision: revision)
-            return reader.setCookie == nil ? .prepared(rendering.plain) : .now(response(rendering, gzip: false, reader: reader))
+            return .answered(answer(rendering, gzip: false, reader: reader))
         }
         return .waiting {
             do {
@@ -84,8 +81,8 @@ package struct FeedRoutes: Sendable {
         }
     }
 
-    /// A rendering's answer after waiting: its kept response as it is, unless
-    /// this reader is issued a cookie (then a copy with the cookie's header).
+    /// A rendering's answer, now or after waiting: its kept response as it is,
+    /// unless this reader is issued a cookie (then a copy with the cookie's header).
     private func answer(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Answer {
         guard reader.setCookie != nil else { return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain) }
         return .response(response(rendering, gzip: gzip, reader: reader))

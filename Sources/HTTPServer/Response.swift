@@ -44,6 +44,15 @@ public enum Reply: Sendable {
     /// from a cache) answers `.prepared`, and it is sent as it is.
     case waiting(@Sendable () async -> Answer)
 
+    /// An answer ready now, built for the request or kept.
+    @inlinable
+    public static func answered(_ answer: Answer) -> Reply {
+        switch answer {
+        case .response(let response): .now(response)
+        case .prepared(let prepared): .prepared(prepared)
+        }
+    }
+
     /// Work that may wait and ends with a response built for this request.
     public static func later(_ work: @escaping @Sendable () async -> Response) -> Reply {
         .waiting { .response(await work()) }

@@ -227,6 +227,7 @@ let package = Package(
                 "Thumbnailer",
                 "RedisClient",
                 "Reckoning",
+                "ThreadSlots",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

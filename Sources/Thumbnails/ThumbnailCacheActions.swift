@@ -194,3 +194,7 @@ public enum ThumbnailAnswer<Value> {
 }
 
 extension ThumbnailAnswer: Sendable where Value: Sendable {}
+
+extension ThumbnailCacheState.Action: Sendable where Waiter: Sendable, Item: Sendable {}
+
+extension ThumbnailCacheState.Made: Sendable {}

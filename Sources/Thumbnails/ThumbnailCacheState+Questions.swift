@@ -3,12 +3,10 @@ import WarmfeedCore
 /// What the thumbnail cache can be asked without an event: what it holds,
 /// what runs, what is remembered (for the routes, pre-warm and the admin view).
 extension ThumbnailCacheState {
-    /// The value for `key` if it is in memory now, counted as a reader's hit; nil otherwise (nothing counted).
-    public mutating func cachedForReader(_ key: ThumbnailKey, now: Double) -> Value? {
-        guard memory.contains(key) else { return nil }
-        if key.variant.scale > 1 { lastDenseRequest = now }
-        counters.hits += 1
-        return memory.value(for: key)
+    /// A reader on a dense screen was served a 2x at `now` from memory,
+    /// without this machine (see `memory`): pre-warm keeps making 2x.
+    public mutating func denseRequested(at now: Double) {
+        lastDenseRequest = max(lastDenseRequest ?? now, now)
     }
 
     /// Whether `key` is in memory, without counting a hit or touching its recency.
@@ -29,7 +27,8 @@ extension ThumbnailCacheState {
     /// the bytes of originals: kept for a later variant plus waiting for
     /// libvips (an original in both is counted twice, erring high).
     public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
-        (memory.count, memory.totalCost, memory.capacity, failed.count, jobs.count, originals.totalCost + pipeline.heldBytes)
+        let kept = memory.usage
+        return (kept.count, kept.cost, memory.capacity, failed.count, jobs.count, originals.totalCost + pipeline.heldBytes)
     }
 
     /// Bytes of originals waiting for libvips, and fetches held back until they shrink.

@@ -22,7 +22,12 @@ import WarmfeedCore
 /// `Value` is what memory keeps and waiters get (a prepared response);
 /// `Waiter` is whatever answers a request (a continuation); `Item` is what the
 /// caller needs to fetch an original (the feed item), carried with the job.
-public struct ThumbnailCacheState<Value, Waiter, Item> {
+///
+/// Memory is the one part that is not a value: a `StripedCache`, which the
+/// server threads read without this machine's lock (`memory`), so a hit, the
+/// common case, takes no lock every thread takes. The machine still decides
+/// what goes in (only a job's end puts anything there) and looks there first.
+public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     enum Stage {
         case lookingUp(tier: Int)
         /// Every tier missed and the job came without its item: the caller reads it.
@@ -62,8 +67,9 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     }
 
     /// Scan-resistant: thumbnails pre-warm makes for a fling no one stops at
-    /// wait on probation, and cannot flush the ones readers come back to.
-    var memory: SegmentedLRU<ThumbnailKey, Value>
+    /// wait on probation, and cannot flush the ones readers come back to. Read
+    /// by the server threads without the lock; written only by this machine.
+    public let memory: StripedCache<ThumbnailKey, Value>
     var jobs: [ThumbnailKey: Job] = [:]
     /// Items whose original is being looked for, with the variants waiting for it.
     var originalJobs: [Int64: OriginalJob] = [:]
@@ -116,7 +122,7 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     ) {
         self.keepsOriginals = keepsOriginals
         failed = NegativeCache(first: firstNegativeTTL, longest: negativeTTL, capacity: negativeCapacity)
-        memory = SegmentedLRU(capacity: memoryBudget)
+        memory = StripedCache(capacity: memoryBudget)
         originals = LRUCache(capacity: keepsOriginals ? originalsBudget / 8 : originalsBudget - originalsBudget / 2)
         pipeline = OriginalsPipeline(budget: originalsBudget / 2)
         self.lookupTiers = max(0, lookupTiers)
@@ -252,12 +258,13 @@ public struct ThumbnailCacheState<Value, Waiter, Item> {
     mutating func keep(_ key: ThumbnailKey, _ made: Made, storeInto tiers: [Int]) -> [Action] {
         let job = jobs.removeValue(forKey: key)
         failed.forget(key)
-        let evicted = memory.insert(made.value, for: key, cost: made.cost)
+        // One too large for its stripe is served, not kept: it would flush the stripe's others.
+        let evicted = made.cost <= memory.stripeCapacity ? memory.insert(made.value, for: key, cost: made.cost) : []
         counters.evictions += evicted.count
         var actions: [Action] = []
         if !tiers.isEmpty { actions.append(.store(key, bytes: made.bytes, tiers: tiers)) }
         if let waiters = job?.waiters, !waiters.isEmpty { actions.append(.answer(waiters.map(\.waiter), .image(made.value))) }
-        if !evicted.isEmpty { actions.append(.release(evicted.map(\.value))) }
+        if !evicted.isEmpty { actions.append(.release(evicted)) }
         return actions
     }
 

@@ -33,6 +33,9 @@ struct ThumbnailMetrics: Sendable {
         }
     }
 
+    /// `count` readers were served from memory without the machine (counted per thread, told at a scrape).
+    func hit(_ count: Int) { hits.increment(by: count) }
+
     /// `count` thumbnails left memory to keep it inside its budget.
     func evicted(_ count: Int) { evictions.increment(by: count) }
 

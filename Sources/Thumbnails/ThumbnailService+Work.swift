@@ -10,9 +10,10 @@ import WarmfeedCore
 /// The work the state machine's actions ask for, each ending in the event
 /// that tells the machine how it went: a tier read, the item read, an
 /// original read back from disk, claimed, fetched or asked of its owner, a
-/// resize. None of it holds the lock while it waits.
+/// resize. Each returns the work that event left (see `drive`). None of it
+/// holds the lock while it waits.
 extension ThumbnailService {
-    func lookUp(_ key: ThumbnailKey, tier: Int) async {
+    func lookUp(_ key: ThumbnailKey, tier: Int) async -> [State.Action] {
         let lookup: State.Lookup
         switch await tiers[tier].read(key) {
         case .hit(let bytes): lookup = made(key, from: bytes).map { .hit($0) } ?? .miss
@@ -21,11 +22,11 @@ extension ThumbnailService {
         }
         if case .hit = lookup { metrics.tierHit(tiers[tier].name) }
         let now = clock.now
-        apply { $0.machine.tierAnswered(key, tier: tier, lookup, now: now) }
+        return apply { $0.machine.tierAnswered(key, tier: tier, lookup, now: now) }
     }
 
     /// Reads the item a reader's job needs made.
-    func readItem(of key: ThumbnailKey) async {
+    func readItem(of key: ThumbnailKey) async -> [State.Action] {
         let read: State.ItemRead
         do {
             if let item = try await store.item(id: key.itemID) {
@@ -37,30 +38,30 @@ extension ThumbnailService {
             // The store is down: the box keeps its placeholder, and the next look asks again.
             read = .placeholder
         }
-        apply { $0.machine.itemRead(key, read) }
+        return apply { $0.machine.itemRead(key, read) }
     }
 
     func shared(_ tier: Int) -> (any SharedThumbnailTier)? { tiers[tier] as? any SharedThumbnailTier }
 
     /// Reads item `itemID`'s original back from disk.
-    func readOriginal(_ itemID: Int64) async {
+    func readOriginal(_ itemID: Int64) async -> [State.Action] {
         let bytes = originalStore?.read(itemID)
         let now = clock.now
-        apply { $0.machine.originalRead(itemID: itemID, bytes, now: now) }
+        return apply { $0.machine.originalRead(itemID: itemID, bytes, now: now) }
     }
 
     /// Asks the shared tier for the claim on fetching item `itemID`'s original
     /// (waiting while another node fetches it, or learning which node owns it).
-    func claimOriginal(_ itemID: Int64, tier: Int) async {
+    func claimOriginal(_ itemID: Int64, tier: Int) async -> [State.Action] {
         let claim = await shared(tier)?.claimOriginal(itemID) ?? .unavailable
         let now = clock.now
-        apply { $0.machine.originalClaimAnswered(itemID: itemID, claim, now: now) }
+        return apply { $0.machine.originalClaimAnswered(itemID: itemID, claim, now: now) }
     }
 
     /// Asks the node that owns `key`'s original for `key`, as a browser
     /// would (the thumbnail's own URL, the format in `Accept`): it makes it
     /// from the original it keeps, and answers from its cache after that.
-    func askOwner(_ key: ThumbnailKey, owner: String, urgent: Bool) async {
+    func askOwner(_ key: ThumbnailKey, owner: String, urgent: Bool) async -> [State.Action] {
         let answer: State.OwnerAnswer
         // A node that is gone refuses the connection or never connects; one that is
         // busy resizing takes its time, and waiting for it is still one fetch cheaper.
@@ -92,10 +93,10 @@ extension ThumbnailService {
             answer = .unreachable
         }
         let now = clock.now
-        apply { $0.machine.ownerAnswered(key, owner: owner, answer, now: now) }
+        return apply { $0.machine.ownerAnswered(key, owner: owner, answer, now: now) }
     }
 
-    func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async {
+    func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async -> [State.Action] {
         let result: Result<[UInt8], State.Failure>
         var seconds: Double?
         if let url = origin.url(for: item) {
@@ -105,8 +106,8 @@ extension ThumbnailService {
             limits.allowFileScheme = url.hasPrefix("file://")
             let start = clock.now
             do throws(FetchError) {
-                // A reader may have joined since the fetch was decided (before this task ran).
-                let urgentNow = urgent || fetchIsUrgent(itemID: itemID)
+                // A reader may have joined since the fetch was decided: it raised this task (`promoteFetch`).
+                let urgentNow = urgent || Task.currentPriority >= .high
                 result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgentNow).bytes)
                 seconds = clock.now - start
                 metrics.originFetched(seconds: seconds!)
@@ -128,13 +129,13 @@ extension ThumbnailService {
             result = .failure(.noSource)
         }
         let now = clock.now
-        apply { locked in
+        return apply { locked in
             locked.prewarmFetches[itemID] = nil
             return locked.machine.originalArrived(itemID: itemID, result, seconds: seconds, now: now)
         }
     }
 
-    func resize(_ key: ThumbnailKey, original: [UInt8]) async {
+    func resize(_ key: ThumbnailKey, original: [UInt8]) async -> [State.Action] {
         let start = clock.now
         let format = key.variant.format
         let result: Result<State.Made, State.Failure>
@@ -150,7 +151,7 @@ extension ThumbnailService {
             result = .failure(.image)
         }
         let now = clock.now
-        apply { locked in
+        return apply { locked in
             locked.prewarmResizes[key] = nil
             return locked.machine.resized(key, result, seconds: seconds, now: now)
         }

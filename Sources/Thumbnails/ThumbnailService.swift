@@ -3,7 +3,9 @@ import HTTPServer
 import ImageFormats
 import Logging
 import OriginFetcher
+import ServiceLifecycle
 import Synchronization
+import ThreadSlots
 import Thumbnailer
 import WarmfeedCore
 
@@ -15,8 +17,10 @@ import WarmfeedCore
 /// lock and runs the actions it returns outside the lock: reading and writing
 /// the tiers and the originals on disk, claims, asking an original's owner,
 /// fetching originals with libcurl, resizing with libvips, answering waiters.
-/// Each action's result goes back into the state machine as an event.
-package final class ThumbnailService: StatsPublisher, Sendable {
+/// Each action's result goes back into the state machine as an event, and the
+/// task that did one step of a job does its next (`ThumbnailService+Running`),
+/// inside this service's task group, so SIGTERM reaches the work in flight.
+package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// What a request gets.
     enum Outcome: Sendable {
         /// The thumbnail, as the whole response, built once.
@@ -44,7 +48,20 @@ package final class ThumbnailService: StatsPublisher, Sendable {
         var prewarmFetches: [Int64: Task<Void, Never>] = [:]
     }
 
-    private let locked: Mutex<Locked>
+    let locked: Mutex<Locked>
+    /// Work the machine's actions asked for, for `run()` to start inside its task group.
+    let work = AsyncStream.makeStream(of: Work.self)
+    /// The machine's memory, read by the server threads without its lock.
+    private let memory: StripedCache<ThumbnailKey, PreparedResponse>
+    /// Readers' hits found in `memory` without the lock, counted per thread
+    /// (a word every thread wrote would be a lock by another name).
+    private let lockFreeHits = ThreadCounters(count: 1)
+    /// Those hits already told to the metrics' counter (at the last `publish`, off the request path).
+    private let hitsInMetrics = Mutex<Int>(0)
+    /// When a reader last got a 2x from memory without the lock, in whole
+    /// seconds of uptime (-1: never); the machine hears of it when pre-warm
+    /// asks which scales are in demand. Written only when the second changes.
+    private let lastDenseHit = Atomic<Int>(-1)
     /// How long a first failure is remembered, in seconds (fixed at the start).
     let firstFailureSeconds: Double
     private let waiterIDs = Atomic<UInt64>(0)
@@ -81,6 +98,7 @@ package final class ThumbnailService: StatsPublisher, Sendable {
             negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
         )
         firstFailureSeconds = machine.firstNegativeTTL
+        memory = machine.memory
         locked = Mutex(Locked(machine: machine))
         self.tiers = tiers
         self.fetcher = fetcher
@@ -91,18 +109,30 @@ package final class ThumbnailService: StatsPublisher, Sendable {
         self.metrics = ThumbnailMetrics(factory: metrics)
     }
 
-    /// The thumbnail if it is in memory now (counted as a hit), without waiting.
+    /// The thumbnail if it is in memory now (counted as a reader's hit),
+    /// without waiting and without the machine's lock: the path every
+    /// warm thumbnail takes, on every server thread at once.
     func cached(_ key: ThumbnailKey) -> PreparedResponse? {
-        let now = clock.now
-        let value = locked.withLock { $0.machine.cachedForReader(key, now: now) }
-        if value != nil { metrics.decided(.hit) }
+        guard let value = memory.value(for: key) else { return nil }
+        lockFreeHits.add(0)
+        if key.variant.scale > 1 {
+            let second = Int(clock.now)
+            if lastDenseHit.load(ordering: .relaxed) != second { lastDenseHit.store(second, ordering: .relaxed) }
+        }
         return value
     }
+
+    /// Lets go of the memory tier's replaced tables no reader can hold any more (every few seconds).
+    package func reclaim() { memory.reclaim() }
 
     /// The scales pre-warm makes now: 1x always, 2x while readers on dense screens are about.
     package var scalesInDemand: [Int] {
         let now = clock.now
-        return locked.withLock { $0.machine.scalesInDemand(now: now) }
+        let dense = lastDenseHit.load(ordering: .relaxed)
+        return locked.withLock {
+            if dense >= 0 { $0.machine.denseRequested(at: Double(dense)) }
+            return $0.machine.scalesInDemand(now: now)
+        }
     }
 
     /// A reader's request: from memory, by joining the job in flight, from a
@@ -128,16 +158,18 @@ package final class ThumbnailService: StatsPublisher, Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
                 let now = clock.now
-                apply { locked in
+                let steps = apply { locked in
                     let (decision, actions) = locked.machine.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
                     if asker == .reader { metrics.decided(decision) }
                     return actions
                 }
+                // A job a reader waits on goes ahead of pre-warm's, from its first step.
+                start(steps, priority: asker == .reader ? .high : .low)
                 // Cancelled before the waiter was registered: the handler below has run already and found nothing.
-                if Task.isCancelled { apply { $0.machine.cancel(waiter: id) } }
+                if Task.isCancelled { start(apply { $0.machine.cancel(waiter: id) }) }
             }
         } onCancel: {
-            apply { $0.machine.cancel(waiter: id) }
+            start(apply { $0.machine.cancel(waiter: id) })
         }
     }
 
@@ -146,9 +178,18 @@ package final class ThumbnailService: StatsPublisher, Sendable {
     /// a cluster's shared tier (what Redis holds, with the claims this cache
     /// counted). The machine's numbers are read in one go, under its lock.
     package func publish(into stats: inout CacheStats) {
-        let (counters, usage, originLatency, thumbnailLatency) = locked.withLock {
+        let (machineCounters, usage, originLatency, thumbnailLatency) = locked.withLock {
             ($0.machine.counters, $0.machine.usage, $0.machine.originLatency, $0.machine.thumbnailLatency)
         }
+        var counters = machineCounters
+        let lockFree = lockFreeHits.value(0)
+        counters.hits += lockFree
+        // The metrics' counter learns of the hits counted per thread since it last did.
+        let untold = hitsInMetrics.withLock { told in
+            defer { told = max(told, lockFree) }
+            return lockFree - told
+        }
+        if untold > 0 { metrics.hit(untold) }
         let disk = tiers.lazy.compactMap { $0 as? ThumbnailDiskTier }.first?.usage ?? ThumbnailDiskTier.Usage()
         let originalsOnDisk = originalStore?.usage ?? ThumbnailDiskTier.Usage()
         func tier(_ usage: ThumbnailDiskTier.Usage) -> CacheStats.Tier {
@@ -190,102 +231,4 @@ package final class ThumbnailService: StatsPublisher, Sendable {
         }
     }
 
-    /// Whether a reader waits on item `itemID`'s original now (one may have
-    /// joined since its fetch was decided), asked of the machine under its lock.
-    func fetchIsUrgent(itemID: Int64) -> Bool {
-        locked.withLock { $0.machine.fetchIsUrgent(itemID: itemID) }
-    }
-
-    // MARK: Running the state machine's actions
-
-    /// Feeds one event to the state machine under the lock and runs there the
-    /// actions that touch the task tables; runs the rest outside it.
-    func apply(_ event: (inout Locked) -> [State.Action]) {
-        let (actions, failed) = locked.withLock { locked in
-            let before = locked.machine.counters.failures
-            let actions = event(&locked).filter { runLocked($0, in: &locked) }
-            return (actions, locked.machine.counters.failures - before)
-        }
-        if failed > 0 { metrics.failed(failed) }
-        run(actions)
-    }
-
-    /// Runs the part of `action` that needs the lock: pre-warm's work is
-    /// started as a task kept in its table (made under the lock its end takes
-    /// to remove it, so it is never kept after it ended), and a reader who
-    /// joins raises that task by awaiting it from a high-priority one (the
-    /// thumbnailer and the fetch queue move escalated work up). Nothing here
-    /// waits. Returns whether something is left to run outside the lock.
-    private func runLocked(_ action: State.Action, in locked: inout Locked) -> Bool {
-        switch action {
-        case .fetchOriginal(let itemID, let item, urgent: false):
-            locked.prewarmFetches[itemID] = Task(priority: .low) { await fetchOriginal(itemID, of: item, urgent: false) }
-            return false
-        case .resize(let key, let original, urgent: false):
-            locked.prewarmResizes[key] = Task(priority: .low) { await resize(key, original: original) }
-            return false
-        case .promoteFetch(let itemID, _):
-            // A low-priority task on a busy machine may not even have asked for its fetch yet;
-            // one already waiting for a connection is moved up outside the lock.
-            if let task = locked.prewarmFetches[itemID] { Task(priority: .high) { await task.value } }
-            return true
-        case .promoteResize(let key):
-            if let task = locked.prewarmResizes[key] { Task(priority: .high) { await task.value } }
-            return false
-        default:
-            return true
-        }
-    }
-
-    private func run(_ actions: [State.Action]) {
-        for action in actions {
-            switch action {
-            case .answer(let waiters, let answer):
-                for waiter in waiters { waiter.resume(returning: answer) }
-            case .lookUp(let key, let tier):
-                Task { await lookUp(key, tier: tier) }
-            case .readItem(let key):
-                Task(priority: Task.currentPriority) { await readItem(of: key) }
-            case .fetchOriginal(let itemID, let item, _):
-                // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips
-                // queues (pre-warm's own was started under the lock, `runLocked`).
-                Task(priority: .high) { await fetchOriginal(itemID, of: item, urgent: true) }
-            case .promoteFetch(_, let item):
-                // A fetch already waiting for a connection moves up.
-                if let url = origin.url(for: item) { fetcher.promote(url) }
-            case .resize(let key, let original, _):
-                Task(priority: .high) { await resize(key, original: original) }
-            case .promoteResize:
-                break
-            case .store(let key, let bytes, let indices):
-                Task(priority: .low) {
-                    for index in indices { await tiers[index].write(key, bytes) }
-                }
-            case .storeFailure(let key, let seconds, let tier):
-                // Other nodes may be waiting on it: not held back behind pre-warm's work.
-                Task(priority: .medium) { await shared(tier)?.rememberFailure(key, seconds: seconds) }
-            case .readOriginal(let itemID):
-                Task(priority: Task.currentPriority) { await readOriginal(itemID) }
-            case .claimOriginal(let itemID, let tier):
-                Task(priority: Task.currentPriority) { await claimOriginal(itemID, tier: tier) }
-            case .keepOriginal(let itemID, let bytes, let owningIn):
-                // Written before the owner record: a node that reads the record finds the original here.
-                // Not held back behind pre-warm's work: other nodes may be waiting for the record.
-                Task(priority: .medium) {
-                    originalStore?.write(itemID, bytes)
-                    if let owningIn { await shared(owningIn)?.ownOriginal(itemID) }
-                }
-            case .originalFailed(let itemID, let seconds, let tier):
-                Task(priority: .medium) { await shared(tier)?.originalFailed(itemID, seconds: seconds) }
-            case .releaseOriginalClaim(let itemID, let tier):
-                Task(priority: .low) { await shared(tier)?.releaseOriginal(itemID) }
-            case .askOwner(let key, let owner, let urgent):
-                Task(priority: urgent ? .high : .low) { await askOwner(key, owner: owner, urgent: urgent) }
-            case .forgetOwner(let itemID, let url, let tier):
-                Task(priority: .low) { await shared(tier)?.forgetOwner(itemID, url: url) }
-            case .release(let values):
-                metrics.evicted(values.count)
-            }
-        }
-    }
 }

@@ -157,7 +157,10 @@ public final class WarmfeedApp: Sendable {
         let publishers: [(any StatsPublisher)?] = [StoreService(store: store), refresher, thumbnails, prewarmer, pageCache, rows, demo]
         observer = CacheObserver(
             publishers: publishers.compactMap { $0 }, node: configuration.nodeName, metrics: metrics, clock: clock,
-            upkeep: { [pageCache] in pageCache.reclaim() }
+            upkeep: { [pageCache, thumbnails] in
+                pageCache.reclaim()
+                thumbnails.reclaim()
+            }
         )
 
         var router = Router()
@@ -205,7 +208,7 @@ public final class WarmfeedApp: Sendable {
     /// The long-lived parts, in the order a `ServiceGroup` starts them; it
     /// stops them in reverse, each after the one before has ended: the server
     /// first (requests in flight finish), then the refresher (an import under
-    /// way ends whole), pre-warm, the fetcher, and the demo origin last
+    /// way ends whole), pre-warm, the thumbnails' work, the fetcher, and the demo origin last
     /// (everything before may still be fetching from it).
     public var services: [any Service] {
         var services: [any Service] = []
@@ -213,6 +216,8 @@ public final class WarmfeedApp: Sendable {
         services += [StoreService(store: store), rows, previews, observer, OriginFetcherService(fetcher: fetcher)] as [any Service]
         // After the fetcher (so it stops before it): claims are renewed while thumbnails are still being made.
         if let shared { services.append(shared) }
+        // The thumbnails' work in flight ends before the fetcher and the shared tier stop, after pre-warm.
+        services.append(thumbnails)
         services.append(prewarmer)
         if let refresher { services.append(refresher) }
         services.append(server)

@@ -17,7 +17,7 @@ import ThreadSlots
 /// making room, promotes a probation entry whose bit is set to the protected
 /// segment (`protectedShare` of the stripe) instead of evicting it, demotes
 /// the oldest protected entries back to probation when that segment is over,
-/// clearing their bits, and evicts from probation. So, as in `SegmentedLRU`
+/// clearing their bits, and evicts from probation. So, as in a segmented LRU
 /// (Caffeine's main space), a crawler that walks every page once only
 /// displaces other once-seen pages; and keys lately evicted from probation are
 /// remembered (2Q's ghosts), so one that comes back goes straight to the
@@ -80,8 +80,9 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// The most total cost kept.
     public let capacity: Int
-    /// The most each stripe keeps, and the most of that its protected segment holds.
-    let stripeCapacity: Int
+    /// The most each stripe keeps: a value costing more is never kept whole.
+    public let stripeCapacity: Int
+    /// The most of a stripe its protected segment holds.
     let protectedCapacity: Int
     let ghostKeys: Int
     private let stripes: [Stripe]
@@ -114,7 +115,8 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
     /// The value kept for `key`, marked as used; nil when none is.
     public func value(for key: Key) -> Value? {
         let stripe = stripe(for: key)
-        let entry = epochs.read { stripe.table.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.entries[key] } }
+        let entry =
+            epochs.read { stripe.table.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.entries[key] } }
             // A thread with no slot of its own reads under the writers' lock, where no table is retired.
             ?? stripe.writer.withLock { _ in stripe.table.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.entries[key] } }
         guard let entry else { return nil }
@@ -203,7 +205,9 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
                 segments.protectedCost += candidate.cost
                 continue
             }
-            if candidate.isProtected { segments.protectedCost -= candidate.cost } else {
+            if candidate.isProtected {
+                segments.protectedCost -= candidate.cost
+            } else {
                 segments.probationCost -= candidate.cost
                 remember(candidate.key, in: &segments)
             }
@@ -236,7 +240,8 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// Entries and total cost kept now (each stripe read under its lock).
     public var usage: (count: Int, cost: Int) {
-        var count = 0, cost = 0
+        var count = 0
+        var cost = 0
         for stripe in stripes {
             stripe.writer.withLock { segments in
                 count += stripe.table.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.entries.count }

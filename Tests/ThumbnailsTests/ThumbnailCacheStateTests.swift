@@ -86,7 +86,8 @@ import Testing
         #expect(answered(make(&state, a, value: "warm")) == [9: "warm"])
         ask(&state, a, waiter: nil, from: .prewarm)
         #expect(state.counters.hits == 0 && state.counters.misses == 0 && state.counters.prewarmStarts == 1)
-        #expect(state.cachedForReader(a, now: 0) == "warm")
+        let (hit, served) = ask(&state, a, waiter: 10)
+        #expect(hit == .hit && answered(served) == [10: "warm"])
         #expect(state.counters.hits == 1)
     }
 

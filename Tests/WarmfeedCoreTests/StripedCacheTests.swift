@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import WarmfeedCore
 
-/// The page cache's store: the same scan resistance as `SegmentedLRU`, reads
+/// The page and thumbnail caches' store: a segmented LRU's scan resistance, reads
 /// that take no lock, and counts that add up under many threads at once.
 @Suite struct StripedCacheTests {
     @Test func aOnePassScanDoesNotEvictWhatWasSeenTwice() {
@@ -31,7 +32,9 @@ import Testing
 
     @Test func aPageReadAgainAfterACrawlerPushedItOffProbationComesBackProtected() {
         let cache = StripedCache<String, Int>(capacity: 100, stripes: 1)
-        var hits = 0, reads = 0, crawled = 0
+        var hits = 0
+        var reads = 0
+        var crawled = 0
         for _ in 0..<50 {
             for n in 0..<10 {
                 reads += 1
@@ -101,7 +104,8 @@ import Testing
         let usage = cache.usage
         #expect(usage.cost <= 200_000)
         // The kept cost is the sum of what the tables hold.
-        var counted = 0, cost = 0
+        var counted = 0
+        var cost = 0
         for key in 0..<5_000 where cache.contains(key) {
             counted += 1
             cost += 100 + key % 400

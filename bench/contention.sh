@@ -9,6 +9,7 @@
 #
 #   bench/contention.sh                        # warm pages, 100,000 items, every page cached
 #   DEEP=1 bench/contention.sh                 # random pages of 1,000,000 items, 64 MB page cache
+#   THUMBS=120 bench/contention.sh             # random cached thumbnails (1x WebP) of the oldest 120 items
 #   THREADS=2 bench/contention.sh              # as many threads as cores
 #   WARMFEED_BIN=path bench/contention.sh      # measure that binary, build nothing
 #   STORE=postgres DEEP=1 bench/contention.sh  # the feed in PostgreSQL (scripts/postgres starts one
@@ -24,6 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 DEEP=${DEEP:-0}
+THUMBS=${THUMBS:-0}
 STORE=${STORE:-sqlite}
 THREADS=${THREADS:-8}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -49,17 +51,19 @@ if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
   built=.build/release/warmfeed
 fi
 cp "$built" "$tmp/warmfeed"
-store_args=()
+serve_args=()
+# Thumbnails are made once before the measurement: from a demo origin with no latency.
+if [ "$THUMBS" != 0 ]; then serve_args=(--origin-latency 0); ITEMS=${ITEMS_FOR_THUMBS:-1000}; fi
 if [ "$STORE" = postgres ]; then
   log "starting PostgreSQL (scripts/postgres) for the feed"
   chmod 755 "$tmp"  # PostgreSQL runs as its own user in "$tmp/pg"
-  store_args=(--store "$(scripts/postgres start "$tmp/pg")")
+  serve_args+=(--store "$(scripts/postgres start "$tmp/pg")")
 fi
 
 log "seeding $ITEMS items, serving with --threads $THREADS on $(nproc) cores"
 "$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$THREADS" --prewarm 0 \
-  --public "$repo/Public" --templates "$repo/Templates" ${store_args[@]+"${store_args[@]}"} >"$tmp/out" 2>"$tmp/err" &
+  --public "$repo/Public" --templates "$repo/Templates" ${serve_args[@]+"${serve_args[@]}"} >"$tmp/out" 2>"$tmp/err" &
 wf_pid=$!
 url=""
 for _ in $(seq 3000); do
@@ -69,7 +73,12 @@ for _ in $(seq 3000); do
 done
 [ -n "$url" ] || { log "warmfeed did not start"; exit 1; }
 log "$(python3 bench/pages_helper.py rows-ready "$url" "$(cat "$tmp/data/admin-token")")"
-if [ "$DEEP" != 1 ]; then
+if [ "$THUMBS" != 0 ]; then
+  log "making thumbnails 1..$THUMBS once (kept in memory)"
+  for id in $(seq 1 "$THUMBS"); do
+    curl -sf -H 'Accept: image/webp,*/*' -o /dev/null "$url/thumbs/$id/1x" || { log "thumbnail $id failed"; exit 1; }
+  done
+elif [ "$DEEP" != 1 ]; then
   log "warming every page once"
   python3 bench/pages_helper.py dump "$url" "$PAGES" "$tmp/pages" >/dev/null
 fi
@@ -79,8 +88,10 @@ switches() {  # voluntary and involuntary switches of every thread of the server
 }
 cpu() { awk '{print $14 + $15}' "/proc/$wf_pid/stat"; }
 
-log "wrk: $CONNECTIONS connections, $DURATION s, random pages; perf over the middle $WINDOW s"
-WF_PAGES=$PAGES wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s bench/random_page.lua "$url" >"$tmp/wrk.out" 2>&1 &
+script=bench/random_page.lua what=pages
+if [ "$THUMBS" != 0 ]; then script=bench/random_thumb.lua what=thumbnails; fi
+log "wrk: $CONNECTIONS connections, $DURATION s, random $what; perf over the middle $WINDOW s"
+WF_PAGES=$PAGES wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
 wrk_pid=$!
 sleep $(( (DURATION - WINDOW) / 2 ))
 read -r v0 n0 < <(switches)
@@ -92,12 +103,13 @@ wait "$wrk_pid" || true
 rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
 futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
 ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
-python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" <<'PY'
+python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" <<'PY'
 import sys
-rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store = sys.argv[1:]
+rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs = sys.argv[1:]
 requests = float(rps) * float(window)
 per = lambda x: float(x) / requests
-print(f"{'deep' if deep == '1' else 'warm'} pages ({store}), --threads {threads}: {float(rps):,.0f} req/s (wrk on the same cores)")
+what = f"cached thumbnails ({thumbs})" if thumbs != "0" else f"{'deep' if deep == '1' else 'warm'} pages ({store})"
+print(f"{what}, --threads {threads}: {float(rps):,.0f} req/s (wrk on the same cores)")
 print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
       f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")
 PY

@@ -54,9 +54,9 @@ package struct FeedRoutes: Sendable {
             track(reader, rendering, query: key.query, revision: revision)
             if gzip, !rendering.compressed {
                 // The first client that accepts gzip compresses the page, off the server threads.
-                return .waiting { answer(pages.compressed(rendering, for: key), gzip: true, reader: reader) }
+                return .waiting { answer(pages.compressed(rendering, for: key), gzip: true, reader: reader, request: request) }
             }
-            return .answered(answer(rendering, gzip: gzip, reader: reader))
+            return .answered(answer(rendering, gzip: gzip, reader: reader, request: request))
         }
         if !gzip, pages.rendersAtOnce {
             let rendering: PageCache.Rendering?
@@ -67,25 +67,35 @@ package struct FeedRoutes: Sendable {
             }
             guard let rendering else { return .now(noSuchPage(kind)) }
             track(reader, rendering, query: key.query, revision: revision)
-            return .answered(answer(rendering, gzip: false, reader: reader))
+            return .answered(answer(rendering, gzip: false, reader: reader, request: request))
         }
         return .waiting {
             do {
                 guard var rendering = try await pages.render(key) else { return .response(noSuchPage(kind)) }
                 if gzip { rendering = pages.compressed(rendering, for: key) }
                 track(reader, rendering, query: key.query, revision: revision)
-                return answer(rendering, gzip: gzip, reader: reader)
+                return answer(rendering, gzip: gzip, reader: reader, request: request)
             } catch {
                 return .response(storeFailure(error, kind: kind))
             }
         }
     }
 
-    /// A rendering's answer, now or after waiting: its kept response as it is,
+    /// A rendering's answer, now or after waiting: 304 when the client's
+    /// copy is current (its `If-None-Match`), else its kept response as it is,
     /// unless this reader is issued a cookie (then a copy with the cookie's header).
-    private func answer(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Answer {
+    private func answer(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie, request: Request) -> Answer {
+        if request.ifNoneMatch(matches: rendering.etag) { return .response(notModified(rendering, reader: reader)) }
         guard reader.setCookie != nil else { return .prepared(gzip ? rendering.gzipped ?? rendering.plain : rendering.plain) }
         return .response(response(rendering, gzip: gzip, reader: reader))
+    }
+
+    /// The 304 for a client whose copy of `rendering` is current: the
+    /// validator and the caching headers a 200 would carry, no body.
+    private func notModified(_ rendering: PageCache.Rendering, reader: ReaderCookie) -> Response {
+        var headers = PageHeaders.notModified + [HTTPField("ETag", rendering.etag)]
+        if let setCookie = reader.setCookie { headers.append(HTTPField("Set-Cookie", setCookie)) }
+        return Response(status: 304, headers: headers)
     }
 
     private func noSuchPage(_ kind: PageCache.Kind) -> Response {
@@ -113,6 +123,16 @@ package struct FeedRoutes: Sendable {
     private func response(_ rendering: PageCache.Rendering, gzip: Bool, reader: ReaderCookie) -> Response {
         var response = (gzip ? rendering.gzipped ?? rendering.plain : rendering.plain).response
         if let setCookie = reader.setCookie { response.headers.append(HTTPField("Set-Cookie", setCookie)) }
+        return response
+    }
+
+    /// A refusal of the router's own (no such route, a method not allowed),
+    /// answered as the client asked: a browser that navigates (it accepts
+    /// HTML) gets the feed's error page, anything else plain text.
+    package func answer(_ problem: HTTPProblem, to request: Request, headers: [HTTPField]) -> Response {
+        guard request.header(.accept)?.contains("text/html") == true else { return .problem(problem, headers: headers) }
+        var response = failure(problem, kind: .document)
+        response.headers.append(contentsOf: headers)
         return response
     }
 

@@ -31,6 +31,8 @@ package final class PageCache: StatsPublisher, Sendable {
     /// so a reader served from here is still tracked.
     package struct Rendering: Sendable {
         var plain: PreparedResponse
+        /// Its validator (`PageService.etag`), the same for the plain and the gzipped response.
+        let etag: String
         /// The gzipped response, once made; nil before, or when gzip did not make it smaller.
         var gzipped: PreparedResponse?
         /// Whether compressing was tried: a page is compressed at most once.
@@ -47,19 +49,16 @@ package final class PageCache: StatsPublisher, Sendable {
         /// The HTML, uncompressed.
         var html: ResponseBytes { plain.response.body }
 
-        init(html: [UInt8], number: Int, page: Page) {
-            self.init(html: html, number: number, older: page.older, newer: page.newer)
-        }
-
-        init(html: [UInt8], number: Int, older: Cursor?, newer: Cursor?) {
-            self.init(html: html)
+        init(html: [UInt8], etag: String, number: Int, older: Cursor?, newer: Cursor?) {
+            self.init(html: html, etag: etag)
             self.number = number
             self.older = older
             self.newer = newer
         }
 
-        init(html bytes: [UInt8]) {
-            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: PageHeaders.page))!
+        init(html bytes: [UInt8], etag: String) {
+            self.etag = etag
+            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: PageHeaders.page + [HTTPField("ETag", etag)]))!
         }
 
         /// The gzip level: chosen by measurement (BENCHMARKS.md, "Compression of a cold page").
@@ -74,7 +73,7 @@ package final class PageCache: StatsPublisher, Sendable {
             let packed = html.withUnsafeBytes { Gzip.compress($0, level: Self.gzipLevel) }
             if !packed.isEmpty, packed.count < html.count {
                 rendering.gzipped = PreparedResponse(
-                    .html(200, ResponseBytes(packed), headers: PageHeaders.page + [HTTPField("Content-Encoding", "gzip")]))
+                    .html(200, ResponseBytes(packed), headers: PageHeaders.page + [HTTPField("ETag", etag), HTTPField("Content-Encoding", "gzip")]))
             }
             return rendering
         }

@@ -12,11 +12,19 @@ package enum PageHeaders {
         HTTPField("Referrer-Policy", "same-origin"),
     ]
 
-    /// The headers of every page and fragment. `Accept-CH` asks Chromium to
+    /// The headers of every page and fragment (each adds its `ETag`). `Accept-CH` asks Chromium to
     /// say the screen's pixel ratio on the requests that follow (`Sec-CH-DPR`),
-    /// so pre-warm makes the thumbnails in the size that screen loads.
+    /// so pre-warm makes the thumbnails in the size that screen loads; a hint
+    /// asked for is named in `Vary` (RFC 8942), though the page's bytes do not
+    /// change with it. `no-cache` with a validator: a revisit asks, and is
+    /// answered 304 while the page is the same.
     static let page =
         security + [
-            HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding"), HTTPField("Accept-CH", "Sec-CH-DPR"),
+            HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding, Sec-CH-DPR"), HTTPField("Accept-CH", "Sec-CH-DPR"),
         ]
+
+    /// What a page's 304 carries besides its `ETag` (RFC 9110, 15.4.5: the fields a 200 would have sent that describe caching).
+    static let notModified = [
+        HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding, Sec-CH-DPR"),
+    ]
 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import Reckoning
 import WarmfeedCore
 
 /// The feed's pages, rendered: the store, the renderer and the page cache
@@ -41,11 +42,29 @@ package final class PageService: Sendable {
         return generation < previewGeneration() ? nil : rendering
     }
 
-    /// A rendering of `page`, noting whether a row still awaits its preview.
-    private func rendering(_ html: [UInt8], number: Int, page: Page, generation: Int) -> PageCache.Rendering {
-        var rendering = PageCache.Rendering(html: html, number: number, page: page)
-        if page.items.contains(where: { $0.imageURL != nil && $0.preview == nil }) { rendering.awaitingPreviews = generation }
+    /// A rendering of `page` for `key`, noting whether a row still awaits its preview.
+    private func rendering(_ html: [UInt8], key: PageCache.Key, number: Int, page: Page, generation: Int) -> PageCache.Rendering {
+        let awaiting = page.items.contains(where: { $0.imageURL != nil && $0.preview == nil }) ? generation : nil
+        var rendering = PageCache.Rendering(
+            html: html, etag: etag(key, awaitingPreviews: awaiting), number: number, older: page.older, newer: page.newer)
+        rendering.awaitingPreviews = awaiting
         return rendering
+    }
+
+    /// Set at start: revisions count from zero in each process, so a
+    /// validator of an earlier run must never match one of this run.
+    private let run = UInt64.random(in: 0...UInt64.max)
+
+    /// The validator of a rendering of `key`: what makes its bytes — this
+    /// run (its templates, its static files' versions), the store's revision,
+    /// the page asked for, document or fragment, and whether rows still
+    /// awaited their previews then (and which of them would come). Weak: the
+    /// gzipped bytes share it. Made from the key, not the bytes, so a cold
+    /// page costs no hash of its HTML.
+    func etag(_ key: PageCache.Key, awaitingPreviews: Int?) -> String {
+        let kind = key.kind == .document ? "d" : "f"
+        let text = "\(run) \(key.revision) \(kind) \(key.query.documentURL) \(awaitingPreviews.map(String.init) ?? "-")"
+        return "W/\"" + String(FNV1a.hash64(Array(text.utf8)), radix: 36) + "\""
     }
 
     /// Whether the store reads a page at once, so `renderAtOnce` may be used.
@@ -92,9 +111,11 @@ package final class PageService: Sendable {
     /// The fragment of a prepared page, rendered, and kept under `key` when `keep`.
     private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: Bool) -> PageCache.Rendering {
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
+        let awaiting = page.awaitingPreviews ? generation : nil
         var fragment = PageCache.Rendering(
-            html: renderer.fragment(of: page, query: query, number: number), number: number, older: page.older, newer: page.newer)
-        if page.awaitingPreviews { fragment.awaitingPreviews = generation }
+            html: renderer.fragment(of: page, query: query, number: number), etag: etag(key, awaitingPreviews: awaiting), number: number,
+            older: page.older, newer: page.newer)
+        fragment.awaitingPreviews = awaiting
         if keep { cache.keep(fragment, for: key) } else { fragment.unkept = true }
         return fragment
     }
@@ -106,7 +127,7 @@ package final class PageService: Sendable {
         let html = fragment.html.withUnsafeBytes { Array($0) }
         var document = PageCache.Rendering(
             html: renderer.document(fragment: html, older: fragment.older, newer: fragment.newer, number: fragment.number),
-            number: fragment.number, older: fragment.older, newer: fragment.newer
+            etag: etag(key, awaitingPreviews: fragment.awaitingPreviews), number: fragment.number, older: fragment.older, newer: fragment.newer
         )
         document.awaitingPreviews = fragment.awaitingPreviews
         if keep { cache.keep(document, for: key) } else { document.unkept = true }
@@ -132,7 +153,7 @@ package final class PageService: Sendable {
         let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
         if let kept = cache.rendering(for: key).flatMap(current) { return kept }
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
-        let fragment = rendering(renderer.fragment(of: page, query: query, number: number), number: number, page: page, generation: generation)
+        let fragment = rendering(renderer.fragment(of: page, query: query, number: number), key: key, number: number, page: page, generation: generation)
         cache.keep(fragment, for: key)
         return fragment
     }

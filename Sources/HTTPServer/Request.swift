@@ -46,6 +46,20 @@ public struct Request: Sendable {
         }
     }
 
+    /// Whether `If-None-Match` names `etag` (or `*`): the client's copy is
+    /// current, and a 304 answers. Compared weakly (RFC 9110, 13.1.2): a
+    /// `W/` prefix on either side is left out.
+    public func ifNoneMatch(matches etag: String) -> Bool {
+        guard let ifNoneMatch = header(.ifNoneMatch) else { return false }
+        let wanted = etag.hasPrefix("W/") ? etag.dropFirst(2) : Substring(etag)
+        return ifNoneMatch.split(separator: ",").contains { candidate in
+            var tag = candidate.trimmingSpaces()
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == wanted
+        }
+    }
+
     /// Whether the client said it accepts gzip (`Accept-Encoding`, honouring `q=0`).
     public var acceptsGzip: Bool {
         guard let accept = header(.acceptEncoding) else { return false }

@@ -38,9 +38,11 @@ public struct StaticFiles: Sendable {
     public init(folder: String, prefix: String = "/static/", maxFileBytes: Int = 8 << 20) throws {
         self.prefix = prefix
         let root = URL(fileURLWithPath: folder, isDirectory: true).standardizedFileURL
-        guard let enumerator = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey], options: [.skipsHiddenFiles]
-        ) else {
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey], options: [.skipsHiddenFiles]
+            )
+        else {
             throw LoadError(description: "cannot read the static folder \(folder)")
         }
         var files: [String: File] = [:]
@@ -72,10 +74,11 @@ public struct StaticFiles: Sendable {
         let versioned = request.queryValues("v") == [file.version]
         var headers: HTTPFields = [
             .eTag: file.etag,
-            .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, no-cache",
+            // No `public`: nothing here is behind authentication, so every cache may keep it anyway.
+            .cacheControl: versioned ? "max-age=31536000, immutable" : "no-cache",
             .vary: "Accept-Encoding",
         ]
-        if let ifNoneMatch = request.header(.ifNoneMatch), Self.matches(ifNoneMatch, etag: file.etag) {
+        if request.ifNoneMatch(matches: file.etag) {
             return Response(status: 304, headers: headers)
         }
         headers[.contentType] = file.contentType
@@ -84,15 +87,6 @@ public struct StaticFiles: Sendable {
             return Response(status: 200, headers: headers, body: gzipped)
         }
         return Response(status: 200, headers: headers, body: file.body)
-    }
-
-    static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
-        ifNoneMatch.split(separator: ",").contains { candidate in
-            var tag = candidate.trimmingSpaces()
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            return tag == etag
-        }
     }
 
     static func makeFile(_ bytes: [UInt8], name: String) -> File {

@@ -41,16 +41,25 @@ package struct ThumbnailRoutes: Sendable {
         }
         let key = ThumbnailKey(itemID: id, variant: variant)
         if let prepared = service.cached(key) {
-            return .prepared(prepared)
+            return Self.notModified(prepared, request).map { .now($0) } ?? .prepared(prepared)
         }
         // The thumbnail's response was built once, when it was made: it is sent as it is.
         return .waiting {
             switch await service.thumbnail(key) {
-            case .image(let prepared): .prepared(prepared)
+            case .image(let prepared): Self.notModified(prepared, request).map { .response($0) } ?? .prepared(prepared)
             case .placeholder: Self.preparedPlaceholder.map { .prepared($0) } ?? .response(Self.placeholderResponse)
             case .noSuchItem: .response(.plain(404, "no such item: \(id)"))
             }
         }
+    }
+
+    /// The 304 for a client whose copy of the thumbnail in `prepared` is
+    /// current (`If-None-Match` names its validator); nil otherwise.
+    static func notModified(_ prepared: PreparedResponse, _ request: Request) -> Response? {
+        guard request.header(.ifNoneMatch) != nil, let etag = prepared.response.headers[.eTag], request.ifNoneMatch(matches: etag) else {
+            return nil
+        }
+        return Response(status: 304, headers: [HTTPField("ETag", etag)] + ThumbnailService.cachingHeaders)
     }
 
     /// The placeholder's response, the same for every box.

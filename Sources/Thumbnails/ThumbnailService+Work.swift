@@ -3,6 +3,7 @@ import HTTPServer
 import ImageFormats
 import Logging
 import OriginFetcher
+import Reckoning
 import Synchronization
 import Thumbnailer
 import WarmfeedCore
@@ -159,18 +160,23 @@ extension ThumbnailService {
 
     /// A thumbnail's bytes made into what memory keeps: the whole response, prepared once.
     func made(_ key: ThumbnailKey, from bytes: [UInt8]) -> State.Made? {
-        guard let prepared = PreparedResponse(Self.imageResponse(ResponseBytes(bytes), format: key.variant.format)) else { return nil }
+        guard let prepared = PreparedResponse(Self.imageResponse(bytes, format: key.variant.format)) else { return nil }
         return State.Made(value: prepared, bytes: bytes, cost: bytes.count + 512)
     }
 
-    /// A thumbnail's response: cacheable for a day, varying with `Accept` (WebP or JPEG).
-    static func imageResponse(_ bytes: ResponseBytes, format: ImageFormat) -> Response {
+    /// A thumbnail's response: cacheable for a day, varying with `Accept`
+    /// (the format), with its bytes' hash as its validator (hashed once, when
+    /// it is made or read from a tier), so a browser's revalidation is a 304.
+    static func imageResponse(_ bytes: [UInt8], format: ImageFormat) -> Response {
         Response(
             status: 200,
             headers: [
                 HTTPField("Content-Type", format.mediaType),
-                HTTPField("Cache-Control", "public, max-age=86400"),
-                HTTPField("Vary", "Accept"),
-            ], body: bytes)
+                HTTPField("ETag", "\"" + String(FNV1a.hash64(bytes), radix: 36) + "\""),
+            ] + cachingHeaders, body: ResponseBytes(bytes))
     }
+
+    /// What a thumbnail's 200 and 304 both carry. No `public`: nothing here is
+    /// behind authentication, so any cache may keep it anyway.
+    static let cachingHeaders = [HTTPField("Cache-Control", "max-age=86400"), HTTPField("Vary", "Accept")]
 }

@@ -60,8 +60,8 @@
       if (next) go(next, 1)
     } catch (e) {
       delete s.dataset.s
-      feed.insertAdjacentHTML('beforeend', '<div class="feed-error" role="alert">The next page did not load. <button>Retry</button></div>')
-      err = feed.lastChild
+      feed.insertAdjacentHTML('afterend', '<div class="feed-error" role="alert">The next page did not load. <button>Retry</button></div>')
+      err = feed.nextSibling
       err.lastChild.onclick = () => load(s)
       // Server errors and lost connections heal: retry with backoff.
       if (!(e >= 400 && e < 500)) timer = setTimeout(() => load(s, tries + 1), Math.min(3e4, 1e3 * 2 ** tries))

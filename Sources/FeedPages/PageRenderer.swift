@@ -136,11 +136,39 @@ package struct PageRenderer: Sendable {
             number: number, css: styleURL, js: scriptURL,
             newer: newer.map { PageQuery(request: .before($0), number: max(1, number - 1)).documentURL },
             next: older.map { PageQuery(request: .after($0), number: number + 1).documentURL },
-            fragment: fragment
+            fragment: Self.firstScreen(fragment)
         )
         var html = HTMLBuffer(capacity: fragment.count + 1024)
         layoutTemplate.render(values, into: &html)
         return html.bytes
+    }
+
+    /// Rows whose thumbnails a document shows on its first screen, on a
+    /// phone (about five rows of 823 CSS px) as on a desktop: they are not
+    /// lazy, and are fetched first (`fetchpriority="high"`), as Lighthouse
+    /// asks of the images that paint first; the rest load as they come near.
+    static let firstScreenRows = 5
+
+    /// `fragment` with its first `firstScreenRows` thumbnails marked to be
+    /// fetched first. Rows are rendered ahead, the same bytes wherever they
+    /// stand, so the document marks its first rows as it wraps them (once:
+    /// documents are kept rendered).
+    static func firstScreen(_ fragment: [UInt8]) -> [UInt8] {
+        let lazy = Array(" loading=\"lazy\"".utf8)
+        let high = Array(" fetchpriority=\"high\"".utf8)
+        var marked: [UInt8] = []
+        marked.reserveCapacity(fragment.count + firstScreenRows * (high.count - lazy.count))
+        var start = 0
+        var count = 0
+        while count < firstScreenRows, let found = fragment[start...].firstRange(of: lazy) {
+            marked += fragment[start..<found.lowerBound]
+            marked += high
+            start = found.upperBound
+            count += 1
+        }
+        guard count > 0 else { return fragment }
+        marked += fragment[start...]
+        return marked
     }
 
     /// An HTML error page with a short message.

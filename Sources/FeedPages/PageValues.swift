@@ -9,7 +9,7 @@ package enum PageValues {
     enum SentinelField: Int { case next, fragment, nextNumber }
     enum EndField: Int { case empty }
     enum PageField: Int { case before, sentinel, after, end }
-    enum LayoutField: Int { case title, css, js, newer, next, pageNumber, fragment }
+    enum LayoutField: Int { case title, css, js, newer, next, nextNumber, pageNumber, fragment }
 
     static let row = TemplateSchema([
         "id": .text, "position": .text, "total": .text, "title": .text, "colour": .text, "iso": .text, "date": .text,
@@ -19,7 +19,7 @@ package enum PageValues {
     static let end = TemplateSchema(["empty": .flag])
     static let page = TemplateSchema(["before": .list(row), "sentinel": .object(sentinel), "after": .list(row), "end": .object(end)])
     static let layout = TemplateSchema([
-        "title": .text, "css": .text, "js": .text, "newer": .text, "next": .text, "pageNumber": .text, "fragment": .text,
+        "title": .text, "css": .text, "js": .text, "newer": .text, "next": .text, "nextNumber": .text, "pageNumber": .text, "fragment": .text,
     ])
     /// The error page, rendered rarely: given `TemplateData`.
     static let error = TemplateSchema(["status": .text, "reason": .text, "message": .text, "css": .text])
@@ -298,6 +298,7 @@ struct LayoutValues: TemplateValues {
         case .js: html.append(js, escaped: escaped)
         case .newer: if let newer { html.append(newer, escaped: escaped) }
         case .next: if let next { html.append(next, escaped: escaped) }
+        case .nextNumber: html.append(number + 1)
         case .pageNumber: html.append(number)
         case .fragment: html.append(raw: fragment)
         }
@@ -306,7 +307,7 @@ struct LayoutValues: TemplateValues {
     func isPresent(_ field: Int) -> Bool {
         switch PageValues.LayoutField(rawValue: field)! {
         case .newer: newer != nil
-        case .next: next != nil
+        case .next, .nextNumber: next != nil
         case .pageNumber: number > 1
         default: true
         }

@@ -16,6 +16,14 @@ public struct Router: Sendable {
     private var exact: [String: Route] = [:]
     private var prefixes: [(prefix: String, route: Route)] = []
 
+    /// How the router's own refusals (no route, a method not allowed) are
+    /// answered, with the headers they must carry (`Allow`): plain text unless
+    /// the application says otherwise (a browser that navigates to a wrong
+    /// address may be shown a page of the site's own).
+    public var problems: @Sendable (HTTPProblem, Request, [HTTPField]) -> Response = { problem, _, headers in
+        .problem(problem, headers: headers)
+    }
+
     /// An empty router: every path is 404.
     public init() {}
 
@@ -38,14 +46,15 @@ public struct Router: Sendable {
     /// The reply for `request`.
     public func reply(to request: Request) -> Reply {
         guard let route = route(for: request.path) else {
-            return .now(.plain(404, "not found: \(request.path.prefix(200))"))
+            return .now(problems(HTTPProblem(status: 404, message: "not found: \(request.path.prefix(200))"), request, []))
         }
         let method = request.method == .head ? .get : request.method
         guard let handler = route.methods[method] else {
             var allowed = route.methods.keys.map(\.rawValue).sorted()
             if allowed.contains("GET") { allowed.append("HEAD") }
             let allow = allowed.joined(separator: ", ")
-            return .now(.plain(405, "method \(request.method.rawValue.prefix(20)) not allowed here; allowed: \(allow)", headers: [HTTPField("Allow", allow)]))
+            let problem = HTTPProblem(status: 405, message: "method \(request.method.rawValue.prefix(20)) not allowed here; allowed: \(allow)")
+            return .now(problems(problem, request, [HTTPField("Allow", allow)]))
         }
         return handler(request)
     }

@@ -45,16 +45,27 @@ import WarmfeedCore
             return library.render(context, withTemplate: "page") ?? ""
         }
 
+        /// A document's first five thumbnails are fetched first, not lazily (issue 25).
+        static func firstScreen(_ fragment: String) -> String {
+            let parts = fragment.components(separatedBy: " loading=\"lazy\"")
+            var text = parts[0]
+            for (index, part) in parts.dropFirst().enumerated() { text += (index < 5 ? " fetchpriority=\"high\"" : " loading=\"lazy\"") + part }
+            return text
+        }
+
         func document(fragment: String, page: Page, number: Int) -> String {
             var context: [String: Any] = [
                 "title": number == 1 ? "Warmfeed" : "Warmfeed · page \(number)",
                 "css": "/static/feed.css?v=d&e",
                 "js": "/static/feed.js?v=abc",
-                "fragment": fragment,
+                "fragment": Self.firstScreen(fragment),
             ]
             if number > 1 { context["pageNumber"] = String(number) }
             if let newer = page.newer { context["newer"] = PageQuery(request: .before(newer), number: max(1, number - 1)).documentURL }
-            if let older = page.older { context["next"] = PageQuery(request: .after(older), number: number + 1).documentURL }
+            if let older = page.older {
+                context["next"] = PageQuery(request: .after(older), number: number + 1).documentURL
+                context["nextNumber"] = String(number + 1)
+            }
             return library.render(context, withTemplate: "layout") ?? ""
         }
 
@@ -180,13 +191,14 @@ import WarmfeedCore
                     withTemplate: "error") ?? ""
             #expect(Self.difference(renderer.errorDocument(status: status, message: message), expected) == nil, "error page \(status)")
         }
-        let dashboardPage = try DashboardPage(templatesFolder: Self.templates, styleURL: renderer.styleURL)
+        let dashboardPage = try DashboardPage(templatesFolder: Self.templates, styleURL: renderer.styleURL, scriptURL: "/static/admin.js?v=1")
         let chart = #"<svg class="chart" role="img" aria-label="a&b"><text x="1">1 < 2</text></svg>"#
         for rows in [[], [("Store", "sqlite at /tmp/x, revision 3: answering"), (hostile, "1 < 2 & \"3\"")]] as [[(String, String)]] {
             let expected =
                 library.render(
                     [
-                        "css": renderer.styleURL, "rows": rows.map { ["name": $0.0, "value": $0.1] }, "hitChart": chart, "latencyChart": "",
+                        "css": renderer.styleURL, "js": "/static/admin.js?v=1", "rows": rows.map { ["name": $0.0, "value": $0.1] }, "hitChart": chart,
+                        "latencyChart": "",
                     ] as [String: Any], withTemplate: "admin") ?? ""
             let dashboard = dashboardPage.render(rows: rows.map { (name: $0.0, value: $0.1) }, hitChart: chart, latencyChart: "")
             #expect(Self.difference(dashboard, expected) == nil, "dashboard with \(rows.count) rows")

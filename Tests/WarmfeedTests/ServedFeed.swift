@@ -110,9 +110,15 @@ struct RenderedPage {
         var parts: [Part] = []
         let pattern = try! NSRegularExpression(
             pattern:
-                #"<article class="row" id="i(\d+)" aria-posinset="(\d+)"|<div class="sentinel" data-fragment="([^"]+)"><a href="([^"]+)" rel="next">|<div class="end""#
+                #"<article class="row" id="i(\d+)" aria-posinset="(\d+)"|<div class="sentinel" data-fragment="([^"]+)" aria-hidden="true"></div>|<p class="end">"#
         )
         let ns = html as NSString
+        // A document's link to the next page stands after the feed (the sentinel is an inert
+        // marker); a fragment has none, and its next page's document is its fragment's twin.
+        let more = try! NSRegularExpression(pattern: #"<p class="more"><a href="([^"]+)" rel="next">"#)
+        let moreLink = more.firstMatch(in: html, range: NSRange(location: 0, length: ns.length)).map {
+            ns.substring(with: $0.range(at: 1)).replacingOccurrences(of: "&amp;", with: "&")
+        }
         for match in pattern.matches(in: html, range: NSRange(location: 0, length: ns.length)) {
             func group(_ i: Int) -> String? {
                 let range = match.range(at: i)
@@ -120,8 +126,8 @@ struct RenderedPage {
             }
             if let id = group(1), let position = group(2) {
                 parts.append(.row(id: id, position: Int(position)!))
-            } else if let fragment = group(3), let next = group(4) {
-                parts.append(.sentinel(fragment: fragment, next: next))
+            } else if let fragment = group(3) {
+                parts.append(.sentinel(fragment: fragment, next: moreLink ?? fragment.replacingOccurrences(of: "/fragment?", with: "/?")))
             } else {
                 parts.append(.end)
             }

@@ -77,7 +77,7 @@ def test_retry_button_recovers(page, server, proxy):
     # Stop the page's clock so the automatic retry cannot beat the click.
     page.clock.pause_at(time.time() + 1)
     scroll_to_page2_sentinel(page)
-    error = page.locator("[role=feed] .feed-error[role=alert]")
+    error = page.locator("[role=feed] + .feed-error[role=alert]")
     error.wait_for()
     retry = error.get_by_role("button", name="Retry")
     assert retry.is_visible()
@@ -108,14 +108,14 @@ def test_client_errors_are_not_retried_automatically(page, server, proxy):
     proxy.fail(1, page3_fragment, status=404)
     page.clock.pause_at(time.time() + 1)
     scroll_to_page2_sentinel(page)
-    page.locator("[role=feed] .feed-error[role=alert]").wait_for()
+    page.locator("[role=feed] + .feed-error[role=alert]").wait_for()
     page.clock.run_for(120_000)
     page.clock.resume()
     settle(page)
     assert [s for p, s in proxy.requests() if "page=3" in p] == [404]
-    assert page.locator("[role=feed] .feed-error button").count() == 1
+    assert page.locator("[role=feed] + .feed-error button").count() == 1
 
-    page.locator("[role=feed] .feed-error button").click()
+    page.locator("[role=feed] + .feed-error button").click()
     page.wait_for_selector("[role=feed] article[data-page='3']", state="attached")
     settle(page)
     assert [s for p, s in proxy.requests() if "page=3" in p] == [404, 200]

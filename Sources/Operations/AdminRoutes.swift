@@ -4,22 +4,34 @@ import WarmfeedCore
 
 /// The operator's views: `/admin/cache` (JSON), `/admin` (dashboard), `/metrics` (Prometheus).
 ///
-/// Every admin route needs the token: `Authorization: Bearer <token>`, or
-/// `?token=` once in a browser (which then keeps it in an HttpOnly cookie so the
-/// dashboard can refresh itself). Without it: 401, and nothing else is said.
+/// Every admin route needs the token: `Authorization: Bearer <token>` (for
+/// scripts), or a session a browser got for it. A browser opens
+/// `/admin?token=<token>` once: the token is exchanged for a session cookie
+/// (`HttpOnly`, `SameSite=Strict`, `Secure` behind TLS) and the browser is sent
+/// on to `/admin`, so the token stays in no URL and no cookie. Without either:
+/// 401, the same whatever was wrong.
 package struct AdminRoutes: Sendable {
     let token: AdminToken
+    let sessions: AdminSessions
+    let clock: Uptime
     let observer: CacheObserver
     let dashboardPage: DashboardPage
     /// The site's own headers (its content security policy), which the dashboard's answer carries too.
     let pageHeaders: [HTTPField]
 
-    package init(token: AdminToken, observer: CacheObserver, dashboard: DashboardPage, pageHeaders: [HTTPField]) {
+    package init(
+        token: AdminToken, sessions: AdminSessions = AdminSessions(), clock: Uptime, observer: CacheObserver, dashboard: DashboardPage, pageHeaders: [HTTPField]
+    ) {
         self.token = token
+        self.sessions = sessions
+        self.clock = clock
         self.observer = observer
         self.dashboardPage = dashboard
         self.pageHeaders = pageHeaders
     }
+
+    /// The session cookie's name.
+    static let cookie = "wf_admin"
 
     package func add(to router: inout Router) {
         router.get("/admin/cache") { request in
@@ -39,33 +51,48 @@ package struct AdminRoutes: Sendable {
             }
         }
         router.get("/admin") { request in
-            guarded(request) {
-                var headers = pageHeaders + [HTTPField("Cache-Control", "no-store")]
-                if let given = request.queryValues("token").first, token.matches(given) {
-                    headers.append(HTTPField("Set-Cookie", "wf_admin=\(given); Path=/admin; HttpOnly; SameSite=Strict"))
-                }
-                return .now(.html(200, ResponseBytes(dashboard()), headers: headers))
+            if !request.queryValues("token").isEmpty { return .now(exchange(request)) }
+            return guarded(request) {
+                .now(.html(200, ResponseBytes(dashboard()), headers: pageHeaders + [HTTPField("Cache-Control", "no-store")]))
             }
         }
     }
 
-    private func guarded(_ request: Request, _ answer: () -> Reply) -> Reply {
-        guard authorised(request) else {
-            return .now(
-                .plain(401, "admin token required: Authorization: Bearer <token>", headers: [HTTPField("WWW-Authenticate", "Bearer realm=\"warmfeed-admin\"")]))
-        }
-        return answer()
+    /// `/admin?token=`: the token for a session, and the browser sent on to
+    /// `/admin` (303), so what stays in its history is the bare address.
+    private func exchange(_ request: Request) -> Response {
+        // Every value given is compared, so the time taken does not say which one was close.
+        var matched = false
+        for given in request.queryValues("token") where token.matches(given) { matched = true }
+        guard matched, request.queryValues("token").count == 1 else { return Self.unauthorised }
+        let id = sessions.open(now: clock.now)
+        // Behind a TLS front (nginx says so), the cookie is never sent in the clear.
+        let secure = request.header("X-Forwarded-Proto")?.lowercased() == "https" ? "; Secure" : ""
+        return Response(
+            status: 303,
+            headers: [
+                HTTPField("Location", "/admin"), HTTPField("Cache-Control", "no-store"), HTTPField("Referrer-Policy", "no-referrer"),
+                HTTPField("Set-Cookie", "\(Self.cookie)=\(id); Path=/; Max-Age=\(Int(AdminSessions.lifetime)); HttpOnly; SameSite=Strict\(secure)"),
+            ])
     }
 
+    /// The one answer to every request without the token or a session: it does not say what was wrong.
+    static let unauthorised = Response.plain(
+        401, "admin token required: Authorization: Bearer <token>, or open /admin?token=<token> once in a browser",
+        headers: [HTTPField("WWW-Authenticate", "Bearer realm=\"warmfeed-admin\"")])
+
+    private func guarded(_ request: Request, _ answer: () -> Reply) -> Reply {
+        authorised(request) ? answer() : .now(Self.unauthorised)
+    }
+
+    /// The bearer token (compared in constant time), or a session cookie still open.
     private func authorised(_ request: Request) -> Bool {
-        var candidates: [String] = []
-        if let header = request.header("Authorization"), header.hasPrefix("Bearer ") { candidates.append(String(header.dropFirst(7))) }
-        candidates += request.queryValues("token")
-        candidates += request.cookies(named: "wf_admin")
-        // Check every candidate, so the time taken does not say which one was close.
-        var matched = false
-        for candidate in candidates where token.matches(candidate) { matched = true }
-        return matched
+        var bearer = false
+        if let header = request.header("Authorization"), header.hasPrefix("Bearer ") { bearer = token.matches(String(header.dropFirst(7))) }
+        let now = clock.now
+        var session = false
+        for id in request.cookies(named: Self.cookie) where sessions.isOpen(id, now: now) { session = true }
+        return bearer || session
     }
 
     private func dashboard() -> [UInt8] {

@@ -5,15 +5,18 @@ import HTMLTemplates
 /// line, not the first operator's visit.
 package struct DashboardPage: Sendable {
     static let row = TemplateSchema(["name": .text, "value": .text])
-    static let schema = TemplateSchema(["css": .text, "rows": .list(row), "hitChart": .text, "latencyChart": .text])
+    static let schema = TemplateSchema(["css": .text, "js": .text, "rows": .list(row), "hitChart": .text, "latencyChart": .text])
 
     private let template: HTMLTemplate
     /// The feed's versioned stylesheet, which the dashboard shares.
     let styleURL: String
+    /// The dashboard's script (versioned), which reads its numbers again every few seconds.
+    let scriptURL: String
 
-    package init(templatesFolder: String, styleURL: String) throws {
+    package init(templatesFolder: String, styleURL: String, scriptURL: String) throws {
         template = try TemplateFolder(path: templatesFolder).compile("admin", schema: Self.schema)
         self.styleURL = styleURL
+        self.scriptURL = scriptURL
     }
 
     /// The dashboard with `rows` (name and value, escaped) and two charts (SVG, written raw).
@@ -21,7 +24,7 @@ package struct DashboardPage: Sendable {
         let values = TemplateData(
             Self.schema,
             [
-                "css": .text(styleURL),
+                "css": .text(styleURL), "js": .text(scriptURL),
                 "rows": .list(rows.map { TemplateData(Self.row, ["name": .text($0.name), "value": .text($0.value)]) }),
                 "hitChart": .text(hitChart), "latencyChart": .text(latencyChart),
             ])

@@ -164,10 +164,14 @@ public final class WarmfeedApp: Sendable {
         )
 
         var router = Router()
-        FeedRoutes(pages: pages, prewarmer: tracked, logger: logger).add(to: &router)
+        let feedRoutes = FeedRoutes(pages: pages, prewarmer: tracked, logger: logger)
+        feedRoutes.add(to: &router)
+        router.problems = { problem, request, headers in feedRoutes.answer(problem, to: request, headers: headers) }
         ThumbnailRoutes(service: thumbnails).add(to: &router)
         AdminRoutes(
-            token: adminToken, observer: observer, dashboard: try DashboardPage(templatesFolder: configuration.templatesFolder, styleURL: renderer.styleURL),
+            token: adminToken, clock: clock, observer: observer,
+            dashboard: try DashboardPage(
+                templatesFolder: configuration.templatesFolder, styleURL: renderer.styleURL, scriptURL: statics.versionedURL(of: "admin.js")),
             pageHeaders: PageHeaders.security
         ).add(to: &router)
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
 @testable import Warmfeed
 
 @Suite struct AdminTests {
@@ -18,8 +19,10 @@ import Testing
     @Test func theStatsTheMetricsAndTheDashboardAgree() async throws {
         try await ServedFeed.with(items: 10) { feed in
             let stats = try await feed.adminJSON()
-            for key in ["memory", "disk", "hits", "misses", "hit_ratio", "coalesced", "evictions", "negative_entries",
-                        "prewarm", "origin", "thumbnail_latency", "uptime_seconds", "page_hits", "page_misses", "page_not_kept"] where key != "hit_ratio" {
+            for key in [
+                "memory", "disk", "hits", "misses", "hit_ratio", "coalesced", "evictions", "negative_entries",
+                "prewarm", "origin", "thumbnail_latency", "uptime_seconds", "page_hits", "page_misses", "page_not_kept",
+            ] where key != "hit_ratio" {
                 #expect(stats[key] != nil, "\(key)")
             }
             let memory = stats["memory"] as? [String: Any]
@@ -27,7 +30,9 @@ import Testing
             // Where memory goes: the resident size beside each cache's bytes.
             let use = stats["memory_use"] as? [String: Any]
             #expect((use?["rss_bytes"] as? Int ?? 0) > 1 << 20)
-            for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "disk_index_bytes", "sqlite_bytes", "demo_origin_bytes"] { #expect(use?[key] is Int, "\(key)") }
+            for key in ["thumbnails_bytes", "originals_bytes", "pages_bytes", "disk_index_bytes", "sqlite_bytes", "demo_origin_bytes"] {
+                #expect(use?[key] is Int, "\(key)")
+            }
             // The server's connections: this request's own among those held, nothing shed.
             let connections = stats["connections"] as? [String: Any]
             #expect((connections?["held"] as? Int ?? 0) >= 1)
@@ -42,12 +47,53 @@ import Testing
             #expect(metrics.text.contains("warmfeed_page_cache_hits ") && metrics.text.contains("warmfeed_page_cache_misses "))
             let origin = stats["origin"] as? [String: Any]
             for key in ["busy", "cancelled"] { #expect(origin?[key] as? Int == 0, "\(key)") }
-            let dashboard = try await feed.get("/admin?token=test-admin-token")
+            // A browser's one visit with the token: a session for it, and on to the bare address.
+            let session = try await Self.signIn(feed)
+            let dashboard = try await feed.get("/admin", headers: [("Cookie", "wf_admin=\(session)")])
             #expect(dashboard.status == 200)
             #expect(dashboard.text.contains("<svg class=\"chart\""))
-            #expect(dashboard.header("Set-Cookie")?.hasPrefix("wf_admin=") == true)
-            // The cookie then lets the dashboard refresh without the token in the URL.
-            #expect(try await feed.get("/admin", headers: [("Cookie", "wf_admin=test-admin-token")]).status == 200)
+            // It reads its numbers again by itself, with no meta refresh (axe-core's meta-refresh rule).
+            #expect(!dashboard.text.contains("http-equiv=\"refresh\""))
+            #expect(dashboard.text.contains("<script src=\"/static/admin.js?v="))
+        }
+    }
+
+    /// `/admin?token=` once, as a browser: the session cookie it is exchanged for.
+    static func signIn(_ feed: ServedFeed, headers: [(String, String)] = []) async throws -> String {
+        let exchange = try await feed.get("/admin?token=test-admin-token", headers: headers)
+        #expect(exchange.status == 303 && exchange.header("Location") == "/admin")
+        #expect(exchange.header("Cache-Control") == "no-store")
+        let cookie = try #require(exchange.header("Set-Cookie"))
+        #expect(cookie.hasPrefix("wf_admin=") && cookie.contains("; HttpOnly") && cookie.contains("; SameSite=Strict"), "\(cookie)")
+        #expect(!cookie.contains("test-admin-token"), "the token itself is never the cookie")
+        return String(cookie.dropFirst("wf_admin=".count).prefix { $0 != ";" })
+    }
+
+    @Test func theTokenIsExchangedForASessionAndStaysOutOfURLsAndCookies() async throws {
+        try await ServedFeed.with(items: 10) { feed in
+            let session = try await Self.signIn(feed)
+            #expect(session.count == 32)
+            for route in ["/admin", "/admin/cache", "/metrics"] {
+                #expect(try await feed.get(route, headers: [("Cookie", "wf_admin=\(session)")]).status == 200, "\(route)")
+                // Neither the token in a cookie nor in the query of any route but the exchange.
+                #expect(try await feed.get(route, headers: [("Cookie", "wf_admin=test-admin-token")]).status == 401, "\(route)")
+                let other = session.dropLast() + (session.last == "0" ? "1" : "0")
+                #expect(try await feed.get(route, headers: [("Cookie", "wf_admin=\(other)")]).status == 401, "\(route)")
+                #expect(try await feed.get(route, headers: [("Authorization", "Bearer test-admin-token")]).status == 200, "\(route)")
+            }
+            #expect(try await feed.get("/admin/cache?token=test-admin-token").status == 401)
+            #expect(try await feed.get("/metrics?token=test-admin-token").status == 401)
+            // A wrong token, or the token twice, opens nothing, and every 401 says the same.
+            let wrong = try await feed.get("/admin?token=test-admin-tokeN")
+            let twice = try await feed.get("/admin?token=test-admin-token&token=test-admin-token")
+            let none = try await feed.get("/admin")
+            #expect(wrong.status == 401 && twice.status == 401 && none.status == 401)
+            #expect(wrong.header("Set-Cookie") == nil && twice.header("Set-Cookie") == nil)
+            #expect(wrong.text == none.text && twice.text == none.text)
+            // Behind a TLS front the cookie is Secure; on plain HTTP it cannot be.
+            let tls = try await feed.get("/admin?token=test-admin-token", headers: [("X-Forwarded-Proto", "https")])
+            #expect(tls.header("Set-Cookie")?.hasSuffix("; Secure") == true)
+            #expect(try await feed.get("/admin?token=test-admin-token").header("Set-Cookie")?.contains("Secure") == false)
         }
     }
 
@@ -72,8 +118,10 @@ import Testing
                 #expect(try await feed.thumbnail(id).status == 200)  // a miss: fetched and made
                 #expect(try await feed.thumbnail(id).status == 200)  // a hit
                 let text = try await feed.get("/metrics", headers: auth).text
-                for line in ["warmfeed_thumbnail_misses_total 1", "warmfeed_thumbnail_hits_total 1",
-                             "warmfeed_thumbnail_origin_fetches_total 1", "warmfeed_thumbnail_origin_errors_total 0"] {
+                for line in [
+                    "warmfeed_thumbnail_misses_total 1", "warmfeed_thumbnail_hits_total 1",
+                    "warmfeed_thumbnail_origin_fetches_total 1", "warmfeed_thumbnail_origin_errors_total 0",
+                ] {
                     #expect(text.contains(line + "\n"), "\(line)")
                 }
                 #expect(text.contains("warmfeed_origin_fetch_seconds"), "the fetch's time, recorded as it happened")

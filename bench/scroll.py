@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Issue 11's scroll numbers: a newcomer's server (fresh data folder and demo
 pool, nothing cached), Chromium opened the moment it answers, a steady scroll
-through 10 pages of 30, at each pace, with pre-warm on (2, adaptive) and off.
-Prints the share of thumbnails blank for over 100 ms (first screen included),
-the first screen apart, the leads the server chose, the origin's p50/p99 over
-the run (as /admin/cache reports them), and the thin client's gzipped size.
+through 10 pages of 30, at each pace, with pre-warm on (2, adaptive) and off,
+on each screen: a desktop (1000×800, DPR 1), a phone as Lighthouse emulates
+one (412×823 at DPR 2.625, slow 4G, CPU 4× slower; issue 25) and a tall
+dense desktop (1280×1440 at DPR 2). Prints the share of thumbnails blank for
+over 100 ms (first screen included), the first screen apart, blank p99 and
+worst, the loading gap at the bottom, CLS and long tasks, the leads the
+server chose, the origin's p50/p99 over the run (as /admin/cache reports
+them), and the thin client's gzipped size.
 
-    WARMFEED_BIN=.build/release/warmfeed .venv/bin/python bench/scroll.py [--runs N] [--json FILE]
+    WARMFEED_BIN=$PWD/.build/release/warmfeed .venv/bin/python bench/scroll.py \
+        [--runs N] [--profile desktop phone tall] [--prewarm 2 0] [--pace 1500 3000] [--json FILE]
 
 The measurement is Tests/browser/warm_scroll.py's, the one the test asserts on.
 """
@@ -35,6 +40,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs of each setting (default 3; medians are printed)")
     ap.add_argument("--prewarm", type=int, nargs="+", default=[2, 0], help="settings to compare (default 2 0)")
     ap.add_argument("--pace", type=int, nargs="+", default=[1500, 3000], help="px/s (default 1500 3000)")
+    ap.add_argument("--profile", nargs="+", default=["desktop"], choices=sorted(warm_scroll.PROFILES),
+                    help="screens to scroll on (default desktop)")
     ap.add_argument("--json", help="also write every run's measurements to this file")
     args = ap.parse_args()
 
@@ -44,10 +51,11 @@ def main() -> int:
         browser = p.chromium.launch(executable_path=conftest.CHROMIUM)
         try:
             for run in range(args.runs):
-                for pace in args.pace:
-                    for prewarm in args.prewarm:
-                        print(f"run {run + 1}: {pace} px/s, prewarm {prewarm} …", file=sys.stderr, flush=True)
-                        results.append(warm_scroll.measure(browser, prewarm, pace))
+                for profile in args.profile:
+                    for pace in args.pace:
+                        for prewarm in args.prewarm:
+                            print(f"run {run + 1}: {profile}, {pace} px/s, prewarm {prewarm} …", file=sys.stderr, flush=True)
+                            results.append(warm_scroll.measure(browser, prewarm, pace, profile=profile))
         finally:
             browser.close()
 
@@ -55,35 +63,37 @@ def main() -> int:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
 
     print(f"\nNewcomer's scroll through {warm_scroll.PAGES} pages of {warm_scroll.PAGE_SIZE} (origin "
-          f"{warm_scroll.ORIGIN_LATENCY_MS} ms, viewport {warm_scroll.VIEWPORT['width']}×{warm_scroll.VIEWPORT['height']}, "
-          f"first screen included), {args.runs} run(s) each, medians; load average "
+          f"{warm_scroll.ORIGIN_LATENCY_MS} ms, first screen included), {args.runs} run(s) each, medians; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; binary {conftest.WARMFEED_BIN}\n")
-    cols = ["px/s", "prewarm", "entered", "late > 100 ms", "late share", "1st screen late", "page 1 warm s",
+    cols = ["screen", "px/s", "prewarm", "entered", "late > 100 ms", "late share", "1st screen late", "blank p99 / max ms",
+            "gap at the bottom ms", "CLS", "long tasks", "page 1 warm s",
             "leads (lead: readers)", "page warms in s", "origin p50 ms", "origin p99 ms", "placeholders"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "|".join("---" for _ in cols) + "|")
-    for pace in args.pace:
-        for prewarm in args.prewarm:
-            rs = [r for r in results if r["pace"] == pace and r["prewarm"] == prewarm]
+    for profile, pace, prewarm in [(f, p, w) for f in args.profile for p in args.pace for w in args.prewarm]:
+        rs = [r for r in results if r["pace"] == pace and r["prewarm"] == prewarm and r["profile"] == profile]
 
-            def med(f):
-                values = [f(r) for r in rs if f(r) is not None]
-                return statistics.median(values) if values else None
+        def med(f):
+            values = [f(r) for r in rs if f(r) is not None]
+            return statistics.median(values) if values else None
 
-            def fmt(x, spec):
-                return "—" if x is None else format(x, spec)
-            leads = [json.dumps((r.get("prewarm_stats") or {}).get("leads")) for r in rs]
-            print("| " + " | ".join([
-                str(pace), str(prewarm), fmt(med(lambda r: r["entered"]), ".0f"), fmt(med(lambda r: r["late"]), ".0f"),
-                fmt(med(lambda r: r["late_share"] and 100 * r["late_share"]), ".1f") + "%",
-                fmt(med(lambda r: r["first_screen_late"]), ".0f") + " of " + fmt(med(lambda r: r["first_screen"]), ".0f"),
-                fmt(med(lambda r: (r.get("prewarm_stats") or {}).get("page_one_warm_seconds")), ".2f"),
-                " ".join(leads),
-                fmt(med(lambda r: (r.get("prewarm_stats") or {}).get("page_warm_seconds")), ".2f"),
-                fmt(med(lambda r: ((r.get("origin") or {}).get("latency") or {}).get("p50_ms")), ".0f"),
-                fmt(med(lambda r: ((r.get("origin") or {}).get("latency") or {}).get("p99_ms")), ".0f"),
-                fmt(med(lambda r: r["placeholders"]), ".0f"),
-            ]) + " |")
+        def fmt(x, spec):
+            return "—" if x is None else format(x, spec)
+        leads = [json.dumps((r.get("prewarm_stats") or {}).get("leads")) for r in rs]
+        print("| " + " | ".join([
+            profile, str(pace), str(prewarm), fmt(med(lambda r: r["entered"]), ".0f"), fmt(med(lambda r: r["late"]), ".0f"),
+            fmt(med(lambda r: 100 * r["late_share"] if r["late_share"] is not None else None), ".1f") + "%",
+            fmt(med(lambda r: r["first_screen_late"]), ".0f") + " of " + fmt(med(lambda r: r["first_screen"]), ".0f"),
+            fmt(med(lambda r: r["blank_p99_ms"]), ".0f") + " / " + fmt(med(lambda r: r["blank_max_ms"]), ".0f"),
+            fmt(med(lambda r: r["gap_ms"]), ".0f"), fmt(med(lambda r: r["cls"]), ".3f"),
+            fmt(med(lambda r: r["long_tasks"]), ".0f"),
+            fmt(med(lambda r: (r.get("prewarm_stats") or {}).get("page_one_warm_seconds")), ".2f"),
+            " ".join(leads),
+            fmt(med(lambda r: (r.get("prewarm_stats") or {}).get("page_warm_seconds")), ".2f"),
+            fmt(med(lambda r: ((r.get("origin") or {}).get("latency") or {}).get("p50_ms")), ".0f"),
+            fmt(med(lambda r: ((r.get("origin") or {}).get("latency") or {}).get("p99_ms")), ".0f"),
+            fmt(med(lambda r: r["placeholders"]), ".0f"),
+        ]) + " |")
     print(f"\nThin client: feed.js {len(client)} B, {len(gzip.compress(client, 9))} B gzipped (level 9; "
           "the server's own gzip is measured by Tests/browser/test_thin_client.py)")
     return 0

@@ -9,10 +9,14 @@ import Reckoning
 /// versioned URL: `/static/feed.js?v=<tag>` is cached for a year as immutable,
 /// the bare URL is revalidated with `If-None-Match` and answered 304. Only files
 /// found in the folder at start can be served, so no path can leave it.
+///
+/// A script is served without its comment lines (`withoutCommentLines`): its
+/// comments are for whoever reads the source, and a reader on a slow network
+/// should not download them.
 public struct StaticFiles: Sendable {
     /// One served file.
     public struct File: Sendable {
-        /// The bytes as on disk.
+        /// The bytes served: as on disk, but for a script's comment lines.
         public let body: ResponseBytes
         /// The gzip form, when it is smaller.
         public let gzipped: ResponseBytes?
@@ -51,7 +55,7 @@ public struct StaticFiles: Sendable {
             guard values.isRegularFile == true, (values.fileSize ?? 0) <= maxFileBytes else { continue }
             let relative = String(url.standardizedFileURL.path.dropFirst(root.path.count + 1))
             let bytes = [UInt8](try Data(contentsOf: url))
-            files[relative] = Self.makeFile(bytes, name: relative)
+            files[relative] = Self.makeFile(relative.hasSuffix(".js") ? Self.withoutCommentLines(bytes) : bytes, name: relative)
         }
         self.files = files
     }
@@ -87,6 +91,17 @@ public struct StaticFiles: Sendable {
             return Response(status: 200, headers: headers, body: gzipped)
         }
         return Response(status: 200, headers: headers, body: file.body)
+    }
+
+    /// A script without the lines that hold only a `//` comment (and blanks
+    /// before it). Nothing else is touched: a comment after code stays, and a
+    /// script whose string or template literal spans lines with `//` at their
+    /// start must not be served from here (ours do not).
+    static func withoutCommentLines(_ bytes: [UInt8]) -> [UInt8] {
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).filter { line in
+            !line.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")])
+        }
+        return Array(lines.joined(separator: [UInt8(ascii: "\n")]))
     }
 
     static func makeFile(_ bytes: [UInt8], name: String) -> File {

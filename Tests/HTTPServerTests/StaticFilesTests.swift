@@ -50,4 +50,19 @@ import Testing
             }
         }
     }
+
+    @Test func aScriptIsServedWithoutItsCommentLinesAndNothingElseChanges() throws {
+        let source = "// a comment\nconst a = 1 // after code, kept\n  // indented\n\t// tabbed\nconst url = 'http://x/'\n\n//\nend()"
+        let served = String(decoding: StaticFiles.withoutCommentLines(Array(source.utf8)), as: UTF8.self)
+        #expect(served == "const a = 1 // after code, kept\nconst url = 'http://x/'\n\nend()")
+        let trailing = "a()\n// last\n"
+        #expect(String(decoding: StaticFiles.withoutCommentLines(Array(trailing.utf8)), as: UTF8.self) == "a()\n")
+        // Through the folder: the script loses them, a stylesheet keeps every byte.
+        let folder = try folder()
+        try "// why\nrun()\n".write(toFile: folder + "/c.js", atomically: true, encoding: .utf8)
+        try "// not a comment in CSS\n".write(toFile: folder + "/c.css", atomically: true, encoding: .utf8)
+        let statics = try StaticFiles(folder: folder)
+        #expect(statics.file(named: "c.js")?.body.bytes == Array("run()\n".utf8))
+        #expect(statics.file(named: "c.css")?.body.bytes == Array("// not a comment in CSS\n".utf8), "only scripts lose comment lines")
+    }
 }

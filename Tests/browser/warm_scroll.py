@@ -31,6 +31,20 @@ VIEWPORT = {"width": 1000, "height": 800}
 PACE = 1500  # px/s
 LATE_MS = 100
 
+# The screens a reader scrolls on. "phone" is Lighthouse's mobile profile:
+# a Moto G Power's 412×823 CSS px at DPR 2.625 (so the 2x thumbnails), on its
+# "slow 4G" (150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up) and a CPU 4× slower,
+# both through the Chrome DevTools Protocol. "tall" is a desktop with a tall,
+# dense screen: more rows in view at once, every one a 2x.
+PROFILES = {
+    "desktop": {"viewport": VIEWPORT, "device_scale_factor": 1},
+    "tall": {"viewport": {"width": 1280, "height": 1440}, "device_scale_factor": 2},
+    "phone": {"viewport": {"width": 412, "height": 823}, "device_scale_factor": 2.625,
+              "is_mobile": True, "has_touch": True,
+              "network": {"latency": 150, "downloadThroughput": 1_600_000 / 8, "uploadThroughput": 750_000 / 8},
+              "cpu_slowdown": 4},
+}
+
 # Runs in the page before its own scripts (Playwright injects it, so the
 # server's CSP does not apply to it).
 INIT_SCRIPT = """
@@ -69,6 +83,15 @@ INIT_SCRIPT = """
   }, true)
   new MutationObserver(() => document.querySelectorAll('.thumb img').forEach(track))
     .observe(document, { childList: true, subtree: true })
+  // Every thumbnail's request in the resource timings (250 by default): when it left, when it came.
+  performance.setResourceTimingBufferSize(5000)
+  // Layout shifts not caused by input (CLS's sum) and long tasks (over 50 ms on the main thread).
+  const perf = window.__wfPerf = { cls: 0, shifts: 0, longTasks: 0, longTaskMs: 0 }
+  new PerformanceObserver(l => l.getEntries().forEach(e => {
+    if (!e.hadRecentInput) { perf.cls += e.value; perf.shifts += 1 }
+  })).observe({ type: 'layout-shift', buffered: true })
+  new PerformanceObserver(l => l.getEntries().forEach(e => { perf.longTasks += 1; perf.longTaskMs += e.duration }))
+    .observe({ type: 'longtask', buffered: true })
 })()
 """
 
@@ -99,15 +122,20 @@ def ratio(before: dict, after: dict) -> float | None:
 
 
 # Scrolls at `pace` px/s until row `last` is in view (or `limit_ms` passes);
-# a document that has not grown yet holds the scroll where it is.
+# a document that has not grown yet holds the scroll where it is. The time the
+# reader spent at the document's end (the next page not there yet) is the
+# loading gap at the bottom.
 SCROLL = """async ({ pace, last, limitMs }) => {
   const t0 = performance.now()
-  let prev = t0
+  let prev = t0, gapMs = 0, gaps = 0, atEnd = false
   return await new Promise(done => {
     const step = now => {
       const a = document.querySelector(`[role=feed] article[aria-posinset="${last}"]`)
-      if (a && a.getBoundingClientRect().bottom <= innerHeight) return done({ reached: true, ms: now - t0 })
-      if (now - t0 > limitMs) return done({ reached: false, ms: now - t0 })
+      if (a && a.getBoundingClientRect().bottom <= innerHeight) return done({ reached: true, ms: now - t0, gapMs, gaps })
+      if (now - t0 > limitMs) return done({ reached: false, ms: now - t0, gapMs, gaps })
+      const end = scrollY + innerHeight >= document.scrollingElement.scrollHeight - 1
+      if (end) { gapMs += now - prev; if (!atEnd) gaps += 1 }
+      atEnd = end
       scrollBy(0, pace * (now - prev) / 1000)
       prev = now
       requestAnimationFrame(step)
@@ -118,18 +146,27 @@ SCROLL = """async ({ pace, last, limitMs }) => {
 
 
 def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages: int = PAGES,
-               first_row: int = 1, device_scale_factor: float = 1) -> dict:
+               first_row: int = 1, device_scale_factor: float = 1, profile: str | None = None) -> dict:
     """Open `path` at once and scroll at `pace` px/s through `pages` pages
     (to row first_row + pages × PAGE_SIZE - 1), on a screen of
-    `device_scale_factor` (2: it loads the 2x); return the measurements."""
+    `device_scale_factor` (2: it loads the 2x), or as one of `PROFILES`
+    (its screen, network and CPU); return the measurements."""
     from conftest import new_page
 
-    ctx = browser.new_context(viewport=VIEWPORT, device_scale_factor=device_scale_factor)
+    screen = PROFILES[profile] if profile else {"viewport": VIEWPORT, "device_scale_factor": device_scale_factor}
+    ctx = browser.new_context(**{k: v for k, v in screen.items() if k not in ("network", "cpu_slowdown")})
     errors: list[str] = []
     try:
         ctx.set_default_timeout(60_000)
         ctx.add_init_script(INIT_SCRIPT)
         page = new_page(ctx, errors)
+        if "network" in screen or "cpu_slowdown" in screen:
+            cdp = ctx.new_cdp_session(page)
+            if "network" in screen:
+                cdp.send("Network.enable")
+                cdp.send("Network.emulateNetworkConditions", {"offline": False, **screen["network"]})
+            if "cpu_slowdown" in screen:
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": screen["cpu_slowdown"]})
         # A failed thumbnail is answered with a placeholder image (200, SVG,
         # X-Warmfeed-Placeholder): it loads, but it is no thumbnail.
         placeholders: set[str] = set()
@@ -146,6 +183,11 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
         page.wait_for_timeout(1500)
         end = page.evaluate("() => performance.now()")
         records = page.evaluate("() => window.__wfThumbs")
+        perf = page.evaluate("() => window.__wfPerf")
+        # By item: the img's src names the 1x, its srcset the size the screen loads.
+        timings = {e["name"].split("/")[2]: e for e in page.evaluate("""() => performance.getEntriesByType('resource')
+            .filter(e => e.name.includes('/thumbs/'))
+            .map(e => ({ name: new URL(e.name).pathname, start: e.startTime, end: e.responseEnd, size: e.transferSize }))""")}
         after = admin_cache(server)
     finally:
         ctx.close()
@@ -156,15 +198,31 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
             continue
         painted = r["load"] if r["load"] is not None else end
         blank = max(0.0, painted - r["enter"])
+        parts = urlsplit(r["src"] or "").path.split("/")
+        timing = timings.get(parts[2] if len(parts) > 2 else "") or {}
         row = {"src": r["src"], "pos": r.get("pos"), "blank_ms": blank, "loaded": r["load"] is not None,
-               "error": r["error"] is not None, "placeholder": r["src"] in placeholders}
+               "error": r["error"] is not None, "placeholder": r["src"] in placeholders,
+               # When its request left and its answer came, from when it entered the view (negative: before).
+               "asked_ms": timing["start"] - r["enter"] if "start" in timing else None,
+               "answered_ms": timing["end"] - r["enter"] if "end" in timing else None,
+               "bytes": timing.get("size")}
         (first if r["enter"] < start + 50 else scrolled).append(row)
     every = first + scrolled
     late = [r for r in every
             if r["blank_ms"] > LATE_MS or not r["loaded"] or r["error"] or r["placeholder"]]
+    blanks = sorted(r["blank_ms"] for r in every)
     return {
         "prewarm": None,  # filled by the caller
+        "profile": profile or ("desktop" if device_scale_factor == 1 else f"dpr {device_scale_factor}"),
         "pace": pace,
+        "blank_p99_ms": blanks[min(len(blanks) - 1, int(len(blanks) * 0.99))] if blanks else None,
+        "blank_max_ms": blanks[-1] if blanks else None,
+        "gap_ms": run["gapMs"],
+        "gaps": run["gaps"],
+        "cls": perf["cls"],
+        "layout_shifts": perf["shifts"],
+        "long_tasks": perf["longTasks"],
+        "long_task_ms": perf["longTaskMs"],
         "path": path,
         "scroll_seconds": run["ms"] / 1000,
         "first_screen": len(first),
@@ -174,6 +232,9 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
         "late": len(late),
         "late_share": len(late) / len(every) if every else None,
         "late_examples": sorted(late, key=lambda r: -r["blank_ms"])[:5],
+        # Bytes on the wire (transferSize: headers included) for the thumbnails, and for the first screen's.
+        "thumbnail_bytes": sum(t.get("size") or 0 for t in timings.values()),
+        "first_screen_bytes": sum(r["bytes"] or 0 for r in first),
         "placeholders": sum(r["placeholder"] for r in every),
         "blank_ms": sum(r["blank_ms"] for r in every),
         "painted_in_time": (1 - len(late) / len(every)) if every else None,
@@ -193,11 +254,11 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
 
 
 def measure(browser, prewarm: int, pace: int = PACE, path: str = "/", pages: int = PAGES,
-            first_row: int = 1, demo_items: int = DEMO_ITEMS) -> dict:
-    """A newcomer's server, started now, and one scroll through it."""
+            first_row: int = 1, demo_items: int = DEMO_ITEMS, profile: str | None = None) -> dict:
+    """A newcomer's server, started now, and one scroll through it (on `profile`'s screen, network and CPU)."""
     server = start_server(prewarm, demo_items=demo_items)
     try:
-        result = scroll_run(browser, server, pace, path, pages, first_row)
+        result = scroll_run(browser, server, pace, path, pages, first_row, profile=profile)
         result["prewarm"] = prewarm
         # The server's complaints during the run (origin errors and the like), as evidence.
         result["log_warnings"] = [line for line in server.log().splitlines()

@@ -73,23 +73,50 @@ public final class RedisClient: Sendable {
     }
 
     /// Runs one command (its arguments as bytes) and returns the reply.
-    public func run(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisValue {
+    /// `ahead`: the command goes before every one queued and is never refused
+    /// for a full queue, for the few that must not wait behind the many (a
+    /// claim's renewal, which lapses if it waits too long behind polls).
+    public func run(_ arguments: [[UInt8]], ahead: Bool = false) async throws(RedisError) -> RedisValue {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisValue, RedisError>, Never>) in
-            let job = Job(arguments: arguments, queuedAt: .now) { continuation.resume(returning: $0) }
-            let refused: RedisError? = condition.withLock {
-                if shared.stopping { return .closed }
-                if !shared.health.isUp, shared.health.downSince != nil, !canProbe() { return .down }
-                if shared.queue.count >= maxQueued {
-                    shared.busy += 1
-                    return .busy
-                }
-                shared.queue.append(job)
+            submit(arguments, ahead: ahead) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// `run(_:ahead:)` for a thread of the caller's own, which waits for the
+    /// reply (never call it from Swift's cooperative pool): work that must not
+    /// wait behind the pool's queue on a busy process (renewing claims).
+    public func runWaiting(_ arguments: [[UInt8]], ahead: Bool = false) throws(RedisError) -> RedisValue {
+        let answered = DispatchSemaphore(value: 0)
+        let reply = Mutex<Result<RedisValue, RedisError>?>(nil)
+        submit(arguments, ahead: ahead) { result in
+            reply.withLock { $0 = result }
+            answered.signal()
+        }
+        answered.wait()
+        return try reply.withLock { $0! }.get()
+    }
+
+    /// Queues a command (ahead of the others when `ahead`), or answers at once when it cannot go.
+    private func submit(_ arguments: [[UInt8]], ahead: Bool, answer: @escaping @Sendable (Result<RedisValue, RedisError>) -> Void) {
+        let job = Job(arguments: arguments, queuedAt: .now, answer: answer)
+        let refused: RedisError? = condition.withLock {
+            if shared.stopping { return .closed }
+            if !shared.health.isUp, shared.health.downSince != nil, !canProbe() { return .down }
+            if ahead {
+                shared.queue.prepend(job)
                 condition.signal()
                 return nil
             }
-            if let refused { job.answer(.failure(refused)) }
+            if shared.queue.count >= maxQueued {
+                shared.busy += 1
+                return .busy
+            }
+            shared.queue.append(job)
+            condition.signal()
+            return nil
         }
-        return try result.get()
+        if let refused { job.answer(.failure(refused)) }
     }
 
     /// Whether a probe could go now (checked without taking the probe's turn).

@@ -27,6 +27,15 @@ public final class Thumbnailer: Sendable {
     private let pool: WorkerPool
     private let counters = Mutex(ThumbnailerStats())
 
+    /// The process's thumbnailer, one thread per core: libvips is the
+    /// process's own (started once, its settings global), and servers sharing
+    /// a process (a cluster's nodes in one test, or every server of the test
+    /// suite at once) share its cores through one queue in priority order,
+    /// instead of each starting threads for every core (sixty threads of
+    /// libvips on two cores starved everything else, the renewal of a
+    /// cluster's claims among it).
+    public static let shared = Thumbnailer()
+
     /// Starts `workers` worker threads (at least one). The default is one per core.
     public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, limits: ThumbnailLimits = .init()) {
         self.limits = limits
@@ -48,11 +57,11 @@ public final class Thumbnailer: Sendable {
     /// - Throws: ``ThumbnailError``; `.cancelled` only when the calling task is
     ///   cancelled before a worker took the job.
     public func thumbnail(
-        of source: [UInt8], width: Int, height: Int, format: ImageFormat, quality: Int = 75
+        of source: [UInt8], width: Int, height: Int, format: ImageFormat, quality: Int? = nil
     ) async throws(ThumbnailError) -> Thumbnail {
         let job = ThumbnailJob(
             source: source, width: width, height: height, format: format,
-            quality: min(100, max(1, quality)), limits: limits)
+            quality: min(100, max(1, quality ?? format.thumbnailQuality)), limits: limits)
         let result: Result<Thumbnail, ThumbnailError>
         if let refusal = refusal(of: job) {
             result = .failure(refusal)

@@ -293,11 +293,12 @@ package final class SharedTier: SharedThumbnailTier, Service {
     package func run() async throws {
         var wasUp: Bool?
         var tick = 0
+        let renewing = Atomic(true)
+        let renewer = Thread { [self] in renewClaims(while: renewing) }
+        renewer.name = "claim-renewer"
+        renewer.start()
+        defer { renewing.store(false, ordering: .relaxed) }
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            let claims = held.withLock { Array($0) }
-            for itemID in claims {
-                _ = try? await eval(Self.renew, keys: [key("c", item: itemID)], arguments: [token, claimMilliseconds])
-            }
             if tick % 5 == 0 {
                 await readSize()
             } else if !client.status.up {
@@ -319,6 +320,22 @@ package final class SharedTier: SharedThumbnailTier, Service {
             try? await Task.sleep(for: .seconds(1))
         }
         client.close()
+    }
+
+    /// Renews the claims this node holds, every second, on a thread of its
+    /// own and ahead of every command queued, until `running` turns false: a
+    /// renewal neither waits for Swift's cooperative pool on a busy process nor
+    /// behind the polls of the nodes waiting on these very claims (a claim
+    /// that lapses while its node still fetches is taken over, and the
+    /// original fetched twice).
+    private func renewClaims(while running: borrowing Atomic<Bool>) {
+        while running.load(ordering: .relaxed) {
+            Thread.sleep(forTimeInterval: 1)
+            for itemID in held.withLock({ Array($0) }) {
+                _ = try? client.runWaiting(
+                    [Array("EVAL".utf8), Array(Self.renew.utf8), Array("1".utf8), key("c", item: itemID), token, claimMilliseconds], ahead: true)
+            }
+        }
     }
 
     private func readSize() async {

@@ -121,7 +121,7 @@ public final class WarmfeedApp: Sendable {
                     folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes, indexBudget: configuration.diskIndexBytes)
             ],
             fetcher: fetcher,
-            thumbnailer: Thumbnailer(),
+            thumbnailer: Thumbnailer.shared,
             origin: ImageSource(demoBase: { [demo] in
                 // A cluster's demo origin runs apart; a lone server's is known once it listens.
                 demoBaseURL ?? demo.flatMap { $0.server.port > 0 ? $0.baseURL : nil }

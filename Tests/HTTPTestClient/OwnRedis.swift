@@ -14,12 +14,29 @@ public final class OwnRedis: Sendable {
     /// Whether Debian's redis-server is installed (`scripts/setup --tests` installs it).
     public static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") }
 
-    /// Starts one on a free port.
+    /// Starts one on a free port: one this process's own server answers on.
+    ///
+    /// A port found free may be taken again before the server binds it (a
+    /// port another test's Redis let go while it was stopped, to be started
+    /// again): the daemon then exits, and another test's Redis answers the
+    /// PING. Two tests sharing one Redis lose each other's keys when one
+    /// restarts it, so the server that answers must be this one (its process
+    /// id is the one in this folder's pid file), or another port is tried.
     public init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-redis-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        port = try Self.freePort()
-        try start()
+        var failure: any Error = Failure(description: "no free port for redis-server")
+        for _ in 0..<5 {
+            let candidate = try Self.freePort()
+            do {
+                try Self.launch(port: candidate, folder: folder)
+                port = candidate
+                return
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
     }
 
     deinit { remove() }
@@ -29,23 +46,41 @@ public final class OwnRedis: Sendable {
 
     /// Starts the server again on the same port (after `stop`), and waits until it answers.
     public func start() throws {
-        let status = try Self.run("/usr/bin/redis-server", [
-            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--daemonize", "yes", "--pidfile", "\(folder)/redis.pid", "--dir", folder,
-            "--logfile", "\(folder)/redis.log", "--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru",
-        ]).status
+        try Self.launch(port: port, folder: folder)
+    }
+
+    /// Starts a server on `port` in `folder` and waits until it, and no other, answers.
+    private static func launch(port: Int, folder: String) throws {
+        let status = try Self.run(
+            "/usr/bin/redis-server",
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--daemonize", "yes", "--pidfile", "\(folder)/redis.pid", "--dir", folder,
+                "--logfile", "\(folder)/redis.log", "--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru",
+            ]
+        ).status
         guard status == 0 else { throw Failure(description: "redis-server did not start (status \(status)); see \(folder)/redis.log") }
         for _ in 0..<200 {
-            if (try? cli("PING"))?.contains("PONG") == true { return }
+            let info = try? Self.run("/usr/bin/redis-cli", ["-p", String(port), "INFO", "server"])
+            if let info, info.status == 0, let line = info.output.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("process_id:") }) {
+                let answering = line.dropFirst("process_id:".count).trimmingCharacters(in: .whitespaces)
+                let ours = (try? String(contentsOfFile: "\(folder)/redis.pid", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                if answering == ours { return }
+                // Ours could not bind: the one answering is another's.
+                if (try? String(contentsOfFile: "\(folder)/redis.log", encoding: .utf8))?.contains("Address already in use") == true {
+                    throw Failure(description: "port \(port) is another redis-server's (process \(answering))")
+                }
+            }
             usleep(50_000)
         }
-        throw Failure(description: "redis-server on port \(port) did not answer PING within 10 s")
+        throw Failure(description: "redis-server on port \(port) did not answer within 10 s; see \(folder)/redis.log")
     }
 
     /// Stops the server (SIGKILL: nothing is saved, as with a crash) and waits until its port refuses.
     public func stop() {
         guard let text = try? String(contentsOfFile: "\(folder)/redis.pid", encoding: .utf8),
-              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return }
         kill(pid, SIGKILL)
         for _ in 0..<200 where kill(pid, 0) == 0 { usleep(20_000) }
         try? FileManager.default.removeItem(atPath: "\(folder)/redis.pid")
@@ -83,7 +118,7 @@ public final class OwnRedis: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         guard posix_spawn(&pid, program, &actions, nil, argv, environ) == 0 else { throw Failure(description: "cannot run \(program)") }
         var status: Int32 = 0

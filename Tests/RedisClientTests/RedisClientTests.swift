@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
 @testable import RedisClient
 
 /// The client against a real redis-server: binary values, replies of each
@@ -76,6 +77,32 @@ import Testing
         #expect(outcomes.allSatisfy { $0 == nil || $0 == .busy })
         #expect(client.status.up && client.status.errors == 0)
         #expect(client.status.busy == busy)
+    }
+
+    /// A flood that answers most commands busy: a command sent ahead of it, from a
+    /// thread that waits for its reply (as claims are renewed), goes first and is answered.
+    @Test func aCommandSentAheadOfAFloodIsAnswered() async throws {
+        let redis = try OwnRedis()
+        let client = RedisClient(try RedisLocation(redis.url), connections: 1, timeout: .milliseconds(100))
+        defer { client.close() }
+        let answers = await withTaskGroup(of: RedisValue?.self) { group in
+            for _ in 0..<400 { group.addTask { try? await client.run("PING") } }
+            // Among the flood, from threads of their own: ten commands ahead of it.
+            for index in 0..<10 {
+                group.addTask {
+                    await withCheckedContinuation { (done: CheckedContinuation<RedisValue?, Never>) in
+                        Thread {
+                            done.resume(returning: try? client.runWaiting([Array("INCR".utf8), Array("ahead-\(index % 2)".utf8)], ahead: true))
+                        }.start()
+                    }
+                }
+            }
+            return await group.reduce(into: [RedisValue?]()) { $0.append($1) }
+        }
+        #expect(client.status.busy > 0, "the flood was answered busy in part, or this test proves nothing")
+        #expect(answers.filter { $0 == nil }.count == client.status.busy, "only the flood's commands were refused")
+        #expect(try await client.run("GET", "ahead-0").bytes == Array("5".utf8))
+        #expect(try await client.run("GET", "ahead-1").bytes == Array("5".utf8))
     }
 
     @Test func aFrozenRedisIsBoundedByTheTimeout() async throws {

@@ -97,7 +97,10 @@ import Testing
             let resizes = try await (cluster.stats(0)["resizes"] as! Int) + (cluster.stats(1)["resizes"] as! Int)
             #expect(resizes == ids.count)
             let (first, second) = (try await cluster.shared(0), try await cluster.shared(1))
-            #expect((first["claims_won"] as! Int) + (second["claims_won"] as! Int) == ids.count)
+            #expect(
+                (first["claims_won"] as! Int) + (second["claims_won"] as! Int) == ids.count,
+                "node 1: \(first.filter { $0.key.hasPrefix("claims") || $0.key.hasPrefix("owner") })), node 2: \(second.filter { $0.key.hasPrefix("claims") || $0.key.hasPrefix("owner") })"
+            )
             #expect((first["claims_waited"] as! Int) + (second["claims_waited"] as! Int) == ids.count)
             // Afterwards the other node's thumbnails are hits in the shared tier.
             for id in Int64(170)...Int64(174) { #expect(Self.isImage(try await cluster.nodes[0].thumbnail(id))) }

@@ -146,6 +146,19 @@ static inline int warmfeed_vips_save_webp(VipsImage *in, void **buf, size_t *len
                                 NULL);
 }
 
+/// AVIF (AV1 in HEIF, through libheif and libaom) with metadata stripped and
+/// chroma kept whole (4:4:4): at thumbnail sizes, subsampled chroma cost more
+/// quality than the bytes it saved (BENCHMARKS.md, "AVIF").
+static inline int warmfeed_vips_save_avif(VipsImage *in, void **buf, size_t *len, int quality, int effort) {
+    return vips_heifsave_buffer(in, buf, len,
+                                "Q", quality,
+                                "effort", effort,
+                                "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                                "subsample_mode", VIPS_FOREIGN_SUBSAMPLE_OFF,
+                                "strip", TRUE,
+                                NULL);
+}
+
 /// PNG with every metadata block stripped, at a zlib compression level from
 /// 0 to 9 (libvips' default is 6).
 static inline int warmfeed_vips_save_png(VipsImage *in, void **buf, size_t *len, int compression) {

@@ -93,7 +93,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         scale: Int? = nil
     ) {
         let (older, newer) = Self.neighbours(older: olderCursor, newer: newerCursor, number: number)
-        let variants = ThumbnailVariant.bits(scales: scale.map { [$0] } ?? thumbnails.scalesInDemand)
+        let variants = ThumbnailVariant.bits(scales: scale.map { [$0] } ?? thumbnails.scalesInDemand, formats: thumbnails.formatsInDemand)
         viewed(
             reader, number: number, target: query.map { PageQuery(request: $0.request, number: number) }, older: older, newer: newer,
             revision: revision, variants: variants)
@@ -109,14 +109,19 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// every density, so a phone's first screen, and the page after it, are as
     /// warm as a desktop's (on a fresh server a phone's 2x of pages 1 and 2
     /// were all misses: 3 of 5 thumbnails of its first screen late, and 51 of
-    /// 300 at 3,000 px/s). Later, new items are warmed in the densities in demand.
+    /// 300 at 3,000 px/s). Formats are those in demand, WebP alone at start:
+    /// AVIF costs several times a WebP's CPU, and it is made once a reader
+    /// whose browser takes it is about (the first one's own thumbnails are
+    /// answered in WebP at once, their AVIF made after). Later, new items are
+    /// warmed in the densities and formats in demand.
     package func warmTop(revision: Int, holdingPageOne: Bool = false) {
         if holdingPageOne { startGate.close() }
         let now = clock.now
         top.withLock { $0 = (now, nil) }
         viewed(
             Self.top, number: 0, older: PageQuery(request: .number(1), number: 1), newer: nil, revision: revision,
-            variants: ThumbnailVariant.bits(scales: holdingPageOne ? ThumbnailVariant.scales : thumbnails.scalesInDemand))
+            variants: ThumbnailVariant.bits(
+                scales: holdingPageOne ? ThumbnailVariant.scales : thumbnails.scalesInDemand, formats: thumbnails.formatsInDemand))
     }
 
     /// Page 1's requests wait here while the start's warm-up runs (see `StartGate`).
@@ -211,10 +216,13 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         let job = start.job
         var outcome: (cancelled: Bool, older: PageQuery?, newer: PageQuery?) = (false, nil, nil)
         if let (page, number) = await pages.pageForWarming(job.target) {
-            await makeThumbnails(of: page, scales: ThumbnailVariant.scales(inBits: job.variants))
+            // WebP first: every reader can be answered with it at once; AVIF, slower to make, after.
+            let variants = ThumbnailVariant.variants(inBits: job.variants)
+            await makeThumbnails(of: page, variants: variants.filter { $0.format != .avif })
+            if !Task.isCancelled, number == 1 { topIsWarm() }
+            await makeThumbnails(of: page, variants: variants.filter { $0.format == .avif })
             let (older, newer) = Self.neighbours(older: page.older, newer: page.newer, number: number)
             outcome = (Task.isCancelled, older, newer)
-            if !outcome.cancelled, number == 1 { topIsWarm() }
         }
         decide { state in
             state.tasks.ended(start)
@@ -224,13 +232,14 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         }
     }
 
-    /// Makes `page`'s thumbnails in `scales` (those its readers' screens ask for).
-    private func makeThumbnails(of page: Page, scales: [Int]) async {
+    /// Makes `page`'s thumbnails in `variants` (those its readers' screens and browsers ask for).
+    private func makeThumbnails(of page: Page, variants: [ThumbnailVariant]) async {
+        guard !variants.isEmpty else { return }
         // Named by what it shows and the sizes made, so a page warmed by one node
         // (whatever cursor or revision it was reached by) is not warmed again by another.
         var claimed: String?
         if let claims, let first = page.items.first?.id, let last = page.items.last?.id {
-            let name = "\(first)-\(last)-\(page.items.count)-\(scales.map { "\($0)x" }.joined())"
+            let name = "\(first)-\(last)-\(page.items.count)-\(variants.map { "\($0.name)\($0.format.rawValue)" }.joined())"
             guard await claims.claimPage(name) else { return }
             claimed = name
         }
@@ -238,10 +247,10 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         // All 1x first (what most screens ask for), then 2x, which then finds the
         // original already fetched (or its owner).
         var keys: [(ThumbnailKey, FeedItem)] = []
-        for scale in scales {
+        for variant in variants {
             for item in page.items where item.imageURL != nil {
                 guard let id = item.id else { continue }
-                keys.append((ThumbnailKey(itemID: id, variant: ThumbnailVariant(scale: scale, format: .webp)), item))
+                keys.append((ThumbnailKey(itemID: id, variant: variant), item))
             }
         }
         // In page order: the reader meets the top of the page first.

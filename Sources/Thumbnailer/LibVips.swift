@@ -33,6 +33,8 @@ enum LibVips {
         case jpegKeepingMetadata(quality: Int)
         /// Effort from 0 (fastest) to 6 (smallest).
         case webp(quality: Int, effort: Int = 4)
+        /// AV1 in HEIF, 4:4:4; effort from 0 (fastest) to 9 (smallest).
+        case avif(quality: Int, effort: Int)
         /// zlib compression from 0 to 9.
         case png(compression: Int = 6)
     }
@@ -220,6 +222,8 @@ struct VipsImageView {
             status = warmfeed_vips_save_jpeg_keeping_metadata(pointer, &buffer, &length, Int32(quality))
         case .webp(let quality, let effort):
             status = warmfeed_vips_save_webp(pointer, &buffer, &length, Int32(quality), Int32(effort))
+        case .avif(let quality, let effort):
+            status = warmfeed_vips_save_avif(pointer, &buffer, &length, Int32(quality), Int32(effort))
         case .png(let compression):
             status = warmfeed_vips_save_png(pointer, &buffer, &length, Int32(compression))
         }

@@ -152,6 +152,7 @@ extension ThumbnailKey {
             switch variant.format {
             case .webp: 0
             case .jpeg: 1
+            case .avif: 2
             }
         return UInt64(itemID) << 3 | UInt64(variant.scale - 1) << 2 | format
     }
@@ -162,6 +163,7 @@ extension ThumbnailKey {
         switch packed & 3 {
         case 0: format = .webp
         case 1: format = .jpeg
+        case 2: format = .avif
         default: return nil
         }
         self.init(itemID: Int64(packed >> 3), variant: ThumbnailVariant(scale: Int(packed >> 2 & 1) + 1, format: format))

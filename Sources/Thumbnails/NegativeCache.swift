@@ -1,3 +1,4 @@
+import ImageFormats
 import WarmfeedCore
 
 /// The failures the thumbnail cache remembers, so a failing origin is not
@@ -35,6 +36,21 @@ struct NegativeCache {
     /// Whether `key` is answered with the placeholder at `now`.
     func isFailing(_ key: ThumbnailKey, now: Double) -> Bool {
         entries[key].map { $0.until > now } ?? false
+    }
+
+    /// How long another variant of `key`'s item is still remembered as failed
+    /// from `now`, the longest of them, when one is: every variant is made
+    /// from the one original, so what failed for one (the origin, or an
+    /// original that is no image) would fail for the others.
+    func siblingRemaining(of key: ThumbnailKey, now: Double) -> Double? {
+        var longest: Double?
+        for format in ImageFormat.allCases {
+            for scale in ThumbnailVariant.scales where format != key.variant.format || scale != key.variant.scale {
+                let sibling = ThumbnailKey(itemID: key.itemID, variant: ThumbnailVariant(scale: scale, format: format))
+                if let remaining = remaining(sibling, now: now) { longest = max(longest ?? 0, remaining) }
+            }
+        }
+        return longest
     }
 
     /// How long `key` is still remembered as failed from `now`, when it is.

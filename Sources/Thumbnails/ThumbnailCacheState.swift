@@ -150,6 +150,12 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
             if reader { counters.negativeHits += 1 }
             return (.failedRecently, waiter.map { [.answer([$0.waiter], .placeholder)] } ?? [])
         }
+        // Another variant of the item failed for want of its original: so would this one,
+        // and the origin is not asked again (a WebP failed, then pre-warm's AVIF came).
+        if jobs[key] == nil, failed.siblingRemaining(of: key, now: now) != nil {
+            if reader { counters.negativeHits += 1 }
+            return (.failedRecently, waiter.map { [.answer([$0.waiter], .placeholder)] } ?? [])
+        }
         if let job = jobs[key] {
             guard reader else {
                 // Pre-warm waits only on what it starts: the job is someone else's.

@@ -2,7 +2,7 @@ import HTTPServer
 import ImageFormats
 import WarmfeedCore
 
-/// `GET /thumbs/<item id>/<1x|2x>`: an item's thumbnail, WebP or JPEG by `Accept`.
+/// `GET /thumbs/<item id>/<1x|2x>`: an item's thumbnail, AVIF, WebP or JPEG by `Accept`.
 ///
 /// A thumbnail in memory is answered at once from the server thread; anything
 /// else waits off the server threads for a tier (the shared one, the disk),
@@ -35,20 +35,40 @@ package struct ThumbnailRoutes: Sendable {
         guard parts.count == 2, let id = Self.itemID(parts[0]) else {
             return .now(.plain(404, "no such thumbnail: use /thumbs/<item id>/<1x|2x>"))
         }
-        let format: ImageFormat = (request.header(.accept) ?? "").contains("image/webp") ? .webp : .jpeg
+        let accept = request.header(.accept) ?? ""
+        let (avif, webp) = (accept.contains("image/avif"), accept.contains("image/webp"))
+        let format: ImageFormat = avif ? .avif : webp ? .webp : .jpeg
         guard let variant = ThumbnailVariant(name: String(parts[1]), format: format) else {
             return .now(.plain(400, "unknown thumbnail variant \"\(parts[1].prefix(20))\": use 1x or 2x"))
         }
+        if avif { service.noteDemand(for: .avif) }
         let key = ThumbnailKey(itemID: id, variant: variant)
         if let prepared = service.cached(key) {
             return Self.notModified(prepared, request).map { .now($0) } ?? .prepared(prepared)
         }
+        guard avif, webp else { return answer(key, request) }
+        // No AVIF yet, for a browser that takes WebP too: the WebP now, never a wait on an
+        // AVIF encode (several times a WebP's); once the WebP is there (so the original
+        // is), the AVIF is made for whoever comes next.
+        let fallback = ThumbnailKey(itemID: id, variant: ThumbnailVariant(scale: variant.scale, format: .webp))
+        if let prepared = service.cached(fallback) {
+            service.answeredWithoutAVIF(key)
+            return Self.notModified(prepared, request).map { .now($0) } ?? .prepared(prepared)
+        }
+        return answer(fallback, request, then: key)
+    }
+
+    /// `key` once it is made (or failed), off the server threads; when it
+    /// is made, `avif` (the AVIF of the same thumbnail) is made after it.
+    private func answer(_ key: ThumbnailKey, _ request: Request, then avif: ThumbnailKey? = nil) -> Reply {
         // The thumbnail's response was built once, when it was made: it is sent as it is.
-        return .waiting {
+        .waiting {
             switch await service.thumbnail(key) {
-            case .image(let prepared): Self.notModified(prepared, request).map { .response($0) } ?? .prepared(prepared)
-            case .placeholder: Self.preparedPlaceholder.map { .prepared($0) } ?? .response(Self.placeholderResponse)
-            case .noSuchItem: .response(.plain(404, "no such item: \(id)"))
+            case .image(let prepared):
+                if let avif { service.answeredWithoutAVIF(avif) }
+                return Self.notModified(prepared, request).map { .response($0) } ?? .prepared(prepared)
+            case .placeholder: return Self.preparedPlaceholder.map { .prepared($0) } ?? .response(Self.placeholderResponse)
+            case .noSuchItem: return .response(.plain(404, "no such item: \(key.itemID)"))
             }
         }
     }

@@ -81,7 +81,7 @@ extension ThumbnailService {
 
     /// Adds `body` to `run()`'s task group; once it has ended (shutdown),
     /// runs it anyway, so no waiter is left unanswered.
-    private func spawn(priority: TaskPriority?, _ body: @escaping @Sendable () async -> Void) {
+    func spawn(priority: TaskPriority?, _ body: @escaping @Sendable () async -> Void) {
         if case .terminated = work.continuation.yield(Work(priority: priority, body: body)) {
             Task(priority: priority) { await body() }
         }

@@ -53,9 +53,15 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     let work = AsyncStream.makeStream(of: Work.self)
     /// The machine's memory, read by the server threads without its lock.
     private let memory: StripedCache<ThumbnailKey, PreparedResponse>
-    /// Readers' hits found in `memory` without the lock, counted per thread
-    /// (a word every thread wrote would be a lock by another name).
-    private let lockFreeHits = ThreadCounters(count: 1)
+    /// Readers' hits found in `memory` without the lock (counter 0), and
+    /// readers who took AVIF but were answered with the WebP because the AVIF
+    /// was not made yet (1), counted per thread (a word every thread wrote
+    /// would be a lock by another name).
+    private let lockFreeHits = ThreadCounters(count: 2)
+    /// When a reader's browser last said it takes AVIF, in whole seconds of
+    /// uptime (-1: never): pre-warm makes AVIF while such readers are about.
+    /// Written only when the second changes.
+    private let lastAVIFDemand = Atomic<Int>(-1)
     /// Those hits already told to the metrics' counter (at the last `publish`, off the request path).
     private let hitsInMetrics = Mutex<Int>(0)
     /// When a reader last got a 2x from memory without the lock, in whole
@@ -122,6 +128,32 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         return value
     }
 
+    /// A reader's browser takes `format` (its `Accept` says so): pre-warm makes it while such readers are about.
+    func noteDemand(for format: ImageFormat) {
+        guard format == .avif else { return }
+        let second = Int(clock.now)
+        if lastAVIFDemand.load(ordering: .relaxed) != second { lastAVIFDemand.store(second, ordering: .relaxed) }
+    }
+
+    /// The formats pre-warm makes now: WebP always, AVIF while readers whose
+    /// browsers take it are about (one asked within the dense-demand window,
+    /// ten minutes), so an audience that cannot show AVIF never pays for it.
+    package var formatsInDemand: [ImageFormat] {
+        let last = lastAVIFDemand.load(ordering: .relaxed)
+        return last >= 0 && clock.now - Double(last) < Self.formatDemandWindow ? [.webp, .avif] : [.webp]
+    }
+
+    /// How long after a reader last took AVIF pre-warm keeps making it, in seconds.
+    static let formatDemandWindow: Double = 600
+
+    /// A reader who takes AVIF was given the WebP: the AVIF was not made yet.
+    /// It is made now for whoever comes next, at pre-warm's priority, and
+    /// never waited for.
+    func answeredWithoutAVIF(_ avif: ThumbnailKey) {
+        lockFreeHits.add(1)
+        spawnAhead(avif)
+    }
+
     /// Lets go of the memory tier's replaced tables no reader can hold any more (every few seconds).
     package func reclaim() { memory.reclaim() }
 
@@ -151,6 +183,12 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// waits for the job it started; returns at once otherwise.
     package func warm(_ key: ThumbnailKey, of item: FeedItem) async {
         _ = await ask(key, of: item, from: .prewarm)
+    }
+
+    /// Makes `key` as pre-warm would, in this service's task group, reading
+    /// its item when it must; nobody waits for it.
+    private func spawnAhead(_ key: ThumbnailKey) {
+        spawn(priority: .low) { _ = await self.ask(key, of: nil, from: .prewarm) }
     }
 
     private func ask(_ key: ThumbnailKey, of item: FeedItem?, from asker: State.Asker) async -> State.Answer {
@@ -214,6 +252,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         (stats.negativeEntries, stats.negativeHits, stats.failures) = (usage.negative, counters.negativeHits, counters.failures)
         stats.inFlight = usage.inFlight
         stats.resizes = counters.resizes
+        stats.avifFallbacks = lockFreeHits.value(1)
         let fetched = fetcher.stats
         (stats.origin.fetches, stats.origin.errors, stats.origin.inFlight) = (counters.originFetches, counters.originErrors, fetched.inFlight)
         (stats.origin.busy, stats.origin.cancelled, stats.origin.retried) = (fetched.busy, fetched.cancelled, fetched.retriedOnNewConnection)

@@ -181,6 +181,9 @@ public struct CacheStats: Codable, Sendable {
     public var node = ""
     /// Thumbnails resized on this node.
     public var resizes = 0
+    /// Readers whose browsers take AVIF answered with the WebP, the AVIF not
+    /// made yet (it is then made for the next reader; pre-warm makes it ahead).
+    public var avifFallbacks = 0
     /// Readers' misses answered by the shared tier (a thumbnail another node made, or this one before).
     public var sharedHits = 0
     /// The cluster's shared tier (absent without `--redis`).

@@ -26,15 +26,28 @@ public struct ThumbnailVariant: Sendable, Hashable {
     /// The variant's URL name.
     public var name: String { "\(scale)x" }
 
-    /// The scales a reader's screen asks for, as the pre-warm planner's bits
-    /// (bit 0 for 1x, bit 1 for 2x).
-    public static func bits(scales: [Int]) -> UInt8 {
-        scales.reduce(0) { bits, scale in (1...2).contains(scale) ? bits | 1 << (scale - 1) : bits }
+    /// The formats pre-warm makes, in the order it makes them: WebP, which
+    /// every browser of the last years takes, then AVIF, fewer bytes but
+    /// several times the time to make. JPEG only when a client asks for it.
+    public static let prewarmedFormats: [ImageFormat] = [.webp, .avif]
+
+    /// The variants a reader's screen and browser ask for, as the pre-warm
+    /// planner's bits: bit 0 for 1x and bit 1 for 2x in WebP, bits 2 and 3
+    /// for the same in AVIF.
+    public static func bits(scales: [Int], formats: [ImageFormat] = [.webp]) -> UInt8 {
+        var bits: UInt8 = 0
+        for format in formats {
+            guard let place = prewarmedFormats.firstIndex(of: format) else { continue }
+            for scale in scales where (1...2).contains(scale) { bits |= 1 << (place * 2 + scale - 1) }
+        }
+        return bits
     }
 
-    /// The scales in the pre-warm planner's `bits`, smallest first.
-    public static func scales(inBits bits: UInt8) -> [Int] {
-        Self.scales.filter { bits & 1 << ($0 - 1) != 0 }
+    /// The variants in the pre-warm planner's `bits`: every WebP first, smallest first, then every AVIF.
+    public static func variants(inBits bits: UInt8) -> [ThumbnailVariant] {
+        prewarmedFormats.enumerated().flatMap { place, format in
+            scales.filter { bits & 1 << (place * 2 + $0 - 1) != 0 }.map { ThumbnailVariant(scale: $0, format: format) }
+        }
     }
 
     /// The scale a screen of `pixelRatio` device pixels per CSS pixel loads

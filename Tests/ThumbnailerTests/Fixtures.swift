@@ -33,6 +33,11 @@ enum Inspect {
         bytes.count > 12 && bytes.starts(with: Array("RIFF".utf8)) && Array(bytes[8..<12]) == Array("WEBP".utf8)
     }
 
+    /// An ISO base media file whose brand is AVIF.
+    static func isAVIF(_ bytes: [UInt8]) -> Bool {
+        bytes.count > 12 && Array(bytes[4..<12]) == Array("ftypavif".utf8)
+    }
+
     static func isPNG(_ bytes: [UInt8]) -> Bool {
         bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     }

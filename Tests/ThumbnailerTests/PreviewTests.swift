@@ -10,6 +10,11 @@ struct PreviewTests {
         // Shown red on top, blue below (orientation 6 turns the stored red left half up).
         let source = Craft.twoColourJPEG(orientation: 6)
         let thumbnail = try await Thumbnailer(workers: 1).thumbnail(of: source, width: 180, height: 240, format: output)
+        guard output != .avif else {
+            // An item's preview comes with its WebP or JPEG: decoding an AVIF back would cost more.
+            #expect(thumbnail.preview == nil)
+            return
+        }
         let preview = try #require(thumbnail.preview)
         #expect(preview.top.0 > 200 && preview.top.2 < 60, "top should be red, is \(preview.top)")
         #expect(preview.bottom.2 > 200 && preview.bottom.0 < 60, "bottom should be blue, is \(preview.bottom)")

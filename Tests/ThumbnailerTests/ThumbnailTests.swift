@@ -21,9 +21,16 @@ struct ThumbnailTests {
             switch output {
             case .webp: #expect(Inspect.isWebP(thumbnail.bytes))
             case .jpeg: #expect(Inspect.isJPEG(thumbnail.bytes))
+            case .avif: #expect(Inspect.isAVIF(thumbnail.bytes))
             }
-            let info = try thumbnailer.info(of: thumbnail.bytes)
-            #expect(info == ImageInfo(width: width, height: height, format: output.rawValue))
+            if output == .avif {
+                // AVIF is made, never taken as an original: libvips reads it back here.
+                let pixels = try #require(Inspect.pixels(thumbnail.bytes))
+                #expect(pixels.width == width && pixels.height == height)
+            } else {
+                let info = try thumbnailer.info(of: thumbnail.bytes)
+                #expect(info == ImageInfo(width: width, height: height, format: output.rawValue))
+            }
             #expect(thumbnail.bytes.count < original.count / 4)
         }
         #expect(thumbnailer.stats.made == 2)
@@ -63,7 +70,7 @@ struct ThumbnailTests {
             // The simple layout: one lossy image chunk, nothing else.
             #expect(Array(thumbnail.bytes[12..<16]) == Array("VP8 ".utf8))
         }
-        #expect(try thumbnailer.info(of: thumbnail.bytes).orientation == 1)
+        if output != .avif { #expect(try thumbnailer.info(of: thumbnail.bytes).orientation == 1) }
     }
 
     @Test("A source smaller than the box is enlarged to fill it")

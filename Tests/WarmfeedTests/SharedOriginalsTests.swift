@@ -38,6 +38,34 @@ import Testing
         }
     }
 
+    /// Readers whose browsers take AVIF on one node, readers whose browsers
+    /// do not on the other: one fetch per original still, and each thumbnail
+    /// (size and format) made once in the cluster.
+    @Test func avifAndWebPReadersOnTwoNodesCostOneFetchPerOriginal() async throws {
+        try await Cluster.with { cluster in
+            let ids = Array(Int64(170)...Int64(179))
+            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for id in ids {
+                    group.addTask { try await cluster.nodes[0].thumbnail(id, "1x") }
+                    group.addTask { try await cluster.nodes[1].thumbnail(id, "2x", avif: true) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.count == 20 && responses.allSatisfy { Self.isImage($0) || AVIFTests.isAVIF($0) })
+            // The AVIF reader's 2x in AVIF, made once the WebP answered it.
+            for id in ids {
+                var response = try await cluster.nodes[1].thumbnail(id, "2x", avif: true)
+                for _ in 0..<200 where !AVIFTests.isAVIF(response) {
+                    try await Task.sleep(for: .milliseconds(50))
+                    response = try await cluster.nodes[1].thumbnail(id, "2x", avif: true)
+                }
+                #expect(AVIFTests.isAVIF(response), "\(id)")
+            }
+            #expect(cluster.originRequests == ids.count, "one origin request per original: \(cluster.origin.requestCounts)")
+            #expect(try await resizes(cluster) == 3 * ids.count, "1x WebP, 2x WebP and 2x AVIF, each made once")
+        }
+    }
+
     /// The other size asked for later, on the other node, after the owner's
     /// memory has let the original go: the owner reads it back from its disk.
     @Test func aSizeAskedForLaterOnAnotherNodeCostsNoSecondFetch() async throws {

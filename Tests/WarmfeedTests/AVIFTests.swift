@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTestClient
+import Testing
+
+@testable import Warmfeed
+
+/// AVIF for browsers that take it (issue 25): made ahead, never waited for by
+/// a browser that takes WebP too, made from the one original, and never the
+/// reason a failing origin is asked again.
+@Suite struct AVIFTests {
+    static let browser = [("Accept", "image/avif,image/webp,image/apng,image/*,*/*;q=0.8")]
+
+    static func isAVIF(_ response: TestResponse) -> Bool {
+        response.status == 200 && response.header("Content-Type") == "image/avif" && Array(response.body.dropFirst(4).prefix(8)) == Array("ftypavif".utf8)
+    }
+
+    @Test func aBrowserThatTakesAVIFGetsTheWebPAtOnceAndTheAVIFOnceItIsMade() async throws {
+        let jpeg = try await OriginImages.jpeg()
+        try await withOrigin { origin in
+            origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: jpeg))
+            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+                let id = try await feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
+                let first = try await feed.get("/thumbs/\(id)/2x", headers: Self.browser)
+                #expect(first.status == 200 && first.header("Content-Type") == "image/webp", "no AVIF yet: the WebP, at once")
+                #expect(first.header("Vary") == "Accept")
+                // The AVIF is made after it, for whoever comes next.
+                var next = first
+                for _ in 0..<200 where !Self.isAVIF(next) {
+                    try await Task.sleep(for: .milliseconds(50))
+                    next = try await feed.get("/thumbs/\(id)/2x", headers: Self.browser)
+                }
+                #expect(Self.isAVIF(next))
+                #expect(next.header("ETag") != first.header("ETag"), "another representation, another validator")
+                #expect(origin.requests(to: "/a.jpg") == 1, "the AVIF came from the original the WebP was made from")
+                let stats = try await feed.adminJSON()
+                #expect((stats["avif_fallbacks"] as? Int ?? 0) >= 1)
+                // A browser without AVIF still gets the WebP, and JPEG is still there.
+                #expect(try await feed.thumbnail(id, "2x").header("Content-Type") == "image/webp")
+                #expect(try await feed.thumbnail(id, "2x", webp: false).header("Content-Type") == "image/jpeg")
+            }
+        }
+    }
+
+    @Test func aClientThatTakesOnlyAVIFWaitsForIt() async throws {
+        let jpeg = try await OriginImages.jpeg()
+        try await withOrigin { origin in
+            origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: jpeg))
+            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+                let id = try await feed.addItems(imagesAt: ["/b.jpg"], on: origin)[0]
+                // As a cluster's node asks an original's owner: exactly the format it wants.
+                let avif = try await feed.get("/thumbs/\(id)/1x", headers: [("Accept", "image/avif")])
+                #expect(Self.isAVIF(avif))
+                #expect(try await feed.get("/thumbs/\(id)/1x", headers: Self.browser).header("Content-Type") == "image/avif")
+            }
+        }
+    }
+
+    @Test func aFailingOriginIsAskedOnceWhateverFormatsAndSizesAreAskedFor() async throws {
+        try await withOrigin { origin in
+            origin.script("/dead.jpg", .respond(status: 500, body: Array("no".utf8)))
+            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+                let id = try await feed.addItems(imagesAt: ["/dead.jpg"], on: origin)[0]
+                for (variant, accept) in [("1x", Self.browser[0].1), ("2x", Self.browser[0].1), ("1x", "image/avif"), ("2x", "image/jpeg")] {
+                    let response = try await feed.get("/thumbs/\(id)/\(variant)", headers: [("Accept", accept)])
+                    #expect(response.status == 200 && response.header("X-Warmfeed-Placeholder") == "1", "\(variant) \(accept)")
+                }
+                #expect(origin.requests(to: "/dead.jpg") == 1, "every variant is made from the one original that failed")
+            }
+        }
+    }
+
+    @Test func preWarmMakesTheAVIFAheadOnceReadersTakeIt() async throws {
+        try await ServedFeed.with(items: 100, configure: { $0.prewarmPages = 2 }) { feed in
+            // A reader whose browser takes AVIF, on page 1.
+            let cookie = try #require(try await feed.get("/", headers: [("Sec-Fetch-Mode", "navigate")]).header("Set-Cookie"))
+            let reader = [("Cookie", String(cookie.prefix { $0 != ";" }))]
+            let top = try #require(try await feed.app.store.page(.number(1), size: 10)?.items.first?.id)
+            _ = try await feed.get("/thumbs/\(top)/1x", headers: Self.browser)
+            // They move to page 3: pages 4 and 5 are warmed ahead, AVIF included.
+            _ = try await feed.get("/?page=3", headers: reader)
+            let ahead = try #require(try await feed.app.store.page(.number(4), size: 10)?.items.last?.id)
+            var warm = false
+            for _ in 0..<400 where !warm {
+                try await Task.sleep(for: .milliseconds(50))
+                let prewarm = try await feed.adminJSON()["prewarm"] as? [String: Any]
+                warm = (prewarm?["queued"] as? Int) == 0 && (prewarm?["running"] as? Int) == 0 && (prewarm?["done"] as? Int ?? 0) >= 3
+            }
+            #expect(warm)
+            let before = try await feed.adminJSON()["avif_fallbacks"] as? Int
+            #expect(Self.isAVIF(try await feed.get("/thumbs/\(ahead)/1x", headers: Self.browser)), "page 4's AVIF was made ahead")
+            #expect(try await feed.adminJSON()["avif_fallbacks"] as? Int == before)
+        }
+    }
+}

@@ -101,9 +101,12 @@ extension ThumbnailService {
             spawn(priority: .low) { await task.value }
             return false
         case .resize(let key, let original, urgent: false):
-            let task = Task(priority: .low) { await self.drive(await self.resize(key, original: original)) }
+            // AVIF nobody waits for goes behind every WebP, pre-warm's included: it costs
+            // nearly twice a WebP's CPU, and a reader without it is answered with the WebP.
+            let priority: TaskPriority = key.variant.format == .avif ? .background : .low
+            let task = Task(priority: priority) { await self.drive(await self.resize(key, original: original)) }
             locked.prewarmResizes[key] = task
-            spawn(priority: .low) { await task.value }
+            spawn(priority: priority) { await task.value }
             return false
         case .promoteFetch(let itemID, _):
             // A low-priority task on a busy machine may not even have asked for its fetch yet;

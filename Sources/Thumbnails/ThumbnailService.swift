@@ -62,6 +62,13 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// uptime (-1: never): pre-warm makes AVIF while such readers are about.
     /// Written only when the second changes.
     private let lastAVIFDemand = Atomic<Int>(-1)
+    /// AVIF being made for readers who were given the WebP (`answeredWithoutAVIF`),
+    /// at most `avifAheadLimit`: each holds its original while it waits behind
+    /// every WebP in the libvips queue, and held originals count against the
+    /// budget that lets readers' fetches go. Touched only when an AVIF is
+    /// missing, a path that takes the machine's lock anyway.
+    private let avifAhead = Atomic<Int>(0)
+    static let avifAheadLimit = 4
     /// Those hits already told to the metrics' counter (at the last `publish`, off the request path).
     private let hitsInMetrics = Mutex<Int>(0)
     /// When a reader last got a 2x from memory without the lock, in whole
@@ -147,11 +154,19 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     static let formatDemandWindow: Double = 600
 
     /// A reader who takes AVIF was given the WebP: the AVIF was not made yet.
-    /// It is made now for whoever comes next, at pre-warm's priority, and
-    /// never waited for.
+    /// It is made now for whoever comes next, behind all WebP work, and never
+    /// waited for; while `avifAheadLimit` are on their way, not (pre-warm or
+    /// the next reader will).
     func answeredWithoutAVIF(_ avif: ThumbnailKey) {
         lockFreeHits.add(1)
-        spawnAhead(avif)
+        guard avifAhead.add(1, ordering: .relaxed).newValue <= Self.avifAheadLimit else {
+            avifAhead.subtract(1, ordering: .relaxed)
+            return
+        }
+        spawn(priority: .background) {
+            _ = await self.ask(avif, of: nil, from: .prewarm)
+            self.avifAhead.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// Lets go of the memory tier's replaced tables no reader can hold any more (every few seconds).
@@ -183,12 +198,6 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// waits for the job it started; returns at once otherwise.
     package func warm(_ key: ThumbnailKey, of item: FeedItem) async {
         _ = await ask(key, of: item, from: .prewarm)
-    }
-
-    /// Makes `key` as pre-warm would, in this service's task group, reading
-    /// its item when it must; nobody waits for it.
-    private func spawnAhead(_ key: ThumbnailKey) {
-        spawn(priority: .low) { _ = await self.ask(key, of: nil, from: .prewarm) }
     }
 
     private func ask(_ key: ThumbnailKey, of item: FeedItem?, from asker: State.Asker) async -> State.Answer {

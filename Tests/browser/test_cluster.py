@@ -5,7 +5,8 @@ warmed but what the nodes warm themselves).
 
 Chromium scrolls through nginx at 1,500 px/s for 10 pages of 30: at most 1% of
 the thumbnails blank for over 100 ms; the origin got exactly one request per
-original; each thumbnail was resized once in the whole cluster. Then a reader's
+original; each thumbnail (1x WebP for each, and whatever else the nodes chose
+to make) was resized once in the whole cluster. Then a reader's
 node is killed with SIGKILL mid-scroll: the reader still reaches page 10, with
 no row twice and none missing. Then Redis is stopped: no 5xx, serving goes on.
 No time is asserted.
@@ -67,9 +68,12 @@ def test_a_reader_scrolls_through_nginx_and_each_thumbnail_is_made_once(browser,
     assert twice == {}, f"originals asked of the origin more than once: {twice}"
     assert origin["requests"] >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE
     resizes = sum(s["resizes"] for s in stats)
-    # One thumbnail (1x WebP: DPR 1, a WebP browser) per original, made once in the cluster.
-    assert resizes == origin["distinct"], f"{resizes} resizes for {origin['distinct']} originals"
-    assert cluster.redis.count("wf:*:t:*") == resizes
+    # Each thumbnail made once in the cluster: each maker writes it to Redis once. Which
+    # thumbnails there are is the server's choice (the start warms the top in 1x and 2x; a
+    # browser that takes AVIF gets it made after the WebP), but every original fetched has
+    # its 1x WebP, what this DPR-1 reader's screen loads when no AVIF is made yet.
+    assert cluster.redis.count("wf:*:t:*") == resizes, f"{resizes} resizes"
+    assert cluster.redis.count("wf:*:t:*:1x:webp") == origin["distinct"], f"{origin['distinct']} originals"
     # The work was spread: the other nodes found it in the shared tier or waited on a claim.
     assert sum(s["shared"]["hits"] + s["shared"]["claims_waited"] + s["shared"]["pages_warmed_elsewhere"] for s in stats) > 0
 

@@ -99,6 +99,7 @@ def exchange(server, target: str, headers: dict[str, str]) -> tuple[int, bytes]:
     ("/", "text/html"),
     ("/fragment?page=2", "*/*"),
     ("/thumbs/{id}/1x", "image/avif,image/webp,*/*"),
+    ("/thumbs/{id}/1x", "image/webp,*/*"),
     ("/thumbs/{id}/2x", "image/webp,*/*"),
     ("static:feed.js", "*/*"),
     ("static:feed.css", "text/css,*/*"),
@@ -123,7 +124,25 @@ def test_httplint_finds_nothing_to_warn_about(server, target, accept):
         report = lint.stdout.decode()
         assert lint.returncode == 0, lint.stderr.decode()
         complaints = [line for line in report.splitlines() if "[WARN]" in line or "[BAD]" in line]
+        if accept.startswith("image/avif"):
+            complaints = [line for line in complaints if not avif_unknown_to_sniffer(raw, line)]
         assert complaints == [], f"{target} (gzip {gzip}):\n{report}"
+
+
+def avif_unknown_to_sniffer(raw: bytes, complaint: str) -> bool:
+    """Whether `complaint` is httplint's Content-Type mismatch for a body that
+    is AVIF: WHATWG MIME Sniffing has no AVIF signature (whatwg/mimesniff#143),
+    and sniffpy, which httplint asks, then answers `undefined/undefined` for
+    any image it does not know, where the standard returns the type the server
+    declared. Only that one line is let go, and only for a body whose own
+    header says AVIF (an ISO-BMFF `ftyp` box of brand `avif`) and is declared
+    `image/avif`; every other check still runs on it."""
+    import sniffpy
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return ("doesn't match the declared Content-Type" in complaint
+            and b"\r\nContent-Type: image/avif\r\n" in head + b"\r\n"
+            and body[4:12] == b"ftypavif"
+            and str(sniffpy.sniff(body, "image/avif")) == "undefined/undefined")
 
 
 BFCACHE = """() => new Promise(done => {

@@ -24,6 +24,13 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     private struct State {
         var planner: Planner
         var tasks = PrewarmTasks()
+        /// The AVIF line waiting for every page job to end (`whenPagesWarm`).
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Shutdown: the AVIF line waits for nothing more.
+        var avifStopped = false
+
+        /// Whether no page job is queued or running.
+        var isIdle: Bool { planner.load.queued == 0 && planner.load.running == 0 }
 
         /// Records the planner's `actions` in the tasks table and returns what
         /// is left to do outside the lock.
@@ -184,9 +191,11 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// group, until graceful shutdown cancels the running ones and waits for them.
     package func run() async throws {
         let avif = Task(priority: .background) { await self.makeAVIF() }
+        let missed = Task(priority: .background) { await self.makeMissedAVIF() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await avif.value }
+                group.addTask { await missed.value }
                 if !startGate.isOpen { group.addTask { await self.startGate.openAfterLimit() } }
                 for await start in starts {
                     // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
@@ -198,7 +207,15 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         } onGracefulShutdown: {
             self.startsInput.finish()
             self.avifPagesInput.finish()
+            self.thumbnails.avifMissed.continuation.finish()
             avif.cancel()
+            missed.cancel()
+            let waiters = self.state.withLock { state in
+                state.avifStopped = true
+                defer { state.idleWaiters = [] }
+                return state.idleWaiters
+            }
+            for waiter in waiters { waiter.resume() }
             self.startGate.open()
             for task in self.state.withLock({ $0.tasks.cancelAll() }) { task.cancel() }
         }
@@ -207,13 +224,28 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// Gives the planner one event under the lock, records what it counted
     /// in the metrics, and carries out its actions once the lock is released.
     private func decide(_ event: (inout State) -> [Planner.Action]) {
-        let (work, before, after) = state.withLock { state in
+        let (work, before, after, idle) = state.withLock { state in
             let before = state.planner.counters
             let work = state.take(event(&state))
-            return (work, before, state.planner.counters)
+            var idle: [CheckedContinuation<Void, Never>] = []
+            if state.isIdle { swap(&idle, &state.idleWaiters) }
+            return (work, before, state.planner.counters, idle)
         }
         metrics.counted(from: before, to: after)
         perform(work)
+        for waiter in idle { waiter.resume() }
+    }
+
+    /// Returns once no page job is queued or running (at once if none is), or at shutdown.
+    private func whenPagesWarm() async {
+        await withCheckedContinuation { waiter in
+            let now = state.withLock { state in
+                if state.isIdle || state.avifStopped { return true }
+                state.idleWaiters.append(waiter)
+                return false
+            }
+            if now { waiter.resume() }
+        }
     }
 
     private func perform(_ work: Work) {
@@ -256,22 +288,42 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// How many AVIF thumbnails are made at once.
     static let avifAtOnce = 2
 
-    /// Makes the AVIF of pages whose WebP is made, one page at a time and
-    /// `avifAtOnce` thumbnails at once, at background priority: behind every
-    /// WebP in the libvips queue. Made inside each page's job (two pages at a
-    /// time, each at pre-warm's priority), AVIF, at nearly twice a WebP's CPU,
-    /// held the lead back: pages took 2.8–4.3 s to warm instead of 1.3–1.9,
-    /// and 80% of a tall screen's thumbnails were late at 3,000 px/s.
+    /// Makes the AVIF of pages whose WebP is made, one page at a time,
+    /// `avifAtOnce` thumbnails at once, each started only while no page job
+    /// is queued or running, and at background priority (behind every WebP in
+    /// the libvips queue): with CPU to spare, never with the CPU a reader's
+    /// lead needs. Made inside each page's job, AVIF, at nearly twice a WebP's
+    /// CPU, held the lead back: pages took 2.8–4.3 s to warm instead of
+    /// 1.3–1.9, and 80% of a tall screen's thumbnails were late at 3,000 px/s;
+    /// on a line of its own but running beside the page jobs, a phone's 2x
+    /// pages still took 4.2 s, and 19–26% of its thumbnails were late.
     private func makeAVIF() async {
         for await next in avifPages {
             if Task.isCancelled { return }
-            await makeThumbnails(of: next.page, variants: next.variants, atOnce: Self.avifAtOnce)
+            await makeThumbnails(of: next.page, variants: next.variants, atOnce: Self.avifAtOnce) {
+                await self.whenPagesWarm()
+            }
+        }
+    }
+
+    /// Makes the AVIF readers were answered without (the WebP went instead:
+    /// the thumbnail of the page they were on, whose job had ended before
+    /// their browser was known to take AVIF, or whose AVIF the line let go),
+    /// one at a time, as `makeAVIF` does: only while no page job needs the CPU.
+    private func makeMissedAVIF() async {
+        for await key in thumbnails.avifMissed.stream {
+            await whenPagesWarm()
+            if Task.isCancelled { return }
+            await thumbnails.warm(key)
         }
     }
 
     /// Makes `page`'s thumbnails in `variants` (those its readers' screens and
-    /// browsers ask for), `atOnce` at a time (`thumbnailsAtOnce` when not said).
-    private func makeThumbnails(of page: Page, variants: [ThumbnailVariant], atOnce: Int? = nil) async {
+    /// browsers ask for), `atOnce` at a time (`thumbnailsAtOnce` when not
+    /// said), each once `turn` returns (when given).
+    private func makeThumbnails(
+        of page: Page, variants: [ThumbnailVariant], atOnce: Int? = nil, turn: (@Sendable () async -> Void)? = nil
+    ) async {
         let atOnce = atOnce ?? thumbnailsAtOnce
         guard !variants.isEmpty else { return }
         // Named by what it shows and the sizes made, so a page warmed by one node
@@ -298,6 +350,10 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
                 if Task.isCancelled { break }
                 // Keep at most `atOnce` in flight.
                 if index >= atOnce { await group.next() }
+                if let turn {
+                    await turn()
+                    if Task.isCancelled { break }
+                }
                 group.addTask { await self.thumbnails.warm(key, of: item) }
             }
         }

@@ -69,6 +69,13 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// missing, a path that takes the machine's lock anyway.
     private let avifAhead = Atomic<Int>(0)
     static let avifAheadLimit = 4
+    /// Whether the AVIF readers were answered without go to pre-warm
+    /// (`avifMissed`), which makes them when no page job needs the CPU, rather
+    /// than being made here at once.
+    private let prewarmMakesMissedAVIF: Bool
+    /// The AVIF readers were answered without, the newest 32 kept, for
+    /// pre-warm to make with CPU to spare (with `prewarmMakesMissedAVIF`).
+    package let avifMissed = AsyncStream.makeStream(of: ThumbnailKey.self, bufferingPolicy: .bufferingNewest(32))
     /// Those hits already told to the metrics' counter (at the last `publish`, off the request path).
     private let hitsInMetrics = Mutex<Int>(0)
     /// When a reader last got a 2x from memory without the lock, in whole
@@ -99,9 +106,11 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
         fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: any MetricsFactory,
-        previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, logger: Logger = Logger(label: "warmfeed.thumbnails")
+        previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, prewarmMakesMissedAVIF: Bool = false,
+        logger: Logger = Logger(label: "warmfeed.thumbnails")
     ) {
         self.logger = logger
+        self.prewarmMakesMissedAVIF = prewarmMakesMissedAVIF
         self.previews = previews
         self.store = store
         self.originalStore = originalStore
@@ -154,11 +163,16 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     static let formatDemandWindow: Double = 600
 
     /// A reader who takes AVIF was given the WebP: the AVIF was not made yet.
-    /// It is made now for whoever comes next, behind all WebP work, and never
-    /// waited for; while `avifAheadLimit` are on their way, not (pre-warm or
-    /// the next reader will).
+    /// It is made for whoever comes next, and never waited for: by pre-warm
+    /// when it has CPU to spare (`avifMissed`), or, without pre-warm, now,
+    /// behind all WebP work, unless `avifAheadLimit` are on their way already
+    /// (the next reader will ask again).
     func answeredWithoutAVIF(_ avif: ThumbnailKey) {
         lockFreeHits.add(1)
+        if prewarmMakesMissedAVIF {
+            avifMissed.continuation.yield(avif)
+            return
+        }
         guard avifAhead.add(1, ordering: .relaxed).newValue <= Self.avifAheadLimit else {
             avifAhead.subtract(1, ordering: .relaxed)
             return
@@ -198,6 +212,12 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// waits for the job it started; returns at once otherwise.
     package func warm(_ key: ThumbnailKey, of item: FeedItem) async {
         _ = await ask(key, of: item, from: .prewarm)
+    }
+
+    /// Pre-warm, for a thumbnail known by its key alone (an AVIF a reader
+    /// missed): as `warm(_:of:)`, reading the item when it must be made.
+    package func warm(_ key: ThumbnailKey) async {
+        _ = await ask(key, of: nil, from: .prewarm)
     }
 
     private func ask(_ key: ThumbnailKey, of item: FeedItem?, from asker: State.Asker) async -> State.Answer {

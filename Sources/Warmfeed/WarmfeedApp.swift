@@ -132,6 +132,7 @@ public final class WarmfeedApp: Sendable {
             previews: previews,
             originalStore: configuration.originalsDiskBytes > 0
                 ? try OriginalStore(folder: data.appendingPathComponent("originals"), budget: configuration.originalsDiskBytes) : nil,
+            prewarmMakesMissedAVIF: configuration.prewarmPages > 0,
             logger: logger
         )
         prewarmer = Prewarmer(

@@ -94,8 +94,8 @@ def main() -> int:
             fmt(med(lambda r: ((r.get("origin") or {}).get("latency") or {}).get("p99_ms")), ".0f"),
             fmt(med(lambda r: r["placeholders"]), ".0f"),
         ]) + " |")
-    print(f"\nThin client: feed.js {len(client)} B, {len(gzip.compress(client, 9))} B gzipped (level 9; "
-          "the server's own gzip is measured by Tests/browser/test_thin_client.py)")
+    print(f"\nThin client: feed.js source {len(client)} B, {len(gzip.compress(client, 9))} B at gzip -9; the server "
+          "sends it without its comment lines, and Tests/browser/test_thin_client.py measures that, gzipped as served")
     return 0
 
 

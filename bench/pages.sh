@@ -300,6 +300,9 @@ PY
   wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$pg_line")
 fi
 
+# feed.js as a reader's browser gets it: the server sends a script without its comment lines, gzipped.
+feedjs_gz=$(curl -s -H 'Accept-Encoding: gzip' "$wf_url/static/feed.js" | wc -c)
+feedjs_raw=$(curl -s "$wf_url/static/feed.js" | wc -c)
 stop "$wf_pid" warmfeed; wf_pid=""
 stop "$ng_pid" nginx; ng_pid=""
 wf_errors=$(grep -ciE 'error|warning|critical' "$tmp/warmfeed.err" || true)
@@ -313,8 +316,6 @@ for _ in $(seq "$RENDER_RUNS"); do
     --public "$repo/Public" --templates "$repo/Templates" >>"$tmp/render"
 done
 render_table=$(helper render "$tmp/render")
-feedjs_gz=$(gzip -9c Public/feed.js | wc -c)
-feedjs_raw=$(wc -c <Public/feed.js)
 
 if [ -n "${WARMFEED_BIN:-}" ]; then
   build_note="WARMFEED_BIN=$WARMFEED_BIN (built $(date -u -r "$built" '+%Y-%m-%d %H:%M UTC'); its source is whatever it was built from)"
@@ -357,7 +358,7 @@ $render_table
 
 ### Thin client
 
-\`gzip -9c Public/feed.js | wc -c\`: **$feedjs_gz bytes** gzipped ($feedjs_raw bytes plain); goal ≤ 2,560 bytes (2.5 KiB, issue 11): $([ "$feedjs_gz" -le 2560 ] && echo MET || echo 'NOT MET')
+\`/static/feed.js\` as the server sends it: **$feedjs_gz bytes** gzipped ($feedjs_raw bytes plain, without its comment lines); goal ≤ 2,560 bytes (2.5 KiB, issue 11): $([ "$feedjs_gz" -le 2560 ] && echo MET || echo 'NOT MET')
 EOF
 )
 echo

@@ -190,35 +190,42 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// Makes a task for each job the planner starts, inside this service's task
     /// group, until graceful shutdown cancels the running ones and waits for them.
     package func run() async throws {
-        let avif = Task(priority: .background) { await self.makeAVIF() }
-        let missed = Task(priority: .background) { await self.makeMissedAVIF() }
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await avif.value }
-                group.addTask { await missed.value }
-                if !startGate.isOpen { group.addTask { await self.startGate.openAfterLimit() } }
-                for await start in starts {
-                    // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
-                    let task = Task(priority: .low) { await self.warm(start) }
-                    group.addTask { await task.value }
-                    state.withLock { $0.tasks.made(task, for: start) }?.cancel()
+        let avif = [Task(priority: .background) { await self.makeAVIF() }, Task(priority: .background) { await self.makeMissedAVIF() }]
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await withDiscardingTaskGroup { group in
+                    for task in avif { group.addTask { await task.value } }
+                    if !startGate.isOpen { group.addTask { await self.startGate.openAfterLimit() } }
+                    for await start in starts {
+                        // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
+                        let task = Task(priority: .low) { await self.warm(start) }
+                        group.addTask { await task.value }
+                        state.withLock { $0.tasks.made(task, for: start) }?.cancel()
+                    }
                 }
+            } onGracefulShutdown: {
+                self.startsInput.finish()
+                self.stopAVIF(avif)
+                self.startGate.open()
+                for task in self.state.withLock({ $0.tasks.cancelAll() }) { task.cancel() }
             }
-        } onGracefulShutdown: {
-            self.startsInput.finish()
-            self.avifPagesInput.finish()
-            self.thumbnails.avifMissed.continuation.finish()
-            avif.cancel()
-            missed.cancel()
-            let waiters = self.state.withLock { state in
-                state.avifStopped = true
-                defer { state.idleWaiters = [] }
-                return state.idleWaiters
-            }
-            for waiter in waiters { waiter.resume() }
-            self.startGate.open()
-            for task in self.state.withLock({ $0.tasks.cancelAll() }) { task.cancel() }
+        } onCancel: {
+            // Cancelled without a graceful shutdown: the AVIF lines are tasks of their own, which the group's cancellation does not reach.
+            self.stopAVIF(avif)
         }
+    }
+
+    /// Ends the AVIF lines: no more pages or keys, the one waiting for spare CPU let go, their tasks cancelled.
+    private func stopAVIF(_ tasks: [Task<Void, Never>]) {
+        avifPagesInput.finish()
+        thumbnails.avifMissed.continuation.finish()
+        for task in tasks { task.cancel() }
+        let waiters = state.withLock { state in
+            state.avifStopped = true
+            defer { state.idleWaiters = [] }
+            return state.idleWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Gives the planner one event under the lock, records what it counted

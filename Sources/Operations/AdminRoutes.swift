@@ -127,7 +127,7 @@ package struct AdminRoutes: Sendable {
                 [
                     "name": "Pre-warm",
                     "value":
-                        "\(stats.prewarm.queued) queued, \(stats.prewarm.running) running, \(stats.prewarm.done) done, \(stats.prewarm.cancelled) cancelled, \(stats.prewarm.dropped) dropped; \(stats.prewarm.readers) readers; page 1 \(stats.prewarm.pageOneWarmSeconds.map { "warm after \(String(format: "%.1f", $0)) s" } ?? "not warm yet"); leads \(stats.prewarm.leads.isEmpty ? "none" : stats.prewarm.leads.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "\($0.key) pages × \($0.value)" }.joined(separator: ", ")); a page warms in \(stats.prewarm.pageWarmSeconds.map { String(format: "%.2f s", $0) } ?? "—")",
+                        "\(stats.prewarm.queued) queued, \(stats.prewarm.running) running, \(stats.prewarm.done) done, \(stats.prewarm.cancelled) cancelled, \(stats.prewarm.dropped) dropped; \(stats.prewarm.readers) readers; page 1 \(stats.prewarm.pageOneWarmSeconds.map { "warm after \(String(format: "%.1f", $0)) s" } ?? "not warm yet"); leads \(stats.prewarm.leads.isEmpty ? "none" : stats.prewarm.leads.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "\($0.key) pages × \($0.value)" }.joined(separator: ", ")); a page warms in \(stats.prewarm.pageWarmSeconds.map { String(format: "%.2f s", $0) } ?? "—"); AVIF: \(stats.prewarm.avifPagesWaiting) pages waiting for spare CPU, \(stats.prewarm.avifPagesDropped) let go",
                 ],
                 [
                     "name": "Origin",

@@ -23,6 +23,8 @@ package final class WarmfeedMetrics: Sendable {
         ("disk_bytes", { Double($0.disk.bytes) }), ("disk_budget_bytes", { Double($0.disk.budgetBytes) }),
         ("negative_entries", { Double($0.negativeEntries) }), ("in_flight", { Double($0.inFlight) }),
         ("prewarm_queued", { Double($0.prewarm.queued) }), ("prewarm_running", { Double($0.prewarm.running) }),
+        ("prewarm_avif_pages_waiting", { Double($0.prewarm.avifPagesWaiting) }),
+        ("prewarm_avif_pages_dropped", { Double($0.prewarm.avifPagesDropped) }),
         ("page_cache_bytes", { Double($0.pages.bytes) }), ("hit_ratio", { $0.hitRatio }),
         ("origin_latency_p50_seconds", { seconds($0.origin.latency.p50Ms) }),
         ("origin_latency_p99_seconds", { seconds($0.origin.latency.p99Ms) }),

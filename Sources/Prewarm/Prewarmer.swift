@@ -28,6 +28,8 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Shutdown: the AVIF line waits for nothing more.
         var avifStopped = false
+        /// Pages on the AVIF line (the one being made included), and pages it let go.
+        var avifPages = (waiting: 0, dropped: 0)
 
         /// Whether no page job is queued or running.
         var isIdle: Bool { planner.load.queued == 0 && planner.load.running == 0 }
@@ -164,6 +166,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         stats.prewarm.pageOneWarmSeconds = topWarmAfter
         stats.prewarm.leads = Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) })
         stats.prewarm.pageWarmSeconds = leads.warmSeconds
+        (stats.prewarm.avifPagesWaiting, stats.prewarm.avifPagesDropped) = state.withLock { $0.avifPages }
     }
 
     /// Counters and queue depth for the admin view; `readers` counts real readers only.
@@ -270,7 +273,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
             await makeThumbnails(of: page, variants: variants.filter { $0.format != .avif })
             if !Task.isCancelled, number == 1 { topIsWarm() }
             let avif = variants.filter { $0.format == .avif }
-            if !Task.isCancelled, !avif.isEmpty { avifPagesInput.yield(AVIFPage(page: page, variants: avif)) }
+            if !Task.isCancelled, !avif.isEmpty { queueAVIF(AVIFPage(page: page, variants: avif)) }
             let (older, newer) = Self.neighbours(older: page.older, newer: page.newer, number: number)
             outcome = (Task.isCancelled, older, newer)
         }
@@ -309,6 +312,20 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
             if Task.isCancelled { return }
             await makeThumbnails(of: next.page, variants: next.variants, atOnce: Self.avifAtOnce) {
                 await self.whenPagesWarm()
+            }
+            state.withLock { $0.avifPages.waiting -= 1 }
+        }
+    }
+
+    /// Puts `page` on the AVIF line, counting it, and the page it pushes out when the line is full.
+    private func queueAVIF(_ page: AVIFPage) {
+        state.withLock { state in
+            // Under the lock, so the count never runs behind the line taking the page.
+            switch avifPagesInput.yield(page) {
+            case .enqueued: state.avifPages.waiting += 1
+            case .dropped: state.avifPages.dropped += 1
+            case .terminated: break
+            @unknown default: break
             }
         }
     }

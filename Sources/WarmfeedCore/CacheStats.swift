@@ -48,6 +48,11 @@ public struct CacheStats: Codable, Sendable {
         public var leads: [String: Int] = [:]
         /// Seconds a page takes to warm (render and thumbnails), smoothed; nil before the first.
         public var pageWarmSeconds: Double?
+        /// Pages whose WebP is made and whose AVIF waits for CPU to spare (made
+        /// only while no page job is queued or running), the one being made included.
+        public var avifPagesWaiting: Int = 0
+        /// Pages whose AVIF was let go, unmade, because readers outran the AVIF line.
+        public var avifPagesDropped: Int = 0
     }
 
     public struct Origin: Codable, Sendable {

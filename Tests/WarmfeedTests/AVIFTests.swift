@@ -79,8 +79,8 @@ import Testing
             // They move to page 3: pages 4 and 5 are warmed ahead, AVIF included.
             _ = try await feed.get("/?page=3", headers: reader)
             let ahead = try #require(try await feed.app.store.page(.number(4), size: 10)?.items.last?.id)
-            // Pre-warm makes AVIF once its page jobs are done (with CPU to spare): wait until
-            // no page job and no thumbnail job has run for a quarter of a second.
+            // Pre-warm makes AVIF once its page jobs are done (with CPU to spare): wait until no
+            // page job, no AVIF page and no thumbnail job has been under way for a quarter of a second.
             var quiet = 0
             for _ in 0..<600 where quiet < 5 {
                 try await Task.sleep(for: .milliseconds(50))
@@ -88,7 +88,7 @@ import Testing
                 let prewarm = stats["prewarm"] as? [String: Any]
                 let idle =
                     (prewarm?["queued"] as? Int) == 0 && (prewarm?["running"] as? Int) == 0 && (prewarm?["done"] as? Int ?? 0) >= 3
-                    && (stats["in_flight"] as? Int) == 0
+                    && (stats["in_flight"] as? Int) == 0 && (prewarm?["avif_pages_waiting"] as? Int) == 0
                 quiet = idle ? quiet + 1 : 0
             }
             #expect(quiet == 5)

@@ -185,6 +185,14 @@ package final class SharedTier: SharedThumbnailTier, Service {
         let deadline = ContinuousClock.now + longestWait
         var pause = Duration.milliseconds(5)
         var waited = false
+        // Renewed from the moment it is asked for, not from when the answer is read: on a
+        // busy process the task that reads "won" can resume after the claim's whole TTL,
+        // and a claim nobody renewed lapsed while its node fetched (the other node then won
+        // it too, without having waited: the original fetched twice). The renewal extends
+        // only a claim holding this node's token, so renewing one not won changes nothing.
+        var won = false
+        held.withLock { _ = $0.insert(itemID) }
+        defer { if !won { held.withLock { _ = $0.remove(itemID) } } }
         while true {
             let answer: RedisValue?
             do throws(RedisError) {
@@ -200,7 +208,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
             }
             switch answer {
             case .integer(1)?:
-                held.withLock { _ = $0.insert(itemID) }
+                won = true
                 if waited { counters.withLock { $0.claimsTakenOver += 1 } }
                 return .won
             case .integer?, nil:

@@ -21,7 +21,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     typealias Job = Planner.Job
 
     /// Everything the decisions touch, under the one lock.
-    private struct State {
+    struct State {
         var planner: Planner
         var tasks = PrewarmTasks()
         /// The AVIF line waiting for every page job to end (`whenPagesWarm`).
@@ -51,12 +51,12 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     }
 
     /// What to do once the lock is released.
-    private struct Work {
+    struct Work {
         var start: [PrewarmTasks.Start] = []
         var cancel: [Task<Void, Never>] = []
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// When the top was last asked to be warm, and how long page 1 then took (seconds of uptime).
     private let top = Mutex<(askedAt: Double?, warmAfter: Double?)>((nil, nil))
     /// Jobs started by the planner, whose tasks `run` makes inside its task
@@ -65,10 +65,10 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     private let startsInput: AsyncStream<PrewarmTasks.Start>.Continuation
     /// Pages whose WebP is made and whose AVIF is to make next (`makeAVIF`),
     /// the newest `avifBacklog` kept.
-    private let avifPages: AsyncStream<AVIFPage>
-    private let avifPagesInput: AsyncStream<AVIFPage>.Continuation
+    let avifPages: AsyncStream<AVIFPage>
+    let avifPagesInput: AsyncStream<AVIFPage>.Continuation
     private let pages: any PrewarmPages
-    private let thumbnails: ThumbnailService
+    let thumbnails: ThumbnailService
     private let clock: Uptime
     private let thumbnailsAtOnce: Int
     private let metrics: PrewarmMetrics
@@ -247,7 +247,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     }
 
     /// Returns once no page job is queued or running (at once if none is), or at shutdown.
-    private func whenPagesWarm() async {
+    func whenPagesWarm() async {
         await withCheckedContinuation { waiter in
             let now = state.withLock { state in
                 if state.isIdle || state.avifStopped { return true }
@@ -285,67 +285,10 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         }
     }
 
-    /// A page whose WebP is made, and the AVIF variants its readers take.
-    struct AVIFPage: Sendable {
-        var page: Page
-        var variants: [ThumbnailVariant]
-    }
-
-    /// How many pages' AVIF wait their turn; when readers outrun AVIF, the
-    /// pages waiting longest are let go (their readers get the WebP, as for
-    /// any AVIF not made yet).
-    static let avifBacklog = 3
-    /// How many AVIF thumbnails are made at once.
-    static let avifAtOnce = 2
-
-    /// Makes the AVIF of pages whose WebP is made, one page at a time,
-    /// `avifAtOnce` thumbnails at once, each started only while no page job
-    /// is queued or running, and at background priority (behind every WebP in
-    /// the libvips queue): with CPU to spare, never with the CPU a reader's
-    /// lead needs. Made inside each page's job, AVIF, at nearly twice a WebP's
-    /// CPU, held the lead back: pages took 2.8–4.3 s to warm instead of
-    /// 1.3–1.9, and 80% of a tall screen's thumbnails were late at 3,000 px/s;
-    /// on a line of its own but running beside the page jobs, a phone's 2x
-    /// pages still took 4.2 s, and 19–26% of its thumbnails were late.
-    private func makeAVIF() async {
-        for await next in avifPages {
-            if Task.isCancelled { return }
-            await makeThumbnails(of: next.page, variants: next.variants, atOnce: Self.avifAtOnce) {
-                await self.whenPagesWarm()
-            }
-            state.withLock { $0.avifPages.waiting -= 1 }
-        }
-    }
-
-    /// Puts `page` on the AVIF line, counting it, and the page it pushes out when the line is full.
-    private func queueAVIF(_ page: AVIFPage) {
-        state.withLock { state in
-            // Under the lock, so the count never runs behind the line taking the page.
-            switch avifPagesInput.yield(page) {
-            case .enqueued: state.avifPages.waiting += 1
-            case .dropped: state.avifPages.dropped += 1
-            case .terminated: break
-            @unknown default: break
-            }
-        }
-    }
-
-    /// Makes the AVIF readers were answered without (the WebP went instead:
-    /// the thumbnail of the page they were on, whose job had ended before
-    /// their browser was known to take AVIF, or whose AVIF the line let go),
-    /// one at a time, as `makeAVIF` does: only while no page job needs the CPU.
-    private func makeMissedAVIF() async {
-        for await key in thumbnails.avifMissed.stream {
-            await whenPagesWarm()
-            if Task.isCancelled { return }
-            await thumbnails.warm(key)
-        }
-    }
-
     /// Makes `page`'s thumbnails in `variants` (those its readers' screens and
     /// browsers ask for), `atOnce` at a time (`thumbnailsAtOnce` when not
     /// said), each once `turn` returns (when given).
-    private func makeThumbnails(
+    func makeThumbnails(
         of page: Page, variants: [ThumbnailVariant], atOnce: Int? = nil, turn: (@Sendable () async -> Void)? = nil
     ) async {
         let atOnce = atOnce ?? thumbnailsAtOnce

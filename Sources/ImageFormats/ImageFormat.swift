@@ -22,9 +22,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The encoder's quality (1–100) thumbnails are made at: WebP's and
-    /// JPEG's 75, and AVIF's 47, the quality at which AVIF's SSIM on the
-    /// demo's pictures and on real photographs matched or passed WebP's
-    /// (BENCHMARKS.md, "AVIF").
+    /// JPEG's 75. AVIF's is chosen picture by picture, the lowest whose SSIM
+    /// reaches the WebP's (the thumbnailer's `QualitySearch`); 47, where its
+    /// mean SSIM on the demo's pictures and on real photographs matched
+    /// WebP's, is used only when SSIM cannot be measured (BENCHMARKS.md, "AVIF").
     public var thumbnailQuality: Int {
         switch self {
         case .webp, .jpeg: 75

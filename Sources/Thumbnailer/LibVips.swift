@@ -103,6 +103,13 @@ enum LibVips {
         return body(VipsImageView(pointer: image))
     }
 
+    /// Opens encoded `bytes` (a thumbnail just made, to compare it with the
+    /// pixels it was made of) and hands the image to `body`; nil when it
+    /// cannot be opened. Pixels are decoded when `body` reads them.
+    static func withDecoded<R>(_ bytes: UnsafeRawBufferPointer, _ body: (VipsImageView) -> R) -> R? {
+        withHeader(of: bytes, body)
+    }
+
     /// Wraps 8-bit interleaved RGB pixels (copied) as an image and hands it to
     /// `body`; nil when libvips refuses the buffer.
     static func withRGB<R>(
@@ -158,6 +165,18 @@ struct VipsImageView {
     var width: Int { Int(vips_image_get_width(pointer)) }
     var height: Int { Int(vips_image_get_height(pointer)) }
     var bands: Int { Int(vips_image_get_bands(pointer)) }
+
+    /// Whether each band of a pixel is one byte (libvips' `uchar`).
+    var isEightBit: Bool { vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR }
+
+    /// Computes the image into memory and hands the copy to `body`, so several
+    /// encodings read the same pixels instead of each decoding and resizing
+    /// the source again; nil when the pixels cannot be made.
+    func withPixelsInMemory<R>(_ body: (VipsImageView) -> R) -> R? {
+        guard let copy = vips_image_copy_memory(pointer) else { return nil }
+        defer { g_object_unref(copy) }
+        return body(VipsImageView(pointer: copy))
+    }
 
     /// Whether the image carries a metadata field (`exif-data`, `xmp-data`, …).
     func hasField(_ name: String) -> Bool {

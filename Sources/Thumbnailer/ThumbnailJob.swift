@@ -13,12 +13,18 @@ struct ThumbnailJob: Sendable {
     var width: Int
     var height: Int
     var format: ImageFormat
+    /// The encoder's quality; for an AVIF that matches its WebP, the quality
+    /// used only when SSIM cannot be measured.
     var quality: Int
+    /// Whether an AVIF's quality is chosen so its SSIM reaches the WebP's
+    /// (``QualitySearch``) instead of being `quality`.
+    var matchesWebP = false
     var limits: ThumbnailLimits
 
     /// Makes the thumbnail: header checks first, then one decode with
-    /// shrink-on-load, resize, crop and save.
-    func run() -> Result<Thumbnail, ThumbnailError> {
+    /// shrink-on-load, resize, crop and save. `hurry` says whether more urgent
+    /// work waits for this thread (an AVIF's quality search then ends early).
+    func run(hurry: () -> Bool = { false }) -> Result<Thumbnail, ThumbnailError> {
         source.withUnsafeBytes { bytes in
             let info: ImageInfo
             switch SourceHeader.read(bytes) {
@@ -33,13 +39,13 @@ struct ThumbnailJob: Sendable {
                 switch format {
                 case .webp: .webp(quality: quality)
                 case .jpeg: .jpeg(quality: quality)
-                // Effort 3: libaom's effort 4 cost three times the CPU for 1% fewer bytes.
-                case .avif: .avif(quality: quality, effort: 3)
+                case .avif: .avif(quality: quality, effort: Self.avifEffort)
                 }
             let made = LibVips.withThumbnail(
                 of: bytes, width: width, height: height, crop: Self.crop, failOn: .error
             ) { image -> Thumbnail? in
-                guard var encoded = image.save(encoding) else { return nil }
+                let saved = matchesWebP ? Self.avifMatchingWebP(image, fallback: quality, hurry: hurry) : image.save(encoding)
+                guard var encoded = saved else { return nil }
                 if format == .webp {
                     guard let stripped = WebPMetadata.stripped(encoded) else { return nil }
                     encoded = stripped

@@ -53,7 +53,10 @@ public final class Thumbnailer: Sendable {
     ///
     /// - Parameters:
     ///   - source: the encoded original (JPEG, PNG, WebP or GIF).
-    ///   - quality: the encoder's quality, 1 to 100.
+    ///   - quality: the encoder's quality, 1 to 100; by default the format's
+    ///     ``ImageFormat/thumbnailQuality``, except for AVIF, whose quality is
+    ///     then chosen picture by picture so its SSIM reaches the WebP's
+    ///     (``QualitySearch``).
     /// - Throws: ``ThumbnailError``; `.cancelled` only when the calling task is
     ///   cancelled before a worker took the job.
     public func thumbnail(
@@ -61,12 +64,17 @@ public final class Thumbnailer: Sendable {
     ) async throws(ThumbnailError) -> Thumbnail {
         let job = ThumbnailJob(
             source: source, width: width, height: height, format: format,
-            quality: min(100, max(1, quality ?? format.thumbnailQuality)), limits: limits)
+            quality: min(100, max(1, quality ?? format.thumbnailQuality)),
+            matchesWebP: format == .avif && quality == nil, limits: limits)
         let result: Result<Thumbnail, ThumbnailError>
         if let refusal = refusal(of: job) {
             result = .failure(refusal)
         } else {
-            result = await pool.perform(cancelled: .failure(.cancelled)) { job.run() }
+            // A search for AVIF's quality gives way, between its encodes, to work more urgent than its own.
+            let priority = Task.currentPriority
+            result = await pool.perform(cancelled: .failure(.cancelled)) { [pool] in
+                job.run(hurry: { pool.hasQueued(above: priority) })
+            }
         }
         counters.withLock { counters in
             switch result {

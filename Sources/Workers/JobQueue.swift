@@ -40,6 +40,9 @@ struct JobQueue<Job> {
     /// The most jobs ever on workers at once.
     private(set) var peakRunning = 0
 
+    /// The priority of the most urgent job waiting, nil when none waits.
+    var highestQueuedPriority: UInt8? { buckets.first?.priority }
+
     /// A ticket for a job about to be submitted.
     mutating func reserve() -> UInt64 {
         let ticket = nextTicket

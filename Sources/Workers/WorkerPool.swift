@@ -75,6 +75,12 @@ public final class WorkerPool: @unchecked Sendable {
         condition.withLock { (queue.queued, queue.running, queue.peakRunning) }
     }
 
+    /// Whether a job of a priority above `priority` waits for a worker: a long
+    /// job of lower priority asks between its steps, to end sooner.
+    public func hasQueued(above priority: TaskPriority) -> Bool {
+        condition.withLock { (queue.highestQueuedPriority ?? 0) > priority.rawValue }
+    }
+
     /// Lets the threads finish the queued jobs and exit.
     public func stop() {
         condition.withLock {

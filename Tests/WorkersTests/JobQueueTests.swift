@@ -16,8 +16,13 @@ struct JobQueueTests {
         }
         #expect(queue.queued == 5)
         var started: [String] = []
-        while let job = queue.start() { started.append(job) }
+        var highest: [UInt8?] = []
+        while let job = queue.start() {
+            started.append(job)
+            highest.append(queue.highestQueuedPriority)
+        }
         #expect(started == ["high-1", "high-2", "mid", "low-1", "low-2"])
+        #expect(highest == [25, 17, 9, 9, nil])
         #expect(queue.running == 5 && queue.peakRunning == 5 && queue.queued == 0)
     }
 

@@ -50,8 +50,10 @@ enum LibVips {
         return String(cString: name)
     }
 
-    /// Opens `bytes` for the header only and hands the image to `body`;
-    /// nil when the header cannot be read. Decodes no pixels.
+    /// Opens `bytes` and hands the image to `body`; nil when the header
+    /// cannot be read. Decodes no pixels until `body` reads them (once, top
+    /// to bottom: the access is sequential), so a header read costs
+    /// microseconds and a thumbnail just made can be decoded to be compared.
     static func withHeader<R>(of bytes: UnsafeRawBufferPointer, _ body: (VipsImageView) -> R) -> R? {
         guard let base = bytes.baseAddress, bytes.count > 0,
             let image = warmfeed_vips_open_header(base, bytes.count)
@@ -101,13 +103,6 @@ enum LibVips {
         }
         defer { g_object_unref(image) }
         return body(VipsImageView(pointer: image))
-    }
-
-    /// Opens encoded `bytes` (a thumbnail just made, to compare it with the
-    /// pixels it was made of) and hands the image to `body`; nil when it
-    /// cannot be opened. Pixels are decoded when `body` reads them.
-    static func withDecoded<R>(_ bytes: UnsafeRawBufferPointer, _ body: (VipsImageView) -> R) -> R? {
-        withHeader(of: bytes, body)
     }
 
     /// Wraps 8-bit interleaved RGB pixels (copied) as an image and hands it to

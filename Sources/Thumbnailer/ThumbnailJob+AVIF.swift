@@ -33,7 +33,7 @@ extension ThumbnailJob {
     /// `image`; nil when it cannot be decoded or decodes to another shape.
     private static func similarity(of encoded: [UInt8], to reference: [UInt8], of image: VipsImageView) -> Double? {
         let decoded = encoded.withUnsafeBytes { bytes in
-            LibVips.withDecoded(bytes) { copy -> [UInt8]? in
+            LibVips.withHeader(of: bytes) { copy -> [UInt8]? in
                 guard copy.width == image.width, copy.height == image.height, copy.bands == image.bands, copy.isEightBit
                 else { return nil }
                 return copy.pixels()

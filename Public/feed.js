@@ -6,7 +6,13 @@
   if (!feed) return
   h.scrollRestoration = 'manual'
   const $ = (s, r = feed) => [...r.querySelectorAll(s)], top = n => n.getBoundingClientRect().top
-  const above = l => l.filter(n => top(n) < innerHeight / 3).length - 1
+  // The last of `l` (in document order) whose top is in the upper third of the
+  // screen, by bisection: a few layout reads a frame, not one a row.
+  const above = l => {
+    let a = 0, b = l.length
+    while (a < b) { const m = a + b >> 1; top(l[m]) < innerHeight / 3 ? a = m + 1 : b = m }
+    return a - 1
+  }
   const see = (f, m) => new IntersectionObserver(es => es.forEach(f), { rootMargin: m })
   // A sentinel already passed (a fling, the End key) counts as seen.
   const io = see(e => e.isIntersecting && load(e.target), '1e6px 0px 0px')
@@ -16,13 +22,19 @@
   // Thumbnails within two screens load nearest first, five at a time: the
   // browser's sixth connection stays free for pages however slow the origin, and
   // on a phone's 150 ms round trips four at a time fell behind a reader at 3,000 px/s.
+  // Those the reader has already passed wait for every one ahead of them. Every
+  // position is read before any load starts: one layout, however many start.
   const near = new Set(), fly = new Set()
   const lo = see(e => { near[e.isIntersecting ? 'add' : 'delete'](e.target); pump() }, '200% 0px')
   const own = i => { fly.add(i); i.onload = i.onerror = () => { fly.delete(i); pump() } }
+  let y = scrollY, dir = 1
   function pump () {
-    while (fly.size < 5 && near.size) {
-      let i, k = 1e9
-      for (const m of near) { const x = (top(m) - innerHeight / 2) ** 2; if (x < k) k = x, i = m }
+    if (fly.size > 4 || !near.size) return
+    const H = innerHeight, by = [...near].map(m => {
+      const r = m.getBoundingClientRect()
+      return [(r.top - H / 2) ** 2 + ((dir > 0 ? r.bottom < 0 : r.top > H) && 1e9), m]
+    })
+    for (const [, i] of by.sort((a, b) => a[0] - b[0]).slice(0, 5 - fly.size)) {
       near.delete(i)
       lo.unobserve(i)
       own(i), i.srcset = i.dataset.srcset, i.src = i.dataset.src
@@ -112,6 +124,7 @@
   // changes, fit the document around it (not on every frame: a phone's CPU).
   let tick, last = 0, idle, at
   function track () {
+    if (scrollY != y) dir = scrollY > y ? 1 : -1, y = scrollY
     const l = $('article[data-url]'), cur = l[above(l)]
     if (!cur) return
     if (cur != at) at = cur, fit()

@@ -101,3 +101,70 @@ def test_a_fling_gets_every_page_while_the_origin_is_slow(make_page, slow_origin
     visible = page.evaluate("""() => [...document.querySelectorAll('[role=feed] .thumb img')].filter(i => {
         const r = i.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight }).length""")
     print(f"{visible} thumbnails in view, all loaded")
+
+
+@pytest.fixture
+def fresh_slow_origin_server():
+    """A slow origin with nothing fetched yet, so every thumbnail holds its
+    connection for the origin's 3 s."""
+    yield from serving(page_size=10, extra_args=("--origin-latency", "3000"))
+
+
+# Thumbnails not loaded yet within two screens of the viewport, by where they
+# stand: passed (above it), in view, or ahead (below it).
+WAITING = """() => {
+    const out = { passed: [], inView: [], ahead: [] }
+    for (const i of document.querySelectorAll('[role=feed] .thumb img')) {
+        if (i.getAttribute('src')) continue
+        const r = i.getBoundingClientRect(), H = innerHeight
+        if (r.bottom < -2 * H || r.top > 3 * H) continue
+        out[r.bottom < 0 ? 'passed' : r.top > H ? 'ahead' : 'inView'].push(new URL(i.dataset.src, location).pathname)
+    }
+    return out
+}"""
+
+
+def test_thumbnails_ahead_of_the_reader_load_before_those_passed(make_page, fresh_slow_origin_server):
+    """Five thumbnails load at a time; when the reader has moved on, the ones
+    waiting are started nearest first, but every one ahead of the reader
+    comes before any they have already passed (nearest first alone mixed the
+    two, and a fast reader on a phone found blanks ahead). Counted, not
+    timed: the order in which the waiting ones are asked for."""
+    page = make_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(urlsplit(r.url).path.replace("/2x", "/1x"))
+            if "/thumbs/" in r.url else None)
+    open_feed(page, fresh_slow_origin_server.url + "/")
+    # Three pages in the document (each sentinel's fragment comes at once),
+    # while the first screen's thumbnails hold their connections for 3 s.
+    for _ in range(100):
+        if page.locator("[role=feed] article").count() >= 30:
+            break
+        page.evaluate("() => scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_timeout(100)
+    assert page.locator("[role=feed] article").count() >= 30
+    # The reader comes back to the top and reads down past page 1's rows.
+    page.evaluate("() => scrollTo(0, 0)")
+    page.wait_for_timeout(100)
+    row = page.evaluate("() => document.querySelectorAll('[role=feed] article')[9].getBoundingClientRect().bottom + scrollY")
+    for y in range(0, int(row) + 1, 200):
+        page.evaluate("y => scrollTo(0, y)", y)
+        page.wait_for_timeout(30)
+    page.evaluate("y => scrollTo(0, y)", row + 1)
+    page.wait_for_timeout(200)
+    waiting = page.evaluate(WAITING)
+    before = len(asked)
+    assert waiting["passed"] and waiting["ahead"], waiting
+
+    # The waiting ones are asked for five at a time as the origin answers.
+    wanted = set(waiting["passed"] + waiting["inView"] + waiting["ahead"])
+    for _ in range(400):
+        if wanted <= set(asked[before:]):
+            break
+        page.wait_for_timeout(100)
+    order = [p for p in asked[before:] if p in wanted]
+    print(f"waiting: {waiting}; asked in this order: {order}")
+    first_passed = min(order.index(p) for p in waiting["passed"] if p in order) if any(
+        p in order for p in waiting["passed"]) else len(order)
+    late_ahead = [p for p in waiting["ahead"] + waiting["inView"] if p not in order[:first_passed]]
+    assert late_ahead == [], f"asked for after a thumbnail the reader had passed: {late_ahead} (order: {order})"

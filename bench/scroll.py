@@ -8,7 +8,9 @@ dense desktop (1280×1440 at DPR 2). Prints the share of thumbnails blank for
 over 100 ms (first screen included), the first screen apart, blank p99 and
 worst, the loading gap at the bottom, CLS and long tasks, the leads the
 server chose, the origin's p50/p99 over the run (as /admin/cache reports
-them), and the thin client's gzipped size.
+them), the CPU the server and everything else on the machine (Chromium,
+mostly) used over each run and how busy the machine's cores were (a run on a
+full machine measures the machine), and the thin client's gzipped size.
 
     WARMFEED_BIN=$PWD/.build/release/warmfeed .venv/bin/python bench/scroll.py \
         [--runs N] [--profile desktop phone tall] [--prewarm 2 0] [--pace 1500 3000] [--json FILE]
@@ -65,9 +67,10 @@ def main() -> int:
     print(f"\nNewcomer's scroll through {warm_scroll.PAGES} pages of {warm_scroll.PAGE_SIZE} (origin "
           f"{warm_scroll.ORIGIN_LATENCY_MS} ms, first screen included), {args.runs} run(s) each, medians; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; binary {conftest.WARMFEED_BIN}\n")
-    cols = ["screen", "px/s", "prewarm", "entered", "late > 100 ms", "late share", "1st screen late", "blank p99 / max ms",
+    cols = ["screen", "px/s", "prewarm", "entered", "late > 100 ms", "late, each run", "late share", "1st screen late", "blank p99 / max ms",
             "gap at the bottom ms", "CLS", "long tasks", "page 1 warm s",
-            "leads (lead: readers)", "page warms in s", "origin p50 ms", "origin p99 ms", "placeholders"]
+            "leads (lead: readers)", "page warms in s", "origin p50 ms", "origin p99 ms", "placeholders",
+            "CPU s: server / the rest", "machine busy"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "|".join("---" for _ in cols) + "|")
     for profile, pace, prewarm in [(f, p, w) for f in args.profile for p in args.pace for w in args.prewarm]:
@@ -82,6 +85,7 @@ def main() -> int:
         leads = [json.dumps((r.get("prewarm_stats") or {}).get("leads")) for r in rs]
         print("| " + " | ".join([
             profile, str(pace), str(prewarm), fmt(med(lambda r: r["entered"]), ".0f"), fmt(med(lambda r: r["late"]), ".0f"),
+            " · ".join(str(r["late"]) for r in rs),
             fmt(med(lambda r: 100 * r["late_share"] if r["late_share"] is not None else None), ".1f") + "%",
             fmt(med(lambda r: r["first_screen_late"]), ".0f") + " of " + fmt(med(lambda r: r["first_screen"]), ".0f"),
             fmt(med(lambda r: r["blank_p99_ms"]), ".0f") + " / " + fmt(med(lambda r: r["blank_max_ms"]), ".0f"),
@@ -93,6 +97,9 @@ def main() -> int:
             fmt(med(lambda r: ((r.get("origin") or {}).get("latency") or {}).get("p50_ms")), ".0f"),
             fmt(med(lambda r: ((r.get("origin") or {}).get("latency") or {}).get("p99_ms")), ".0f"),
             fmt(med(lambda r: r["placeholders"]), ".0f"),
+            fmt(med(lambda r: r.get("server_cpu_s")), ".1f") + " / " + fmt(med(lambda r: r.get("others_cpu_s")), ".1f"),
+            fmt(med(lambda r: 100 * r["machine_busy"] if r.get("machine_busy") is not None else None), ".0f")
+            + f"% of {rs[0].get('cores') if rs else '—'} cores",
         ]) + " |")
     print(f"\nThin client: feed.js source {len(client)} B, {len(gzip.compress(client, 9))} B at gzip -9; the server "
           "sends it without its comment lines, and Tests/browser/test_thin_client.py measures that, gzipped as served")

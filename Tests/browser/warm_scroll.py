@@ -18,6 +18,7 @@ import json
 import os
 import time
 import urllib.request
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from conftest import Server
@@ -94,6 +95,19 @@ INIT_SCRIPT = """
     .observe({ type: 'longtask', buffered: true })
 })()
 """
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds `pid` has used so far, every thread's (user and system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_ticks() -> tuple[int, int]:
+    """The machine's busy and total CPU ticks so far, all cores (steal counted busy)."""
+    user, nice, system, idle, iowait, irq, softirq, steal = map(int, Path("/proc/stat").read_text().split()[1:9])
+    busy = user + nice + system + irq + softirq + steal
+    return busy, busy + idle + iowait
 
 
 def start_server(prewarm: int, fresh: bool = True, extra_args: tuple[str, ...] = (),
@@ -173,6 +187,11 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
         page.on("response", lambda r: r.headers.get("x-warmfeed-placeholder")
                 and placeholders.add(urlsplit(r.url).path))
         before = admin_cache(server)
+        # Who had the CPU during the run: the server (one process; not a
+        # cluster's), and everything else on the machine (Chromium, mostly), so
+        # a figure says whether the host was full.
+        pid = server.proc.pid if isinstance(server, Server) else None
+        server_cpu, ticks = cpu_seconds(pid) if pid else 0.0, machine_ticks()
         page.goto(server.url + path, wait_until="domcontentloaded")
         page.wait_for_function("() => document.documentElement.classList.contains('js')")
         start = page.evaluate("() => performance.now()")
@@ -182,6 +201,7 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
         # Let the last screen's thumbnails finish (or not) before reading the clock.
         page.wait_for_timeout(1500)
         end = page.evaluate("() => performance.now()")
+        server_cpu, ticks = cpu_seconds(pid) - server_cpu if pid else None, [b - a for a, b in zip(ticks, machine_ticks())]
         records = page.evaluate("() => window.__wfThumbs")
         perf = page.evaluate("() => window.__wfPerf")
         # By item: the img's src names the 1x, its srcset the size the screen loads.
@@ -250,6 +270,11 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
         "prewarm_stats": after.get("prewarm"),
         "origin": after.get("origin"),
         "page_errors": errors,
+        # CPU over the run, from opening the page to the last screen's wait.
+        "cores": os.cpu_count(),
+        "server_cpu_s": server_cpu,
+        "others_cpu_s": ticks[0] / os.sysconf("SC_CLK_TCK") - (server_cpu or 0),
+        "machine_busy": ticks[0] / ticks[1] if ticks[1] else None,
     }
 
 

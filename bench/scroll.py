@@ -13,7 +13,13 @@ mostly) used over each run and how busy the machine's cores were (a run on a
 full machine measures the machine), and the thin client's gzipped size.
 
     WARMFEED_BIN=$PWD/.build/release/warmfeed .venv/bin/python bench/scroll.py \
-        [--runs N] [--profile desktop phone tall] [--prewarm 2 0] [--pace 1500 3000] [--json FILE]
+        [--runs N] [--profile desktop phone tall] [--prewarm 2 0] [--pace 1500 3000] [--json FILE] \
+        [--server-cpus 0-3 [--browser-cpus 4-11]]
+
+On a many-core machine, --server-cpus gives the server cores of its own, as
+a phone and a server have: Chromium (whose phone is throttled 4× on top of
+whatever CPU it gets) and this script keep the rest. On two cores, each
+wants about one at 3,000 px/s, and a run on a full machine measures it.
 
 The measurement is Tests/browser/warm_scroll.py's, the one the test asserts on.
 """
@@ -37,6 +43,15 @@ import conftest  # noqa: E402
 import warm_scroll  # noqa: E402
 
 
+def cpu_list(text: str) -> set[int]:
+    """CPUs written as taskset takes them: "0-3,8"."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs of each setting (default 3; medians are printed)")
@@ -45,7 +60,18 @@ def main() -> int:
     ap.add_argument("--profile", nargs="+", default=["desktop"], choices=sorted(warm_scroll.PROFILES),
                     help="screens to scroll on (default desktop)")
     ap.add_argument("--json", help="also write every run's measurements to this file")
+    ap.add_argument("--server-cpus", help="CPUs for the server, as taskset takes them (0-3,8); "
+                    "Chromium and this script get --browser-cpus")
+    ap.add_argument("--browser-cpus", help="CPUs for Chromium and this script (default: all the others)")
     args = ap.parse_args()
+    server_cpus = cpu_list(args.server_cpus) if args.server_cpus else None
+    if server_cpus:
+        browser_cpus = cpu_list(args.browser_cpus) if args.browser_cpus else os.sched_getaffinity(0) - server_cpus
+        # Chromium inherits this process's CPUs; each server is moved to its own as it starts.
+        os.sched_setaffinity(0, browser_cpus)
+        where = f"server on CPUs {args.server_cpus}, Chromium and the harness on {sorted(browser_cpus)}"
+    else:
+        where = f"server, Chromium and the harness sharing all {os.cpu_count()} cores"
 
     client = (ROOT / "Public" / "feed.js").read_bytes()
     results = []
@@ -57,7 +83,8 @@ def main() -> int:
                     for pace in args.pace:
                         for prewarm in args.prewarm:
                             print(f"run {run + 1}: {profile}, {pace} px/s, prewarm {prewarm} …", file=sys.stderr, flush=True)
-                            results.append(warm_scroll.measure(browser, prewarm, pace, profile=profile))
+                            results.append(warm_scroll.measure(browser, prewarm, pace, profile=profile,
+                                                               server_cpus=server_cpus))
         finally:
             browser.close()
 
@@ -66,7 +93,7 @@ def main() -> int:
 
     print(f"\nNewcomer's scroll through {warm_scroll.PAGES} pages of {warm_scroll.PAGE_SIZE} (origin "
           f"{warm_scroll.ORIGIN_LATENCY_MS} ms, first screen included), {args.runs} run(s) each, medians; load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; binary {conftest.WARMFEED_BIN}\n")
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; binary {conftest.WARMFEED_BIN}; {where}\n")
     cols = ["screen", "px/s", "prewarm", "entered", "late > 100 ms", "late, each run", "late share", "1st screen late", "blank p99 / max ms",
             "gap at the bottom ms", "CLS", "long tasks", "page 1 warm s",
             "leads (lead: readers)", "page warms in s", "origin p50 ms", "origin p99 ms", "placeholders",

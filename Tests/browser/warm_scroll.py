@@ -279,12 +279,22 @@ def scroll_run(browser, server: Server, pace: int = PACE, path: str = "/", pages
 
 
 def measure(browser, prewarm: int, pace: int = PACE, path: str = "/", pages: int = PAGES,
-            first_row: int = 1, demo_items: int = DEMO_ITEMS, profile: str | None = None) -> dict:
-    """A newcomer's server, started now, and one scroll through it (on `profile`'s screen, network and CPU)."""
-    server = start_server(prewarm, demo_items=demo_items)
+            first_row: int = 1, demo_items: int = DEMO_ITEMS, profile: str | None = None,
+            server_cpus: set[int] | None = None) -> dict:
+    """A newcomer's server, started now (on `server_cpus`, when given), and one
+    scroll through it (on `profile`'s screen, network and CPU)."""
+    # A child is born on its parent's CPUs, and every thread it starts on its own.
+    ours = os.sched_getaffinity(0)
+    if server_cpus:
+        os.sched_setaffinity(0, server_cpus)
+    try:
+        server = start_server(prewarm, demo_items=demo_items)
+    finally:
+        os.sched_setaffinity(0, ours)
     try:
         result = scroll_run(browser, server, pace, path, pages, first_row, profile=profile)
         result["prewarm"] = prewarm
+        result["server_cpus"] = sorted(server_cpus) if server_cpus else None
         # The server's complaints during the run (origin errors and the like), as evidence.
         result["log_warnings"] = [line for line in server.log().splitlines()
                                   if " warning " in line or " error " in line][-8:]

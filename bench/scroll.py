@@ -67,7 +67,7 @@ def main() -> int:
     server_cpus = cpu_list(args.server_cpus) if args.server_cpus else None
     if server_cpus:
         browser_cpus = cpu_list(args.browser_cpus) if args.browser_cpus else os.sched_getaffinity(0) - server_cpus
-        # Chromium inherits this process's CPUs; each server is moved to its own as it starts.
+        # Chromium inherits this process's CPUs; each server is started on its own (warm_scroll.measure).
         os.sched_setaffinity(0, browser_cpus)
         where = f"server on CPUs {args.server_cpus}, Chromium and the harness on {sorted(browser_cpus)}"
     else:

@@ -14,6 +14,12 @@ public struct ConnectionCounts: Sendable, Codable, Equatable {
     /// New connections answered a 4xx and closed at a first look (see `FirstLook`): a malformed request line, a NUL or bare CR
     /// in the head, a `Content-Length` that is not one number, cookies libmicrohttpd cannot hold.
     public var malformed: Int
+    /// Requests waiting now on work that may wait (the store, the origin), their connection suspended.
+    public var waiting = 0
+    /// Waits answered before their work ended, past the cap on waits of their address or in all (see `SuspendedWaits`).
+    public var waitsShed = 0
+    /// Waits answered before their work ended, past their deadline.
+    public var waitsLate = 0
 
     public init(held: Int = 0, slowHeads: Int = 0, idleClosed: Int = 0, madeRoom: Int = 0, refused: Int = 0, malformed: Int = 0) {
         self.held = held

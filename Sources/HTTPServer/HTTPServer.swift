@@ -57,7 +57,8 @@ public final class HTTPServer: Service, Sendable {
             // parse could still be answered as its connection closed (it skips
             // the shutdown for writing), but under bench/mixed.sh's 512
             // connections 1,319 of 7,846 requests took over 5 s, against 2 without.
-            let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            let flags =
+                MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
                 | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
             // The core is passed unretained: `self` owns it and outlives the daemon,
             // which `shutdown()` (or deinit) stops before the core can go away.
@@ -82,7 +83,10 @@ public final class HTTPServer: Service, Sendable {
                 throw StartError(description: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
             }
             Self.deferAccepts(on: wf_mhd_listen_socket(daemon), seconds: configuration.deferAccept)
-            let sweeper = HeadSweeper { [core] in core.expireSlowHeads() }
+            let sweeper = HeadSweeper { [core] in
+                core.expireSlowHeads()
+                core.expireLateWaits()
+            }
             state = .running(daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)), sweeper: sweeper)
         }
         core.logger.info("listening", metadata: ["address": "http://\(core.configuration.host):\(port)/"])

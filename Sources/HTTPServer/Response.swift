@@ -43,6 +43,12 @@ public enum Reply: Sendable {
     /// Work that ends with a response built once and kept (a thumbnail, a page
     /// from a cache) answers `.prepared`, and it is sent as it is.
     case waiting(@Sendable () async -> Answer)
+    /// As `waiting`, within `deadline`: when the work takes longer, or the
+    /// server sheds the wait to make room for others (see `SuspendedWaits`),
+    /// `otherwise` is answered at once and the work goes on with no one to
+    /// answer (a thumbnail made for the next reader). A `waiting` shed that
+    /// way is answered 503.
+    case waitingAtMost(Duration, otherwise: Answer, @Sendable () async -> Answer)
 
     /// An answer ready now, built for the request or kept.
     @inlinable
@@ -58,13 +64,24 @@ public enum Reply: Sendable {
         .waiting { .response(await work()) }
     }
 
+    /// What it answers with, however it is given (waiting for the work of `waiting`).
+    public var answer: Answer {
+        get async {
+            switch self {
+            case .now(let response): .response(response)
+            case .prepared(let prepared): .prepared(prepared)
+            case .waiting(let work), .waitingAtMost(_, _, let work): await work()
+            }
+        }
+    }
+
     /// The response, however it is given (waiting for the work of `waiting`).
     public var response: Response {
         get async {
             switch self {
             case .now(let response): response
             case .prepared(let prepared): prepared.response
-            case .waiting(let work): await work().response
+            case .waiting(let work), .waitingAtMost(_, _, let work): await work().response
             }
         }
     }

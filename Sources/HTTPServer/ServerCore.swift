@@ -40,11 +40,15 @@ final class ServerCore: Sendable {
             perAddress: share(configuration.connectionsPerAddress),
             headTimeout: .seconds(max(1, configuration.headTimeout))
         )
+        // Waits hold their connection: at most half the connections wait, and
+        // half an address's, so the rest always hold one a newcomer can take.
+        let waits = SuspendedWaits.Limits(
+            total: share(configuration.connectionLimit / 2), perAddress: share(configuration.connectionsPerAddress / 2))
         // Worker w takes handlers w, w + count, …: no handler's queue is fed by
         // two workers (with fewer handlers than workers, they share by remainder).
         shards = (0..<count).map { [executors] worker in
             let own = executors.count >= count ? executors.indices.filter { $0 % count == worker } : [worker % executors.count]
-            return WorkerShard(limits: limits, handlers: own.map { executors[$0] })
+            return WorkerShard(limits: limits, waits: waits, handlers: own.map { executors[$0] })
         }
         assignment = ShardAssignment(shards: count)
     }
@@ -139,6 +143,11 @@ final class ServerCore: Sendable {
                 sum.madeRoom += table.counts.crowdedOut
                 sum.refused += table.counts.refused
                 sum.malformed += table.counts.malformed
+            }
+            shard.suspended.withLock { suspended in
+                sum.waiting += suspended.waits.count
+                sum.waitsShed += suspended.waits.counts.shed
+                sum.waitsLate += suspended.waits.counts.late
             }
         }
         return sum
@@ -264,26 +273,71 @@ final class ServerCore: Sendable {
             context.phase = .answered
             return queue(prepared, on: connection)
         case .waiting(let work):
-            context.phase = .waiting
-            MHD_suspend_connection(connection)
-            let id = ObjectIdentifier(context)
-            let shard = shard(of: connection)
-            shard.suspended.withLock { $0[id] = (context, SuspendedConnection(pointer: connection)) }
-            Task(executorPreference: shard.nextHandler()) {
-                let response = await work()
-                Self.resume(id, in: shard, with: response)
-            }
-            return .YES
+            return suspend(connection, context, deadline: nil, otherwise: Self.shedAnswer, work)
+        case .waitingAtMost(let deadline, let otherwise, let work):
+            return suspend(connection, context, deadline: deadline, otherwise: otherwise, work)
         }
     }
 
+    /// The answer of a `.waiting` reply whose wait is shed: its handler said nothing for that case.
+    static let shedAnswer = Answer.response(
+        .plain(503, "too many requests are waiting; try again shortly", headers: [HTTPField(name: .retryAfter, value: "1")]))
+
+    /// Suspends `connection` while `work` runs on a handler thread; its wait
+    /// joins the shard's (`SuspendedWaits`), which may cut short the oldest
+    /// of its address or of all, answering them `otherwise` now.
+    private func suspend(
+        _ connection: OpaquePointer, _ context: RequestContext, deadline: Duration?, otherwise: Answer,
+        _ work: @escaping @Sendable () async -> Answer
+    ) -> MHD_Result {
+        context.phase = .waiting
+        MHD_suspend_connection(connection)
+        let shard = shard(of: connection)
+        let address = wf_mhd_connection_ipv4(connection)
+        let now = ContinuousClock.now - started
+        // Each wait its own number, never the context's identity: the work of a wait
+        // cut short may end after its context is freed and another made in its place.
+        let (id, shed) = shard.suspended.withLock { suspended in
+            let id = suspended.waits.nextID()
+            suspended.entries[id] = Suspensions.Entry(context: context, connection: SuspendedConnection(pointer: connection), otherwise: otherwise)
+            return (id, suspended.waits.began(id, address: address, deadline: deadline.map { now + $0 }))
+        }
+        let task = Task(executorPreference: shard.nextHandler()) {
+            let response = await work()
+            Self.resume(id, in: shard, with: response)
+        }
+        // Kept to be cancelled if the wait is cut short: an entry already gone needs none.
+        shard.suspended.withLock { $0.entries[id]?.work = task }
+        for victim in shed { Self.cutShort(victim, in: shard) }
+        return .YES
+    }
+
     /// Hands `response` to the suspended connection of context `id` and resumes
-    /// it, unless shutdown already answered it.
-    private static func resume(_ id: ObjectIdentifier, in shard: WorkerShard, with response: Answer) {
-        guard let (context, connection) = shard.suspended.withLock({ $0.removeValue(forKey: id) }) else { return }
-        context.response = response
-        context.phase = .answered
-        MHD_resume_connection(connection.pointer)
+    /// it, unless its wait was cut short or shutdown already answered it.
+    private static func resume(_ id: SuspendedWaits.ID, in shard: WorkerShard, with response: Answer) {
+        guard let entry = shard.suspended.withLock({ $0.take(id) }) else { return }
+        entry.context.response = response
+        entry.context.phase = .answered
+        MHD_resume_connection(entry.connection.pointer)
+    }
+
+    /// Answers the wait of `id` with what its handler gave for a wait cut
+    /// short, and cancels its work (which goes on for whoever else waits on it).
+    private static func cutShort(_ id: SuspendedWaits.ID, in shard: WorkerShard) {
+        // `SuspendedWaits` let go of it already; the entry is taken here, or by its work if it just ended.
+        guard let entry = shard.suspended.withLock({ $0.entries.removeValue(forKey: id) }) else { return }
+        entry.work?.cancel()
+        entry.context.response = entry.otherwise
+        entry.context.phase = .answered
+        MHD_resume_connection(entry.connection.pointer)
+    }
+
+    /// Answers every wait past its deadline (see `SuspendedWaits`), called with the head sweep.
+    func expireLateWaits() {
+        let now = ContinuousClock.now - started
+        for shard in shards {
+            for late in shard.suspended.withLock({ $0.waits.expire(at: now) }) { Self.cutShort(late, in: shard) }
+        }
     }
 
     /// Answers every connection still waiting on a handler with 503, so the
@@ -291,15 +345,18 @@ final class ServerCore: Sendable {
     /// Returns how many there were.
     func answerWaitingConnections() -> Int {
         let waiting = shards.flatMap { shard in
-            shard.suspended.withLock { all in
-                defer { all.removeAll() }
-                return Array(all.values)
+            shard.suspended.withLock { suspended in
+                defer {
+                    for id in suspended.entries.keys { suspended.waits.ended(id) }
+                    suspended.entries.removeAll()
+                }
+                return Array(suspended.entries.values)
             }
         }
-        for (context, connection) in waiting {
-            context.response = .response(.plain(503, "the server is shutting down; try again shortly"))
-            context.phase = .answered
-            MHD_resume_connection(connection.pointer)
+        for entry in waiting {
+            entry.context.response = .response(.plain(503, "the server is shutting down; try again shortly"))
+            entry.context.phase = .answered
+            MHD_resume_connection(entry.connection.pointer)
         }
         return waiting.count
     }

@@ -64,6 +64,9 @@ package final class CacheObserver: Service, Sendable {
             (server?.connections ?? ConnectionCounts(), server.map { $0.connections.held * $0.connectionMemoryLimit } ?? 0)
         }
         (stats.connections.held, stats.connections.slowHeads, stats.connections.idleClosed) = (connections.held, connections.slowHeads, connections.idleClosed)
+        (stats.connections.waiting, stats.connections.waitsShed, stats.connections.waitsLate) = (
+            connections.waiting, connections.waitsShed, connections.waitsLate
+        )
         (stats.connections.madeRoom, stats.connections.refused, stats.connections.malformed) = (
             connections.madeRoom, connections.refused, connections.malformed
         )

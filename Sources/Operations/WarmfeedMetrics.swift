@@ -37,6 +37,8 @@ package final class WarmfeedMetrics: Sendable {
         ("connections_held", { Double($0.connections.held) }), ("connections_shed_slow_head", { Double($0.connections.slowHeads) }),
         ("connections_closed_idle", { Double($0.connections.idleClosed) }), ("connections_shed_for_room", { Double($0.connections.madeRoom) }),
         ("connections_refused", { Double($0.connections.refused) }), ("connections_malformed", { Double($0.connections.malformed) }),
+        ("connections_waiting", { Double($0.connections.waiting) }), ("connections_waits_shed", { Double($0.connections.waitsShed) }),
+        ("connections_waits_late", { Double($0.connections.waitsLate) }),
         ("page_cache_hits", { Double($0.pageHits) }), ("page_cache_misses", { Double($0.pageMisses) }),
         ("page_cache_not_kept", { Double($0.pageNotKept) }),
         ("disk_index_bytes", { Double($0.memoryUse.diskIndexBytes) }), ("disk_index_budget_bytes", { Double($0.memoryUse.diskIndexBudgetBytes) }),

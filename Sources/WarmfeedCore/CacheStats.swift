@@ -90,6 +90,12 @@ public struct CacheStats: Codable, Sendable {
         public var refused = 0
         /// New connections answered a 4xx and closed at a first look.
         public var malformed = 0
+        /// Requests waiting now (on the store, the origin), their connection suspended.
+        public var waiting = 0
+        /// Waits answered before their work ended: past the cap on waits of one address or in all.
+        public var waitsShed = 0
+        /// Waits answered before their work ended: past their deadline (a thumbnail's placeholder, its job going on).
+        public var waitsLate = 0
     }
 
     /// Rows rendered ahead (`RowPreparation`).

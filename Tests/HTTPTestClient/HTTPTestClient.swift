@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,13 +19,23 @@ public final class TestConnection: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds.
-    public init(port: Int, timeout: Int = 15) throws {
+    /// Connects to 127.0.0.1:`port`, from the loopback address `source` when
+    /// given (another client to the server: 127.0.0.2, …); reads give up after `timeout` seconds.
+    public init(port: Int, timeout: Int = 15, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw Failure(description: "bind to \(source) failed: errno \(errno)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian
@@ -145,9 +156,10 @@ public enum TestHTTP {
     /// Sends `method target` with `headers` on a new connection and reads the
     /// response, giving up after `timeout` seconds without a byte.
     public static func request(
-        port: Int, _ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: String? = nil, timeout: Int = 15
+        port: Int, _ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: String? = nil, timeout: Int = 15,
+        from source: String? = nil
     ) throws -> TestResponse {
-        let connection = try TestConnection(port: port, timeout: timeout)
+        let connection = try TestConnection(port: port, timeout: timeout, from: source)
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -157,8 +169,10 @@ public enum TestHTTP {
     }
 
     /// A GET.
-    public static func get(port: Int, _ target: String, headers: [(String, String)] = [], timeout: Int = 15) throws -> TestResponse {
-        try request(port: port, "GET", target, headers: headers, timeout: timeout)
+    public static func get(
+        port: Int, _ target: String, headers: [(String, String)] = [], timeout: Int = 15, from source: String? = nil
+    ) throws -> TestResponse {
+        try request(port: port, "GET", target, headers: headers, timeout: timeout, from: source)
     }
 }
 

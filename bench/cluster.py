@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT / "Tests" / "browser"))
 import cluster as topology  # noqa: E402
 from conftest import SHARED_POOL  # noqa: E402
 
-THUMB = re.compile(r'src="/thumbs/(\d+)/1x"')
+THUMB = re.compile(r'src="/thumbs/(\d+-[0-9a-f]{8})/1x"')
 NEXT = re.compile(r'data-fragment="([^"]+)"')
 
 

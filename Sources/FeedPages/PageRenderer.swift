@@ -41,14 +41,19 @@ package struct PageRenderer: Sendable {
         var description: String { "template \(name).mustache is missing from \(folder)" }
     }
 
-    package init(templatesFolder: String, scriptURL: String, styleURL: String, threshold: Double) throws {
+    /// The store's epoch: thumbnails are named by picture (`Picture`), whose
+    /// tag it is part of, and rows rendered ahead in another store's are rendered again.
+    let epoch: UInt32
+
+    package init(templatesFolder: String, scriptURL: String, styleURL: String, threshold: Double, epoch: UInt32) throws {
+        self.epoch = epoch
         let folder = try TemplateFolder(path: templatesFolder)
         for name in Self.requiredTemplates where !folder.has(name) {
             throw MissingTemplate(name: name, folder: templatesFolder)
         }
         pageTemplate = try folder.compile("page", schema: PageValues.page)
         layoutTemplate = try folder.compile("layout", schema: PageValues.layout)
-        (rowTemplate, rowTag, notAhead) = Self.ahead(folder, page: pageTemplate)
+        (rowTemplate, rowTag, notAhead) = Self.ahead(folder, page: pageTemplate, epoch: epoch)
         errorTemplate = try folder.compile("error", schema: PageValues.error)
         self.scriptURL = scriptURL
         self.styleURL = styleURL
@@ -60,7 +65,7 @@ package struct PageRenderer: Sendable {
         let next = Self.next(after: page.older, number: number)
         let values = FragmentValues(
             rows: PageRows(
-                page: page, number: number, url: query.documentURL,
+                page: page, epoch: epoch, number: number, url: query.documentURL,
                 split: Sentinel.rowsBefore(rowCount: page.items.count, threshold: threshold), next: next
             ))
         var html = HTMLBuffer(capacity: 1024 + page.items.count * 768)
@@ -70,10 +75,10 @@ package struct PageRenderer: Sendable {
 
     /// Bump when a row's bytes change for the same templates (escaping, dates,
     /// colours): rows rendered ahead by an older build are then rendered again.
-    static let rowFormat = "rows v1"
+    static let rowFormat = "rows v2"
 
     /// The row template to render ahead with, its tag, or why there is none.
-    private static func ahead(_ folder: TemplateFolder, page: HTMLTemplate) -> (HTMLTemplate?, UInt32?, String?) {
+    private static func ahead(_ folder: TemplateFolder, page: HTMLTemplate, epoch: UInt32) -> (HTMLTemplate?, UInt32?, String?) {
         let row: HTMLTemplate
         do {
             row = try folder.compile("row", schema: PageValues.row)
@@ -86,10 +91,13 @@ package struct PageRenderer: Sendable {
         }
         // A probe: a template that uses an open field other than as a value cannot be rendered ahead.
         let probe = FeedItem(id: 1, guid: "probe", title: "t", summary: "s", link: "https://example.com/", imageURL: "https://example.com/p.jpg", published: 0)
-        guard PreparedHTML.prepare(row, AheadRowValues(item: probe), open: RowFields.open) != nil else {
+        guard PreparedHTML.prepare(row, AheadRowValues(item: probe, epoch: epoch), open: RowFields.open) != nil else {
             return (nil, nil, "row.mustache uses {{position}}, {{total}} or {{colour}} other than as a value")
         }
+        // The epoch too: rows rendered ahead name pictures of their store, and a
+        // row file left beside another store's database is rendered again.
         var named = Array(rowFormat.utf8) + [0]
+        withUnsafeBytes(of: epoch.littleEndian) { named += $0 }
         named += folder.contents(of: "row") ?? []
         named.append(0)
         named += folder.contents(of: "page") ?? []
@@ -98,7 +106,7 @@ package struct PageRenderer: Sendable {
 
     /// `item`'s row rendered ahead, the tag first; nil when rows are not rendered ahead.
     func prepare(_ item: FeedItem) -> [UInt8]? {
-        guard let rowTemplate, let rowTag, let bytes = PreparedHTML.prepare(rowTemplate, AheadRowValues(item: item), open: RowFields.open) else {
+        guard let rowTemplate, let rowTag, let bytes = PreparedHTML.prepare(rowTemplate, AheadRowValues(item: item, epoch: epoch), open: RowFields.open) else {
             return nil
         }
         return PreparedRowTag.bytes(rowTag) + bytes
@@ -109,7 +117,7 @@ package struct PageRenderer: Sendable {
     func fragment(of page: PreparedPage, query: PageQuery, number: Int) -> [UInt8] {
         let next = Self.next(after: page.older, number: number)
         let rows = PreparedRows(
-            page: page, number: number, url: query.documentURL,
+            page: page, epoch: epoch, number: number, url: query.documentURL,
             split: Sentinel.rowsBefore(rowCount: page.rows.count, threshold: threshold), next: next
         )
         var html = HTMLBuffer(capacity: 1024 + page.bytes.count + page.rows.count * 64)

@@ -5,7 +5,7 @@ import WarmfeedCore
 /// load) and as values read by field number while a page renders. The field
 /// order of each schema is the order of its `Field` cases.
 package enum PageValues {
-    enum RowField: Int { case id, position, total, title, colour, iso, date, summary, thumb, link, pageStart, number, url }
+    enum RowField: Int { case id, position, total, title, colour, iso, date, summary, thumb, link, pageStart, number, url, picture }
     enum SentinelField: Int { case next, fragment, nextNumber }
     enum EndField: Int { case empty }
     enum PageField: Int { case before, sentinel, after, end }
@@ -13,7 +13,7 @@ package enum PageValues {
 
     static let row = TemplateSchema([
         "id": .text, "position": .text, "total": .text, "title": .text, "colour": .text, "iso": .text, "date": .text,
-        "summary": .text, "thumb": .flag, "link": .text, "pageStart": .flag, "number": .text, "url": .text,
+        "summary": .text, "thumb": .flag, "link": .text, "pageStart": .flag, "number": .text, "url": .text, "picture": .text,
     ])
     static let sentinel = TemplateSchema(["next": .text, "fragment": .text, "nextNumber": .text])
     static let end = TemplateSchema(["empty": .flag])
@@ -65,6 +65,8 @@ struct FragmentValues<Rows: FragmentRows>: TemplateValues {
 /// What every row of a page shares, held once while the page renders.
 final class PageRows: FragmentRows {
     let page: Page
+    /// The store's epoch, which the rows' picture names carry.
+    let epoch: UInt32
     let number: Int
     let url: String
     /// Rows before the sentinel.
@@ -72,8 +74,9 @@ final class PageRows: FragmentRows {
     /// The next page's document and fragment URLs; nil on the last page.
     let next: (document: String, fragment: String)?
 
-    init(page: Page, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
+    init(page: Page, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
         self.page = page
+        self.epoch = epoch
         self.number = number
         self.url = url
         self.split = split
@@ -118,6 +121,8 @@ struct RowPlace {
     /// The page's number and URL: written on its first row only.
     var number: Int
     var url: String
+    /// The store's epoch, which the row's picture name carries.
+    var epoch: UInt32
 
     init(rows: PageRows, offset: Int) {
         position = rows.page.firstPosition + offset
@@ -125,14 +130,16 @@ struct RowPlace {
         first = offset == 0
         number = rows.number
         url = rows.url
+        epoch = rows.epoch
     }
 
-    init(position: Int, total: Int, first: Bool, number: Int, url: String) {
+    init(position: Int, total: Int, first: Bool, number: Int, url: String, epoch: UInt32) {
         self.position = position
         self.total = total
         self.first = first
         self.number = number
         self.url = url
+        self.epoch = epoch
     }
 }
 
@@ -157,6 +164,9 @@ enum RowFields {
         case .link: if let link = item.pointee.link { html.append(link, escaped: escaped) }
         case .number: if place.first { html.append(place.number) }
         case .url: if place.first { html.append(place.url, escaped: escaped) }
+        case .picture:
+            // Thumbnails are asked for by picture: the item's id and its image's tag in this store.
+            if let picture = Picture(item: item.pointee, epoch: place.epoch) { html.append(raw: picture.name) }
         case .thumb, .pageStart: break
         }
     }
@@ -177,11 +187,13 @@ enum RowFields {
 /// colours left open.
 struct AheadRowValues: TemplateValues {
     let item: FeedItem
+    let epoch: UInt32
 
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
         withUnsafePointer(to: item) { item in
             // The open fields are holes and never asked for; the rest of the place is a later row's.
-            RowFields.write(field, of: item, place: RowPlace(position: 0, total: 0, first: false, number: 0, url: ""), into: &html, escaped: escaped)
+            RowFields.write(
+                field, of: item, place: RowPlace(position: 0, total: 0, first: false, number: 0, url: "", epoch: epoch), into: &html, escaped: escaped)
         }
     }
 
@@ -193,13 +205,16 @@ struct AheadRowValues: TemplateValues {
 /// One prepared page's rows, split around its sentinel, held once while it renders.
 final class PreparedRows: FragmentRows {
     let page: PreparedPage
+    /// The store's epoch, which the picture names of rows rendered here carry.
+    let epoch: UInt32
     let number: Int
     let url: String
     let split: Int
     let next: (document: String, fragment: String)?
 
-    init(page: PreparedPage, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
+    init(page: PreparedPage, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
         self.page = page
+        self.epoch = epoch
         self.number = number
         self.url = url
         self.split = split
@@ -222,7 +237,9 @@ struct PreparedRowValues: TemplateValues {
     }
 
     private var place: RowPlace {
-        RowPlace(position: rows.page.firstPosition + offset, total: rows.page.total, first: offset == 0, number: rows.number, url: rows.url)
+        RowPlace(
+            position: rows.page.firstPosition + offset, total: rows.page.total, first: offset == 0, number: rows.number, url: rows.url,
+            epoch: rows.epoch)
     }
 
     func writePrepared(into html: inout HTMLBuffer) -> Bool {

@@ -306,9 +306,9 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         // original already fetched (or its owner).
         var keys: [(ThumbnailKey, FeedItem)] = []
         for variant in variants {
-            for item in page.items where item.imageURL != nil {
-                guard let id = item.id else { continue }
-                keys.append((ThumbnailKey(itemID: id, variant: variant), item))
+            for item in page.items {
+                guard let key = thumbnails.key(of: item, variant) else { continue }
+                keys.append((key, item))
             }
         }
         // In page order: the reader meets the top of the page first.

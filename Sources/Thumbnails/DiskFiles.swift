@@ -4,7 +4,7 @@ import Synchronization
 import SystemPackage
 import WarmfeedCore
 
-/// Files in one folder, each named by a key packed into 8 bytes, within a
+/// Files in one folder, each named by a key packed into 12 bytes, within a
 /// budget of bytes on disk and one of memory for their index: what the disk
 /// tier of thumbnails and the store of originals are both made of.
 ///
@@ -20,23 +20,25 @@ final class DiskFiles: Sendable {
     let folder: URL
     private let index: Mutex<DiskTierIndex>
     private let corrupt = Mutex(0)
-    private let name: @Sendable (UInt64) -> String
+    private let name: @Sendable (DiskKey) -> String
 
     /// Opens the files in `folder` (created when missing), indexing those
     /// already there whose names `key` reads, oldest first, within `budget`
     /// bytes on disk and an index of `indexBudget` bytes of memory. `name` and
-    /// `key` turn a packed key into a file name and back.
-    init(folder: URL, budget: Int, indexBudget: Int, name: @escaping @Sendable (UInt64) -> String, key: (String) -> UInt64?) throws {
+    /// `key` turn a packed key into a file name and back. A file whose name
+    /// `key` cannot read is removed: the folder is this cache's own, so it is
+    /// an earlier version's (keyed by item alone, which would show another
+    /// picture) or a write cut short.
+    init(folder: URL, budget: Int, indexBudget: Int, name: @escaping @Sendable (DiskKey) -> String, key: (String) -> DiskKey?) throws {
         self.folder = folder
         self.name = name
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var found: [(key: UInt64, size: Int, modified: Date)] = []
+        var found: [(key: DiskKey, size: Int, modified: Date)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for file in names {
             let url = folder.appendingPathComponent(file)
             guard let packed = key(file) else {
-                // Leftover temporary files from a write cut short.
-                if file.hasPrefix(".tmp-") { try? FileManager.default.removeItem(at: url) }
+                try? FileManager.default.removeItem(at: url)
                 continue
             }
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
@@ -52,7 +54,7 @@ final class DiskFiles: Sendable {
     }
 
     /// The body kept for `key` if a valid file holds it; a corrupt file is removed.
-    func read(_ key: UInt64) -> [UInt8]? {
+    func read(_ key: DiskKey) -> [UInt8]? {
         guard index.withLock({ $0.touch(key) }) else { return nil }
         let path = path(of: key)
         guard let file = try? Self.contents(of: path) else {
@@ -69,7 +71,7 @@ final class DiskFiles: Sendable {
     }
 
     /// Keeps `bytes` for `key`, evicting old files past the budgets.
-    func write(_ key: UInt64, _ bytes: [UInt8]) {
+    func write(_ key: DiskKey, _ bytes: [UInt8]) {
         let path = path(of: key)
         let temporary = FilePath(folder.appendingPathComponent(".tmp-\(UUID().uuidString)").path)
         let file = Self.wrap(bytes)
@@ -90,11 +92,11 @@ final class DiskFiles: Sendable {
     }
 
     /// Whether a file is indexed for `key`, without touching its recency.
-    func contains(_ key: UInt64) -> Bool {
+    func contains(_ key: DiskKey) -> Bool {
         index.withLock { $0.contains(key) }
     }
 
-    private func path(of key: UInt64) -> FilePath {
+    private func path(of key: DiskKey) -> FilePath {
         FilePath(folder.appendingPathComponent(name(key)).path)
     }
 

@@ -46,7 +46,7 @@ struct NegativeCache {
         var longest: Double?
         for format in ImageFormat.allCases {
             for scale in ThumbnailVariant.scales where format != key.variant.format || scale != key.variant.scale {
-                let sibling = ThumbnailKey(itemID: key.itemID, variant: ThumbnailVariant(scale: scale, format: format))
+                let sibling = ThumbnailKey(picture: key.picture, variant: ThumbnailVariant(scale: scale, format: format))
                 if let remaining = remaining(sibling, now: now) { longest = max(longest ?? 0, remaining) }
             }
         }

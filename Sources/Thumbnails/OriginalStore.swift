@@ -19,24 +19,23 @@ public final class OriginalStore: Sendable {
     public init(folder: URL, budget: Int, indexBudget: Int = 1 << 20) throws {
         files = try DiskFiles(
             folder: folder, budget: budget, indexBudget: indexBudget,
-            name: { "\($0).original" },
+            name: { "\($0.picture.name).original" },
             key: { name in
-                guard name.hasSuffix(".original"), let id = UInt64(name.dropLast(".original".count)) else { return nil }
-                return id
+                guard name.hasSuffix(".original"), let picture = Picture(name: name.dropLast(".original".count)) else { return nil }
+                return DiskKey(original: picture)
             }
         )
     }
 
-    /// The original of item `itemID`, if a valid file holds it.
-    public func read(_ itemID: Int64) -> [UInt8]? {
-        guard itemID >= 0 else { return nil }
-        return files.read(UInt64(itemID))
+    /// The original of `picture`, if a valid file holds it.
+    public func read(_ picture: Picture) -> [UInt8]? {
+        DiskKey(original: picture).flatMap(files.read)
     }
 
-    /// Keeps the original of item `itemID`.
-    public func write(_ itemID: Int64, _ bytes: [UInt8]) {
-        guard itemID >= 0 else { return }
-        files.write(UInt64(itemID), bytes)
+    /// Keeps the original of `picture`.
+    public func write(_ picture: Picture, _ bytes: [UInt8]) {
+        guard let key = DiskKey(original: picture) else { return }
+        files.write(key, bytes)
     }
 
     /// What the store holds and may hold.

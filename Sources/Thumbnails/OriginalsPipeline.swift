@@ -1,4 +1,5 @@
 import DequeModule
+import WarmfeedCore
 
 /// The originals between the origin and libvips, bounded: the bytes of those
 /// handed to resizes and not yet let go (an original is held until every
@@ -14,7 +15,7 @@ import DequeModule
 struct OriginalsPipeline {
     /// The most bytes of originals waiting for libvips before new fetches wait.
     let budget: Int
-    private var held: [Int64: (bytes: Int, holders: Int)] = [:]
+    private var held: [Picture: (bytes: Int, holders: Int)] = [:]
     /// The bytes of originals held by resizes now.
     private(set) var heldBytes = 0
     /// Fetches on the wire (or waiting for their claim's answer).
@@ -22,7 +23,7 @@ struct OriginalsPipeline {
     private var typical: Int
     private var weighed = false
     /// Fetches held back while the pipeline is full.
-    private var deferred: (urgent: Deque<Int64>, prewarm: Deque<Int64>) = ([], [])
+    private var deferred: (urgent: Deque<Picture>, prewarm: Deque<Picture>) = ([], [])
 
     init(budget: Int) {
         self.budget = budget
@@ -38,23 +39,23 @@ struct OriginalsPipeline {
     /// How many fetches are held back.
     var deferredCount: Int { deferred.urgent.count + deferred.prewarm.count }
 
-    /// A resize takes item `itemID`'s original of `bytes` (held once however many resizes hold it).
-    mutating func hold(_ itemID: Int64, bytes: Int) {
-        if let current = held[itemID] {
-            held[itemID] = (current.bytes, current.holders + 1)
+    /// A resize takes picture `picture`'s original of `bytes` (held once however many resizes hold it).
+    mutating func hold(_ picture: Picture, bytes: Int) {
+        if let current = held[picture] {
+            held[picture] = (current.bytes, current.holders + 1)
         } else {
-            held[itemID] = (bytes, 1)
+            held[picture] = (bytes, 1)
             heldBytes += bytes
         }
     }
 
-    /// A resize of item `itemID` ended: its original goes once no other resize holds it.
-    mutating func release(_ itemID: Int64) {
-        guard let current = held[itemID] else { return }
+    /// A resize of `picture` ended: its original goes once no other resize holds it.
+    mutating func release(_ picture: Picture) {
+        guard let current = held[picture] else { return }
         if current.holders > 1 {
-            held[itemID] = (current.bytes, current.holders - 1)
+            held[picture] = (current.bytes, current.holders - 1)
         } else {
-            held[itemID] = nil
+            held[picture] = nil
             heldBytes -= current.bytes
         }
     }
@@ -71,16 +72,16 @@ struct OriginalsPipeline {
         weighed = true
     }
 
-    /// Holds item `itemID`'s fetch back until there is room.
-    mutating func holdBack(_ itemID: Int64, urgent: Bool) {
-        if urgent { deferred.urgent.append(itemID) } else { deferred.prewarm.append(itemID) }
+    /// Holds `picture`'s fetch back until there is room.
+    mutating func holdBack(_ picture: Picture, urgent: Bool) {
+        if urgent { deferred.urgent.append(picture) } else { deferred.prewarm.append(picture) }
     }
 
-    /// A reader now waits on item `itemID`'s held-back fetch: it joins the readers' line.
-    mutating func raise(_ itemID: Int64) {
-        guard let index = deferred.prewarm.firstIndex(of: itemID) else { return }
+    /// A reader now waits on `picture`'s held-back fetch: it joins the readers' line.
+    mutating func raise(_ picture: Picture) {
+        guard let index = deferred.prewarm.firstIndex(of: picture) else { return }
         deferred.prewarm.remove(at: index)
-        deferred.urgent.append(itemID)
+        deferred.urgent.append(picture)
     }
 
     /// Where a held-back fetch waits.
@@ -92,7 +93,7 @@ struct OriginalsPipeline {
     /// Where the next held-back fetch to start waits, when there is room: a
     /// reader's first, then pre-warm's that a reader has since joined
     /// (`isUrgent`), then pre-warm's. `take(_:)` starts it.
-    func nextHeldBack(isUrgent: (Int64) -> Bool) -> Place? {
+    func nextHeldBack(isUrgent: (Picture) -> Bool) -> Place? {
         guard !isFull else { return nil }
         if !deferred.urgent.isEmpty { return .readers }
         if let index = deferred.prewarm.firstIndex(where: isUrgent) { return .prewarm(index) }
@@ -100,7 +101,7 @@ struct OriginalsPipeline {
     }
 
     /// Takes the held-back fetch at `place` out of its line.
-    mutating func take(_ place: Place) -> Int64 {
+    mutating func take(_ place: Place) -> Picture {
         switch place {
         case .readers: deferred.urgent.removeFirst()
         case .prewarm(let index): deferred.prewarm.remove(at: index)

@@ -50,7 +50,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
     /// The longest a node waits on another's claim before making the thumbnail itself.
     let longestWait: Duration
     /// The originals whose claims this node holds (it renews them).
-    private let held = Mutex<Set<Int64>>([])
+    private let held = Mutex<Set<Picture>>([])
     /// This node's address, as the others reach it: what an original's owner record names.
     let address: NodeAddress
     private let counters = Mutex(Counters())
@@ -72,11 +72,11 @@ package final class SharedTier: SharedThumbnailTier, Service {
     // MARK: Keys and scripts
 
     private func key(_ kind: String, _ key: ThumbnailKey) -> [UInt8] {
-        Array("\(prefix)\(kind):\(key.itemID):\(key.variant.name):\(key.variant.format.rawValue)".utf8)
+        Array("\(prefix)\(kind):\(key.picture.name):\(key.variant.name):\(key.variant.format.rawValue)".utf8)
     }
 
-    private func key(_ kind: String, item: Int64) -> [UInt8] {
-        Array("\(prefix)\(kind):\(item)".utf8)
+    private func key(_ kind: String, picture: Picture) -> [UInt8] {
+        Array("\(prefix)\(kind):\(picture.name)".utf8)
     }
 
     private var claimMilliseconds: [UInt8] { Array(String(Self.milliseconds(claimTTL)).utf8) }
@@ -181,7 +181,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
     /// The owner record's value for this node.
     private var ownerRecord: [UInt8] { Array("U\(address.value)".utf8) }
 
-    package func claimOriginal(_ itemID: Int64) async -> OriginalClaim {
+    package func claimOriginal(_ picture: Picture) async -> OriginalClaim {
         let deadline = ContinuousClock.now + longestWait
         var pause = Duration.milliseconds(5)
         var waited = false
@@ -191,13 +191,13 @@ package final class SharedTier: SharedThumbnailTier, Service {
         // it too, without having waited: the original fetched twice). The renewal extends
         // only a claim holding this node's token, so renewing one not won changes nothing.
         var won = false
-        held.withLock { _ = $0.insert(itemID) }
-        defer { if !won { held.withLock { _ = $0.remove(itemID) } } }
+        held.withLock { _ = $0.insert(picture) }
+        defer { if !won { held.withLock { _ = $0.remove(picture) } } }
         while true {
             let answer: RedisValue?
             do throws(RedisError) {
                 answer = try await eval(
-                    Self.claimOriginalScript, keys: [key("o", item: itemID), key("c", item: itemID)],
+                    Self.claimOriginalScript, keys: [key("o", picture: picture), key("c", picture: picture)],
                     arguments: [token, claimMilliseconds, ownerRecord])
             } catch .busy {
                 // This node's own queue to Redis was full: Redis is there, ask again shortly.
@@ -230,27 +230,27 @@ package final class SharedTier: SharedThumbnailTier, Service {
         }
     }
 
-    package func ownOriginal(_ itemID: Int64) async {
-        held.withLock { _ = $0.remove(itemID) }
+    package func ownOriginal(_ picture: Picture) async {
+        held.withLock { _ = $0.remove(picture) }
         _ = try? await eval(
-            Self.own, keys: [key("o", item: itemID), key("c", item: itemID)],
+            Self.own, keys: [key("o", picture: picture), key("c", picture: picture)],
             arguments: [token, ownerRecord, Array(String(Self.ownerSeconds).utf8)])
     }
 
-    package func originalFailed(_ itemID: Int64, seconds: Double) async {
-        held.withLock { _ = $0.remove(itemID) }
+    package func originalFailed(_ picture: Picture, seconds: Double) async {
+        held.withLock { _ = $0.remove(picture) }
         let milliseconds = max(1, Int(seconds * 1000))
         _ = try? await eval(
-            Self.failOriginal, keys: [key("o", item: itemID), key("c", item: itemID)], arguments: [token, Array(String(milliseconds).utf8)])
+            Self.failOriginal, keys: [key("o", picture: picture), key("c", picture: picture)], arguments: [token, Array(String(milliseconds).utf8)])
     }
 
-    package func releaseOriginal(_ itemID: Int64) async {
-        held.withLock { _ = $0.remove(itemID) }
-        _ = try? await eval(Self.release, keys: [key("c", item: itemID)], arguments: [token])
+    package func releaseOriginal(_ picture: Picture) async {
+        held.withLock { _ = $0.remove(picture) }
+        _ = try? await eval(Self.release, keys: [key("c", picture: picture)], arguments: [token])
     }
 
-    package func forgetOwner(_ itemID: Int64, url: String) async {
-        _ = try? await eval(Self.forget, keys: [key("o", item: itemID)], arguments: [Array("U\(url)".utf8)])
+    package func forgetOwner(_ picture: Picture, url: String) async {
+        _ = try? await eval(Self.forget, keys: [key("o", picture: picture)], arguments: [Array("U\(url)".utf8)])
     }
 
     package func rememberFailure(_ key: ThumbnailKey, seconds: Double) async {
@@ -339,9 +339,9 @@ package final class SharedTier: SharedThumbnailTier, Service {
     private func renewClaims(while running: borrowing Atomic<Bool>) {
         while running.load(ordering: .relaxed) {
             Thread.sleep(forTimeInterval: 1)
-            for itemID in held.withLock({ Array($0) }) {
+            for picture in held.withLock({ Array($0) }) {
                 _ = try? client.runWaiting(
-                    [Array("EVAL".utf8), Array(Self.renew.utf8), Array("1".utf8), key("c", item: itemID), token, claimMilliseconds], ahead: true)
+                    [Array("EVAL".utf8), Array(Self.renew.utf8), Array("1".utf8), key("c", picture: picture), token, claimMilliseconds], ahead: true)
             }
         }
     }

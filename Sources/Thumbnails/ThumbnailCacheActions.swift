@@ -9,6 +9,10 @@ extension ThumbnailCacheState {
         case reader
         /// Pre-warm: not counted as a reader's hit or miss; waits only on jobs it starts.
         case prewarm
+        /// A reader who takes only what pre-warm's line makes (AVIF): counted
+        /// as a reader, but its job goes at pre-warm's pace and joining one
+        /// raises nothing, so no request starts an AVIF ahead of pre-warm.
+        case patientReader
     }
 
     /// How a request was decided, for the counters and metrics.
@@ -65,30 +69,30 @@ extension ThumbnailCacheState {
         /// Read the item `key` is a thumbnail of, and say what came (`itemRead`):
         /// every tier missed, and the request came without it.
         case readItem(ThumbnailKey)
-        /// Read item `itemID`'s original from disk (the `OriginalStore`), then report `originalRead`.
-        case readOriginal(itemID: Int64)
-        /// Claim the fetching of item `itemID`'s original in shared tier `tier`
+        /// Read `picture`'s original from disk (the `OriginalStore`), then report `originalRead`.
+        case readOriginal(picture: Picture)
+        /// Claim the fetching of `picture`'s original in shared tier `tier`
         /// (or learn which node owns it, or that it failed), then report `originalClaimAnswered`.
-        case claimOriginal(itemID: Int64, tier: Int)
-        /// Fetch the original of `item` (id `itemID`), then report `originalArrived`.
-        case fetchOriginal(itemID: Int64, item: Item, urgent: Bool)
+        case claimOriginal(picture: Picture, tier: Int)
+        /// Fetch the original of `item` (`picture`), then report `originalArrived`.
+        case fetchOriginal(picture: Picture, item: Item, urgent: Bool)
         /// A reader now waits on the fetch of `item`'s original, started for
         /// pre-warm: if it still waits for a connection, it goes first.
-        case promoteFetch(itemID: Int64, item: Item)
+        case promoteFetch(picture: Picture, item: Item)
         /// Keep the original just fetched on disk (when originals are kept);
         /// when `owningIn` names a shared tier, this node now owns it there
         /// (and lets go of its claim).
-        case keepOriginal(itemID: Int64, bytes: [UInt8], owningIn: Int?)
-        /// The fetch of item `itemID`'s original failed: tell shared tier
+        case keepOriginal(picture: Picture, bytes: [UInt8], owningIn: Int?)
+        /// The fetch of `picture`'s original failed: tell shared tier
         /// `tier`, for `seconds`, and let go of the claim held there.
-        case originalFailed(itemID: Int64, seconds: Double, tier: Int)
-        /// Let go of the claim on item `itemID`'s original held in tier `tier`, with nothing to share.
-        case releaseOriginalClaim(itemID: Int64, tier: Int)
+        case originalFailed(picture: Picture, seconds: Double, tier: Int)
+        /// Let go of the claim on `picture`'s original held in tier `tier`, with nothing to share.
+        case releaseOriginalClaim(picture: Picture, tier: Int)
         /// Ask the node at `owner`, which owns `key`'s original, for `key`
         /// (it makes it), then report `ownerAnswered`.
         case askOwner(ThumbnailKey, owner: String, urgent: Bool)
         /// The owner at `url` did not answer: forget it in shared tier `tier`, if it is still the one named.
-        case forgetOwner(itemID: Int64, url: String, tier: Int)
+        case forgetOwner(picture: Picture, url: String, tier: Int)
         /// Resize `original` into `key`'s variant, then report `resized`.
         case resize(ThumbnailKey, original: [UInt8], urgent: Bool)
         /// A reader now waits on `key`'s resize, started for pre-warm: if it

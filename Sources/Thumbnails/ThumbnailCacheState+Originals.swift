@@ -20,34 +20,34 @@ extension ThumbnailCacheState {
         }
     }
 
-    /// The original of item `itemID` was read from disk (see `Action.readOriginal`): its bytes, or nil.
-    public mutating func originalRead(itemID: Int64, _ bytes: [UInt8]?, now: Double) -> [Action] {
-        guard let job = originalJobs[itemID], job.stage == .reading else { return [] }
+    /// The original of `picture` was read from disk (see `Action.readOriginal`): its bytes, or nil.
+    public mutating func originalRead(picture: Picture, _ bytes: [UInt8]?, now: Double) -> [Action] {
+        guard let job = originalJobs[picture], job.stage == .reading else { return [] }
         if let bytes {
             counters.originalsFromDisk += 1
-            return originalFound(itemID: itemID, bytes)
+            return originalFound(picture: picture, bytes)
         }
-        return startFetch(itemID)
+        return startFetch(picture)
     }
 
-    /// The cluster's claim on fetching item `itemID`'s original came to `claim` (see `Action.claimOriginal`).
-    public mutating func originalClaimAnswered(itemID: Int64, _ claim: OriginalClaim, now: Double) -> [Action] {
-        guard let job = originalJobs[itemID], job.stage == .claiming else { return [] }
+    /// The cluster's claim on fetching `picture`'s original came to `claim` (see `Action.claimOriginal`).
+    public mutating func originalClaimAnswered(picture: Picture, _ claim: OriginalClaim, now: Double) -> [Action] {
+        guard let job = originalJobs[picture], job.stage == .claiming else { return [] }
         switch claim {
         case .won:
             counters.claimsWon += 1
-            originalJobs[itemID]?.claimHeld = true
-            return fetch(itemID)
+            originalJobs[picture]?.claimHeld = true
+            return fetch(picture)
         case .unavailable:
             counters.claimsUnavailable += 1
-            return fetch(itemID)
+            return fetch(picture)
         case .owner(let url) where url == job.unreachableOwner:
             // Still named after it did not answer (another node wrote it back): fetch it here.
-            return fetch(itemID)
+            return fetch(picture)
         case .owner(let url):
             // The node that fetched it makes each variant from it: one fetch for the cluster.
             counters.claimsWaited += 1
-            originalJobs[itemID] = nil
+            originalJobs[picture] = nil
             pipeline.fetchEnded()
             let asks: [Action] = job.waiting.compactMap { key in
                 guard let waiting = jobs[key] else { return nil }
@@ -59,15 +59,15 @@ extension ThumbnailCacheState {
         case .failed(let remaining):
             counters.claimsWaited += 1
             counters.sharedFailures += 1
-            originalJobs[itemID] = nil
+            originalJobs[picture] = nil
             pipeline.fetchEnded()
             return job.waiting.flatMap { fail($0, .origin, now: now, remembered: remaining) } + startDeferredFetches()
         }
     }
 
-    /// The original of item `itemID` arrived from the origin (or failed); `seconds` is what the fetch took.
-    public mutating func originalArrived(itemID: Int64, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
-        guard let job = originalJobs[itemID], job.stage == .fetching else { return [] }
+    /// The original of `picture` arrived from the origin (or failed); `seconds` is what the fetch took.
+    public mutating func originalArrived(picture: Picture, _ result: Result<[UInt8], Failure>, seconds: Double?, now: Double) -> [Action] {
+        guard let job = originalJobs[picture], job.stage == .fetching else { return [] }
         pipeline.fetchEnded()
         switch result {
         case .failure(.noSource), .failure(.busy): break
@@ -79,16 +79,16 @@ extension ThumbnailCacheState {
         case .success(let original):
             pipeline.weigh(original.count)
             let owning = job.claimHeld ? claimTier : nil
-            return [.keepOriginal(itemID: itemID, bytes: original, owningIn: owning)] + originalFound(itemID: itemID, original)
+            return [.keepOriginal(picture: picture, bytes: original, owningIn: owning)] + originalFound(picture: picture, original)
         case .failure(let failure):
-            originalJobs[itemID] = nil
+            originalJobs[picture] = nil
             var actions: [Action] = []
             if job.claimHeld, let claimTier {
                 if failure == .busy || failure == .noSource {
-                    actions.append(.releaseOriginalClaim(itemID: itemID, tier: claimTier))
+                    actions.append(.releaseOriginalClaim(picture: picture, tier: claimTier))
                 } else {
                     let seconds = job.waiting.first.map(failed.nextTTL) ?? failed.first
-                    actions.append(.originalFailed(itemID: itemID, seconds: seconds, tier: claimTier))
+                    actions.append(.originalFailed(picture: picture, seconds: seconds, tier: claimTier))
                 }
             }
             for key in job.waiting { actions += fail(key, failure, now: now) }
@@ -114,31 +114,31 @@ extension ThumbnailCacheState {
             counters.ownerUnreachable += 1
             guard let item = job.item else { return fail(key, .busy, now: now) }
             jobs[key]?.stage = .awaitingOriginal
-            var actions: [Action] = claimTier.map { [.forgetOwner(itemID: key.itemID, url: owner, tier: $0)] } ?? []
-            if originalJobs[key.itemID] != nil {
-                originalJobs[key.itemID]?.waiting.append(key)
-                originalJobs[key.itemID]?.unreachableOwner = owner
+            var actions: [Action] = claimTier.map { [.forgetOwner(picture: key.picture, url: owner, tier: $0)] } ?? []
+            if originalJobs[key.picture] != nil {
+                originalJobs[key.picture]?.waiting.append(key)
+                originalJobs[key.picture]?.unreachableOwner = owner
                 return actions
             }
-            actions += lookForOriginal(of: key.itemID, item: item, for: [key], unreachableOwner: owner)
+            actions += lookForOriginal(of: key.picture, item: item, for: [key], unreachableOwner: owner)
             return actions
         }
     }
 
     // MARK: Steps
 
-    /// Starts the search for item `itemID`'s original for the `waiting` variants.
-    mutating func lookForOriginal(of itemID: Int64, item: Item, for waiting: [ThumbnailKey], unreachableOwner: String? = nil) -> [Action] {
-        originalJobs[itemID] = OriginalJob(item: item, waiting: waiting, stage: .reading, unreachableOwner: unreachableOwner)
-        if keepsOriginals { return [.readOriginal(itemID: itemID)] }
-        return originalRead(itemID: itemID, nil, now: 0)
+    /// Starts the search for `picture`'s original for the `waiting` variants.
+    mutating func lookForOriginal(of picture: Picture, item: Item, for waiting: [ThumbnailKey], unreachableOwner: String? = nil) -> [Action] {
+        originalJobs[picture] = OriginalJob(item: item, waiting: waiting, stage: .reading, unreachableOwner: unreachableOwner)
+        if keepsOriginals { return [.readOriginal(picture: picture)] }
+        return originalRead(picture: picture, nil, now: 0)
     }
 
     /// The original is here (from disk or the origin): kept in memory a while,
     /// so a later variant needs no read, and handed to libvips for every variant waiting.
-    private mutating func originalFound(itemID: Int64, _ original: [UInt8]) -> [Action] {
-        guard let job = originalJobs.removeValue(forKey: itemID) else { return [] }
-        originals.insert(original, for: itemID, cost: original.count)
+    private mutating func originalFound(picture: Picture, _ original: [UInt8]) -> [Action] {
+        guard let job = originalJobs.removeValue(forKey: picture) else { return [] }
+        originals.insert(original, for: picture, cost: original.count)
         var actions: [Action] = []
         for key in job.waiting where jobs[key] != nil {
             actions.append(startResize(key, original: original))
@@ -151,27 +151,27 @@ extension ThumbnailCacheState {
     /// claim is asked for only once the fetch could start: a node never holds
     /// the cluster's claim on an original it has queued behind its own work,
     /// while another node, with room, waits on it.
-    private mutating func startFetch(_ itemID: Int64) -> [Action] {
-        guard originalJobs[itemID] != nil else { return [] }
+    private mutating func startFetch(_ picture: Picture) -> [Action] {
+        guard originalJobs[picture] != nil else { return [] }
         if pipeline.isFull {
-            originalJobs[itemID]?.stage = .deferred
-            pipeline.holdBack(itemID, urgent: isUrgent(itemID: itemID))
+            originalJobs[picture]?.stage = .deferred
+            pipeline.holdBack(picture, urgent: isUrgent(picture: picture))
             return []
         }
         // Its place in the pipeline is taken now, for the claim's answer and the fetch.
         pipeline.fetchStarted()
         if let claimTier {
-            originalJobs[itemID]?.stage = .claiming
-            return [.claimOriginal(itemID: itemID, tier: claimTier)]
+            originalJobs[picture]?.stage = .claiming
+            return [.claimOriginal(picture: picture, tier: claimTier)]
         }
-        return fetch(itemID)
+        return fetch(picture)
     }
 
     /// Fetches the original from the origin, in the pipeline place `startFetch` took.
-    private mutating func fetch(_ itemID: Int64) -> [Action] {
-        guard let job = originalJobs[itemID] else { return [] }
-        originalJobs[itemID]?.stage = .fetching
-        return [.fetchOriginal(itemID: itemID, item: job.item, urgent: isUrgent(itemID: itemID))]
+    private mutating func fetch(_ picture: Picture) -> [Action] {
+        guard let job = originalJobs[picture] else { return [] }
+        originalJobs[picture]?.stage = .fetching
+        return [.fetchOriginal(picture: picture, item: job.item, urgent: isUrgent(picture: picture))]
     }
 
     /// Starts held-back fetches, a reader's first, while the originals waiting
@@ -179,38 +179,38 @@ extension ThumbnailCacheState {
     mutating func startDeferredFetches() -> [Action] {
         var actions: [Action] = []
         // A fetch pre-warm deferred may since have been joined by a reader: it goes first too.
-        while let place = pipeline.nextHeldBack(isUrgent: { isUrgent(itemID: $0) }) {
-            let itemID = pipeline.take(place)
-            guard let job = originalJobs[itemID], job.stage == .deferred else { continue }
+        while let place = pipeline.nextHeldBack(isUrgent: { isUrgent(picture: $0) }) {
+            let picture = pipeline.take(place)
+            guard let job = originalJobs[picture], job.stage == .deferred else { continue }
             guard job.waiting.contains(where: { jobs[$0] != nil }) else {
                 // Nobody waits any more.
-                originalJobs[itemID] = nil
+                originalJobs[picture] = nil
                 continue
             }
-            actions += startFetch(itemID)
+            actions += startFetch(picture)
         }
         return actions
     }
 
-    /// A reader now waits on item `itemID`'s original: a held-back fetch joins
+    /// A reader now waits on `picture`'s original: a held-back fetch joins
     /// the readers' line, and one waiting for a connection goes first.
-    mutating func promoteOriginal(of itemID: Int64) -> [Action] {
-        guard let job = originalJobs[itemID] else { return [] }
+    mutating func promoteOriginal(of picture: Picture) -> [Action] {
+        guard let job = originalJobs[picture] else { return [] }
         switch job.stage {
         case .deferred:
-            pipeline.raise(itemID)
+            pipeline.raise(picture)
             return []
         case .fetching:
-            return [.promoteFetch(itemID: itemID, item: job.item)]
+            return [.promoteFetch(picture: picture, item: job.item)]
         case .reading, .claiming:
             return []
         }
     }
 
-    /// Whether a reader waits on the original of item `itemID` now.
-    public func fetchIsUrgent(itemID: Int64) -> Bool { isUrgent(itemID: itemID) }
+    /// Whether a reader waits on the original of `picture` now.
+    public func fetchIsUrgent(picture: Picture) -> Bool { isUrgent(picture: picture) }
 
-    private func isUrgent(itemID: Int64) -> Bool {
-        originalJobs[itemID]?.waiting.contains { jobs[$0]?.urgent == true } ?? false
+    private func isUrgent(picture: Picture) -> Bool {
+        originalJobs[picture]?.waiting.contains { jobs[$0]?.urgent == true } ?? false
     }
 }

@@ -72,9 +72,9 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     public let memory: StripedCache<ThumbnailKey, Value>
     var jobs: [ThumbnailKey: Job] = [:]
     /// Items whose original is being looked for, with the variants waiting for it.
-    var originalJobs: [Int64: OriginalJob] = [:]
+    var originalJobs: [Picture: OriginalJob] = [:]
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
-    var originals: LRUCache<Int64, [UInt8]>
+    var originals: LRUCache<Picture, [UInt8]>
     /// Originals handed to libvips, fetches on their way, and fetches held
     /// back while they fill their half of the budget (see `OriginalsPipeline`).
     var pipeline: OriginalsPipeline
@@ -140,7 +140,7 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     public mutating func request(
         _ key: ThumbnailKey, of item: Item?, waiter: (id: UInt64, waiter: Waiter)?, from asker: Asker, now: Double
     ) -> (decision: Decision, actions: [Action]) {
-        let reader = asker == .reader
+        let reader = asker != .prewarm
         if reader, key.variant.scale > 1 { lastDenseRequest = now }
         if let value = memory.value(for: key) {
             if reader { counters.hits += 1 }
@@ -165,16 +165,16 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
             if let waiter { jobs[key]?.waiters.append(waiter) }
             // A reader now waits on it: what is still to do goes ahead of pre-warm's,
             // and so does its original's fetch if it waits for a connection.
-            guard !job.urgent else { return (.joined, []) }
+            guard asker == .reader, !job.urgent else { return (.joined, []) }
             jobs[key]?.urgent = true
             switch job.stage {
-            case .awaitingOriginal: return (.joined, promoteOriginal(of: key.itemID))
+            case .awaitingOriginal: return (.joined, promoteOriginal(of: key.picture))
             case .resizing: return (.joined, [.promoteResize(key)])
             case .lookingUp, .readingItem, .askingOwner: return (.joined, [])
             }
         }
         if reader { counters.misses += 1 } else { counters.prewarmStarts += 1 }
-        jobs[key] = Job(item: item, waiters: waiter.map { [$0] } ?? [], stage: .lookingUp(tier: 0), urgent: reader)
+        jobs[key] = Job(item: item, waiters: waiter.map { [$0] } ?? [], stage: .lookingUp(tier: 0), urgent: asker == .reader)
         return (.started, nextStep(for: key))
     }
 
@@ -236,28 +236,28 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
             return [.readItem(key)]
         }
         // Every tier missed: the thumbnail is made from its item's original.
-        if let original = originals.value(for: key.itemID) {
+        if let original = originals.value(for: key.picture) {
             counters.originalReuses += 1
             return [startResize(key, original: original)]
         }
         jobs[key]?.stage = .awaitingOriginal
-        if originalJobs[key.itemID] != nil {
-            originalJobs[key.itemID]?.waiting.append(key)
+        if originalJobs[key.picture] != nil {
+            originalJobs[key.picture]?.waiting.append(key)
             return []
         }
-        return lookForOriginal(of: key.itemID, item: item, for: [key])
+        return lookForOriginal(of: key.picture, item: item, for: [key])
     }
 
     /// Hands `original` to libvips for `key`, holding its bytes until the resize ends.
     mutating func startResize(_ key: ThumbnailKey, original: [UInt8]) -> Action {
         jobs[key]?.stage = .resizing
-        pipeline.hold(key.itemID, bytes: original.count)
+        pipeline.hold(key.picture, bytes: original.count)
         return .resize(key, original: original, urgent: jobs[key]?.urgent ?? false)
     }
 
     /// A resize of `key` ended: its original is let go once no other resize holds it.
     private mutating func releaseOriginal(of key: ThumbnailKey) {
-        pipeline.release(key.itemID)
+        pipeline.release(key.picture)
     }
 
     /// Ends `key`'s job with `made`: kept in memory, written into `tiers`, waiters answered.

@@ -20,7 +20,7 @@ public final class ThumbnailDiskTier: Sendable {
     public init(folder: URL, budget: Int, indexBudget: Int = ThumbnailDiskTier.defaultIndexBudget) throws {
         files = try DiskFiles(
             folder: folder, budget: budget, indexBudget: indexBudget,
-            name: { packed in ThumbnailKey(packed: packed).map(Self.fileName(of:)) ?? "\(packed).unknown" },
+            name: { packed in ThumbnailKey(packed: packed).map(Self.fileName(of:)) ?? "\(packed.item)-\(packed.tag).unknown" },
             key: { Self.key(fromFileName: $0)?.packed }
         )
     }
@@ -55,15 +55,17 @@ public final class ThumbnailDiskTier: Sendable {
     /// What the tier holds now.
     public var usage: Usage { files.usage }
 
+    /// `<id>-<tag>-<1x|2x>.<format>`: the picture's name, the variant's and the format's.
     static func fileName(of key: ThumbnailKey) -> String {
-        "\(key.itemID)-\(key.variant.name).\(key.variant.format.rawValue)"
+        "\(key.picture.name)-\(key.variant.name).\(key.variant.format.rawValue)"
     }
 
     static func key(fromFileName name: String) -> ThumbnailKey? {
         let parts = name.split(separator: ".")
-        guard parts.count == 2, let format = ImageFormat(rawValue: String(parts[1])) else { return nil }
-        let stem = parts[0].split(separator: "-")
-        guard stem.count == 2, let id = Int64(stem[0]), let variant = ThumbnailVariant(name: String(stem[1]), format: format) else { return nil }
-        return ThumbnailKey(itemID: id, variant: variant)
+        guard parts.count == 2, let format = ImageFormat(rawValue: String(parts[1])),
+            let dash = parts[0].lastIndex(of: "-"), let picture = Picture(name: parts[0][..<dash]),
+            let variant = ThumbnailVariant(name: String(parts[0][parts[0].index(after: dash)...]), format: format)
+        else { return nil }
+        return ThumbnailKey(picture: picture, variant: variant)
     }
 }

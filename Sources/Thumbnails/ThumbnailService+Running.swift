@@ -95,9 +95,9 @@ extension ThumbnailService {
     /// whether something is left to run outside the lock.
     private func runLocked(_ action: State.Action, in locked: inout Locked) -> Bool {
         switch action {
-        case .fetchOriginal(let itemID, let item, urgent: false):
-            let task = Task(priority: .low) { await self.drive(await self.fetchOriginal(itemID, of: item, urgent: false)) }
-            locked.prewarmFetches[itemID] = task
+        case .fetchOriginal(let picture, let item, urgent: false):
+            let task = Task(priority: .low) { await self.drive(await self.fetchOriginal(picture, of: item, urgent: false)) }
+            locked.prewarmFetches[picture] = task
             spawn(priority: .low) { await task.value }
             return false
         case .resize(let key, let original, urgent: false):
@@ -108,10 +108,10 @@ extension ThumbnailService {
             locked.prewarmResizes[key] = task
             spawn(priority: priority) { await task.value }
             return false
-        case .promoteFetch(let itemID, _):
+        case .promoteFetch(let picture, _):
             // A low-priority task on a busy machine may not even have asked for its fetch yet;
             // one already waiting for a connection is moved up outside the lock.
-            locked.prewarmFetches[itemID]?.escalatePriority(to: .high)
+            locked.prewarmFetches[picture]?.escalatePriority(to: .high)
             return true
         case .promoteResize(let key):
             locked.prewarmResizes[key]?.escalatePriority(to: .high)
@@ -146,14 +146,14 @@ extension ThumbnailService {
             return await lookUp(key, tier: tier)
         case .readItem(let key):
             return await readItem(of: key)
-        case .readOriginal(let itemID):
-            return await readOriginal(itemID)
-        case .claimOriginal(let itemID, let tier):
-            return await claimOriginal(itemID, tier: tier)
-        case .fetchOriginal(let itemID, let item, _):
+        case .readOriginal(let picture):
+            return await readOriginal(picture)
+        case .claimOriginal(let picture, let tier):
+            return await claimOriginal(picture, tier: tier)
+        case .fetchOriginal(let picture, let item, _):
             // A reader waits on urgent work: it goes ahead of pre-warm's in the fetch and libvips
             // queues (pre-warm's own was started under the lock, `runLocked`).
-            return await fetchOriginal(itemID, of: item, urgent: true)
+            return await fetchOriginal(picture, of: item, urgent: true)
         case .resize(let key, let original, _):
             return await resize(key, original: original)
         case .askOwner(let key, let owner, let urgent):
@@ -162,16 +162,16 @@ extension ThumbnailService {
             for index in indices { await tiers[index].write(key, bytes) }
         case .storeFailure(let key, let seconds, let tier):
             await shared(tier)?.rememberFailure(key, seconds: seconds)
-        case .keepOriginal(let itemID, let bytes, let owningIn):
+        case .keepOriginal(let picture, let bytes, let owningIn):
             // Written before the owner record: a node that reads the record finds the original here.
-            originalStore?.write(itemID, bytes)
-            if let owningIn { await shared(owningIn)?.ownOriginal(itemID) }
-        case .originalFailed(let itemID, let seconds, let tier):
-            await shared(tier)?.originalFailed(itemID, seconds: seconds)
-        case .releaseOriginalClaim(let itemID, let tier):
-            await shared(tier)?.releaseOriginal(itemID)
-        case .forgetOwner(let itemID, let url, let tier):
-            await shared(tier)?.forgetOwner(itemID, url: url)
+            originalStore?.write(picture, bytes)
+            if let owningIn { await shared(owningIn)?.ownOriginal(picture) }
+        case .originalFailed(let picture, let seconds, let tier):
+            await shared(tier)?.originalFailed(picture, seconds: seconds)
+        case .releaseOriginalClaim(let picture, let tier):
+            await shared(tier)?.releaseOriginal(picture)
+        case .forgetOwner(let picture, let url, let tier):
+            await shared(tier)?.forgetOwner(picture, url: url)
         case .answer, .promoteFetch, .promoteResize, .release:
             break
         }

@@ -31,7 +31,13 @@ extension ThumbnailService {
         let read: State.ItemRead
         do {
             if let item = try await store.item(id: key.itemID) {
-                read = item.imageURL == nil ? .placeholder : .found(item)
+                if item.imageURL == nil {
+                    read = .placeholder
+                } else {
+                    // The picture asked for is no longer the item's (its image changed, or the
+                    // store was replaced): never another picture under its name.
+                    read = Picture(item: item, epoch: store.epoch) == key.picture ? .found(item) : .noSuchItem
+                }
             } else {
                 read = .noSuchItem
             }
@@ -44,19 +50,19 @@ extension ThumbnailService {
 
     func shared(_ tier: Int) -> (any SharedThumbnailTier)? { tiers[tier] as? any SharedThumbnailTier }
 
-    /// Reads item `itemID`'s original back from disk.
-    func readOriginal(_ itemID: Int64) async -> [State.Action] {
-        let bytes = originalStore?.read(itemID)
+    /// Reads `picture`'s original back from disk.
+    func readOriginal(_ picture: Picture) async -> [State.Action] {
+        let bytes = originalStore?.read(picture)
         let now = clock.now
-        return apply { $0.machine.originalRead(itemID: itemID, bytes, now: now) }
+        return apply { $0.machine.originalRead(picture: picture, bytes, now: now) }
     }
 
-    /// Asks the shared tier for the claim on fetching item `itemID`'s original
+    /// Asks the shared tier for the claim on fetching `picture`'s original
     /// (waiting while another node fetches it, or learning which node owns it).
-    func claimOriginal(_ itemID: Int64, tier: Int) async -> [State.Action] {
-        let claim = await shared(tier)?.claimOriginal(itemID) ?? .unavailable
+    func claimOriginal(_ picture: Picture, tier: Int) async -> [State.Action] {
+        let claim = await shared(tier)?.claimOriginal(picture) ?? .unavailable
         let now = clock.now
-        return apply { $0.machine.originalClaimAnswered(itemID: itemID, claim, now: now) }
+        return apply { $0.machine.originalClaimAnswered(picture: picture, claim, now: now) }
     }
 
     /// Asks the node that owns `key`'s original for `key`, as a browser
@@ -70,10 +76,11 @@ extension ThumbnailService {
         limits.connectTimeout = .seconds(2)
         limits.totalTimeout = limits.totalTimeout + .seconds(20)
         limits.lowSpeedLimit = 0
-        let url = "\(owner)/thumbs/\(key.itemID)/\(key.variant.name)"
+        let url = "\(owner)/thumbs/\(key.picture.name)/\(key.variant.name)"
         let start = clock.now
         do throws(FetchError) {
-            let reply = try await fetcher.fetch(url, limits: limits, urgent: urgent, headers: [("Accept", key.variant.format.mediaType)])
+            let reply = try await fetcher.fetch(
+                url, limits: limits, urgent: urgent, headers: [("Accept", key.variant.format.mediaType), (ThumbnailRoutes.nodeHeader, nodeName)])
             if reply.contentType?.hasPrefix(key.variant.format.mediaType) == true, let made = made(key, from: reply.bytes) {
                 answer = .made(made)
             } else {
@@ -82,6 +89,9 @@ extension ThumbnailService {
             }
         } catch .httpStatus(let status) where status == 404 {
             answer = .failed(remaining: firstFailureSeconds)
+        } catch .httpStatus(503) {
+            // Not made yet there (its wait ran out, or its AVIF waits for pre-warm): busy, not gone.
+            answer = .busy
         } catch .timedOut where clock.now - start < 3 {
             // Within the connect timeout: the node never answered the connection.
             answer = .unreachable
@@ -97,7 +107,7 @@ extension ThumbnailService {
         return apply { $0.machine.ownerAnswered(key, owner: owner, answer, now: now) }
     }
 
-    func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async -> [State.Action] {
+    func fetchOriginal(_ picture: Picture, of item: FeedItem, urgent: Bool) async -> [State.Action] {
         let result: Result<[UInt8], State.Failure>
         var seconds: Double?
         if let url = origin.url(for: item) {
@@ -131,8 +141,8 @@ extension ThumbnailService {
         }
         let now = clock.now
         return apply { locked in
-            locked.prewarmFetches[itemID] = nil
-            return locked.machine.originalArrived(itemID: itemID, result, seconds: seconds, now: now)
+            locked.prewarmFetches[picture] = nil
+            return locked.machine.originalArrived(picture: picture, result, seconds: seconds, now: now)
         }
     }
 

@@ -45,7 +45,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         /// Pre-warm's resizes under way, by thumbnail.
         var prewarmResizes: [ThumbnailKey: Task<Void, Never>] = [:]
         /// Pre-warm's fetches under way, by item.
-        var prewarmFetches: [Int64: Task<Void, Never>] = [:]
+        var prewarmFetches: [Picture: Task<Void, Never>] = [:]
     }
 
     let locked: Mutex<Locked>
@@ -101,15 +101,22 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     let originalStore: OriginalStore?
     /// Where origin failures are told.
     let logger: Logger
+    /// The longest a request waits for its thumbnail before it is answered
+    /// without (see `ThumbnailRoutes`); the job goes on for the next reader.
+    package let answerWithin: Duration
+    /// This node's name, sent when it asks another node for a thumbnail.
+    let nodeName: String
 
     package init(
         store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
         fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: any MetricsFactory,
         previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, prewarmMakesMissedAVIF: Bool = false,
-        logger: Logger = Logger(label: "warmfeed.thumbnails")
+        answerWithin: Duration = .seconds(10), nodeName: String = "warmfeed", logger: Logger = Logger(label: "warmfeed.thumbnails")
     ) {
         self.logger = logger
+        self.answerWithin = answerWithin
+        self.nodeName = nodeName
         self.prewarmMakesMissedAVIF = prewarmMakesMissedAVIF
         self.previews = previews
         self.store = store
@@ -208,6 +215,44 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         }
     }
 
+    /// The key of `item`'s thumbnail in `variant`, as it is now in this store;
+    /// nil when it has no picture.
+    package func key(of item: FeedItem, _ variant: ThumbnailVariant) -> ThumbnailKey? {
+        Picture(item: item, epoch: store.epoch).map { ThumbnailKey(picture: $0, variant: variant) }
+    }
+
+    /// What item `id` shows now, as the store says.
+    enum CurrentPicture: Sendable, Equatable {
+        case picture(Picture)
+        /// It has no picture, or the store does not answer: the placeholder.
+        case noPicture
+        case noSuchItem
+    }
+
+    /// The picture item `id` has now, read from the store.
+    func currentPicture(of id: Int64) async -> CurrentPicture {
+        let item: FeedItem?
+        do { item = try await store.item(id: id) } catch { return .noPicture }
+        guard let item else { return .noSuchItem }
+        return Picture(item: item, epoch: store.epoch).map { .picture($0) } ?? .noPicture
+    }
+
+    /// A reader whose browser takes only AVIF: the AVIF is made at pre-warm's
+    /// pace, behind its pages (`Asker.patientReader`), and waited for; at most
+    /// `avifAheadLimit` such jobs at once, past which the answer is `nil` (busy).
+    func patientThumbnail(_ key: ThumbnailKey) async -> Outcome? {
+        guard avifAhead.add(1, ordering: .relaxed).newValue <= Self.avifAheadLimit else {
+            avifAhead.subtract(1, ordering: .relaxed)
+            return nil
+        }
+        defer { avifAhead.subtract(1, ordering: .relaxed) }
+        switch await ask(key, of: nil, from: .patientReader) {
+        case .image(let prepared): return .image(prepared)
+        case .placeholder, .released: return .placeholder
+        case .noSuchItem: return .noSuchItem
+        }
+    }
+
     /// Pre-warm: makes the thumbnail if nothing has it or is making it, and
     /// waits for the job it started; returns at once otherwise.
     package func warm(_ key: ThumbnailKey, of item: FeedItem) async {
@@ -227,11 +272,11 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
                 let now = clock.now
                 let steps = apply { locked in
                     let (decision, actions) = locked.machine.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
-                    if asker == .reader { metrics.decided(decision) }
+                    if asker != .prewarm { metrics.decided(decision) }
                     return actions
                 }
                 // A job a reader waits on goes ahead of pre-warm's, from its first step.
-                start(steps, priority: asker == .reader ? .high : .low)
+                start(steps, priority: asker == .reader ? .high : asker == .prewarm ? .low : .background)
                 // Cancelled before the waiter was registered: the handler below has run already and found nothing.
                 if Task.isCancelled { start(apply { $0.machine.cancel(waiter: id) }) }
             }

@@ -27,22 +27,22 @@ public enum TierRead: Sendable, Equatable {
 /// each thumbnail made once: the node that fetched an original (its owner)
 /// keeps it and makes its other variants when other nodes ask for them.
 public protocol SharedThumbnailTier: ThumbnailTier {
-    /// Takes the claim on fetching the original of item `itemID`, or waits
+    /// Takes the claim on fetching the original of `picture`, or waits
     /// (bounded) while another node holds it, until that node owns the
     /// original or its failure appears, or its claim expires (then this node
     /// takes it over). An owner this node itself once was, and lost, is
     /// forgotten and the claim taken.
-    func claimOriginal(_ itemID: Int64) async -> OriginalClaim
-    /// This node fetched the original of `itemID` and keeps it: it is the one
+    func claimOriginal(_ picture: Picture) async -> OriginalClaim
+    /// This node fetched the original of `picture` and keeps it: it is the one
     /// the others ask for its variants; the claim is let go.
-    func ownOriginal(_ itemID: Int64) async
-    /// The fetch of `itemID`'s original failed: the others are told so for
+    func ownOriginal(_ picture: Picture) async
+    /// The fetch of `picture`'s original failed: the others are told so for
     /// `seconds`, and the claim is let go.
-    func originalFailed(_ itemID: Int64, seconds: Double) async
-    /// Lets go of the claim on `itemID`'s original with nothing to share (the origin was busy).
-    func releaseOriginal(_ itemID: Int64) async
-    /// The owner at `url` did not answer for `itemID`: forgets it, if it is still the one named.
-    func forgetOwner(_ itemID: Int64, url: String) async
+    func originalFailed(_ picture: Picture, seconds: Double) async
+    /// Lets go of the claim on `picture`'s original with nothing to share (the origin was busy).
+    func releaseOriginal(_ picture: Picture) async
+    /// The owner at `url` did not answer for `picture`: forgets it, if it is still the one named.
+    func forgetOwner(_ picture: Picture, url: String) async
     /// Remembers that `key` failed, for `seconds`.
     func rememberFailure(_ key: ThumbnailKey, seconds: Double) async
 }

@@ -26,7 +26,7 @@ public enum RenderTiming {
     public static func measure(configuration: WarmfeedConfiguration, pages: Int, gzipLevel: Int32? = nil) async throws -> Result {
         let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder).open(logger: Logger(label: "warmfeed"))
         let statics = try StaticFiles(folder: configuration.publicFolder)
-        let renderer = try PageRenderer.load(configuration, statics: statics)
+        let renderer = try PageRenderer.load(configuration, statics: statics, epoch: store.epoch)
         do {
             let result = try await measure(store, renderer, configuration, pages: pages, gzipLevel: gzipLevel)
             await store.close()

@@ -67,7 +67,7 @@ public final class WarmfeedApp: Sendable {
             ?? AdminToken.load(dataFolder: configuration.dataFolder)
 
         let statics = try StaticFiles(folder: configuration.publicFolder)
-        let renderer = try PageRenderer.load(configuration, statics: statics)
+        let renderer = try PageRenderer.load(configuration, statics: statics, epoch: store.epoch)
         let pageCache = PageCache(capacityBytes: configuration.pageCacheBytes)
         let previews = PreviewKeeper(store: store)
         self.previews = previews
@@ -133,6 +133,7 @@ public final class WarmfeedApp: Sendable {
             originalStore: configuration.originalsDiskBytes > 0
                 ? try OriginalStore(folder: data.appendingPathComponent("originals"), budget: configuration.originalsDiskBytes) : nil,
             prewarmMakesMissedAVIF: configuration.prewarmPages > 0,
+            answerWithin: configuration.thumbnailWait, nodeName: configuration.nodeName,
             logger: logger
         )
         prewarmer = Prewarmer(

@@ -37,7 +37,7 @@ public struct WarmfeedConfiguration: Sendable {
     /// Disk for originals kept after their fetch (in the data folder), so an
     /// item's later sizes and formats need no second fetch, in bytes (0: none kept).
     public var originalsDiskBytes = 1024 << 20
-    /// Memory for the index of the thumbnails on disk, in bytes: at most 40–43
+    /// Memory for the index of the thumbnails on disk, in bytes: about 40
     /// bytes a thumbnail, so the default (16 MiB) holds 393,216.
     public var diskIndexBytes = ThumbnailDiskTier.defaultIndexBudget
     /// Pages warmed ahead of each reader (0: no pre-warm).
@@ -53,6 +53,10 @@ public struct WarmfeedConfiguration: Sendable {
     /// An origin that sends under 512 bytes a second for this long is cut
     /// (the wait for its first byte included): a dripping origin fails fast.
     public var originStall: Duration = .seconds(5)
+    /// The longest a thumbnail request waits (for the origin, a resize): then
+    /// the box is answered empty (the row's preview shows) and the job goes on
+    /// for the next reader.
+    public var thumbnailWait: Duration = .seconds(10)
     /// Connections open at once to one origin host; more fetches wait for one,
     /// readers' first, for at most `originQueueWait` (then the placeholder, not remembered).
     public var originConnections = 16
@@ -120,6 +124,7 @@ public struct WarmfeedConfiguration: Sendable {
             guard source != nil else { throw ConfigurationError("--refresh needs --source") }
             guard refreshInterval >= .seconds(1) else { throw ConfigurationError("--refresh must be at least 1s") }
         }
+        guard thumbnailWait >= .seconds(1), thumbnailWait <= .seconds(600) else { throw ConfigurationError("--thumb-wait must be from 1 to 600 seconds") }
         guard originLatency >= .zero, originLatency <= .seconds(60) else { throw ConfigurationError("--origin-latency must be from 0 to 60 s") }
         if let redis {
             do throws(RedisError) { _ = try RedisLocation(redis) } catch { throw ConfigurationError("--redis: \(error)") }

@@ -77,6 +77,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("origin-stall"), help: "Seconds an origin may send under 512 bytes a second (its first byte included) before it is cut.")
     var originStall = Int(defaults.originStall.components.seconds)
 
+    @Option(
+        name: .customLong("thumb-wait"),
+        help: "Seconds a thumbnail request waits for its thumbnail; then the box is answered empty and the job goes on for the next reader.")
+    var thumbWait = Int(defaults.thumbnailWait.components.seconds)
+
     @Option(name: .customLong("origin-connections"), help: "Connections open at once to one origin host; more fetches wait for one, readers' first.")
     var originConnections = defaults.originConnections
 
@@ -152,6 +157,7 @@ struct Serve: AsyncParsableCommand {
         configuration.originLatency = .milliseconds(originLatency)
         configuration.originTimeout = .seconds(originTimeout)
         configuration.originStall = .seconds(originStall)
+        configuration.thumbnailWait = .seconds(thumbWait)
         configuration.originConnections = originConnections
         configuration.demoPoolFolder = demoPool
         configuration.source = source

@@ -17,6 +17,9 @@ public struct RecencyList<Link: FixedWidthInteger & SignedInteger & Sendable>: S
     /// How many slots there are, linked or not.
     @inlinable public var slotCount: Int { newer.count }
 
+    /// The slots it holds room for without growing.
+    @inlinable public var capacity: Int { min(newer.capacity, older.capacity) }
+
     /// The bytes the links hold (their capacity, not only what is filled).
     @inlinable public var memoryBytes: Int { (newer.capacity + older.capacity) * MemoryLayout<Link>.stride }
 

@@ -17,7 +17,7 @@ import Testing
         .appendingPathComponent("Templates").path
 
     static func renderer(_ folder: String = templates) async throws -> PageRenderer {
-        try PageRenderer(templatesFolder: folder, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7)
+        try PageRenderer(templatesFolder: folder, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7, epoch: 7)
     }
 
     /// Demo rows and hostile imports: markup, entities, quotes, non-ASCII,

@@ -4,7 +4,7 @@ import Testing
 @testable import WarmfeedCore
 
 @Suite struct DiskTierIndexTests {
-    @Test func keysPackIntoEightBytesAndBack() {
+    @Test func keysPackIntoTwelveBytesAndBack() {
         let keys = [
             ThumbnailKey(itemID: 0, variant: ThumbnailVariant(scale: 1, format: .webp)),
             ThumbnailKey(itemID: 1, variant: ThumbnailVariant(scale: 2, format: .jpeg)),
@@ -42,12 +42,12 @@ import Testing
     @Test func theMemoryBudgetBoundsTheEntries() {
         var index = DiskTierIndex(diskBudget: .max, memoryBudget: 64 << 10)
         #expect(index.maxEntries > 1000)
-        for key in 0..<UInt64(index.maxEntries) { #expect(changed(&index) { $0.insert(key, size: 1) }.isEmpty) }
+        for key in 0..<UInt64(index.maxEntries) { #expect(changed(&index) { $0.insert(DiskKey(item: key, tag: 0), size: 1) }.isEmpty) }
         // Full: each new thumbnail pushes out the least recently used one.
         #expect(changed(&index) { $0.insert(1_000_000, size: 1) } == [0])
         #expect(index.count == index.maxEntries)
-        // What it holds stays within its budget (up to malloc's rounding of each of the five blocks).
-        #expect(index.memoryBytes <= (64 << 10) + 5 * 64)
+        // What it holds stays within its budget (up to malloc's rounding of each of the six blocks).
+        #expect(index.memoryBytes <= (64 << 10) + 6 * 64)
         #expect(index.memoryBytes > (64 << 10) / 2)
         // A small budget still indexes a few; none indexes nothing.
         #expect(DiskTierIndex(diskBudget: 1000, memoryBudget: 200).maxEntries >= 1)
@@ -67,16 +67,16 @@ import Testing
         var generator = SplitMix64(seed: 42)
         let budget = 5_000
         var index = DiskTierIndex(diskBudget: budget, memoryBudget: 2_000)
-        var model: [(key: UInt64, size: Int)] = []  // newest first
+        var model: [(key: DiskKey, size: Int)] = []  // newest first
         for _ in 0..<20_000 {
-            let key = generator.next() % 200
+            let key = DiskKey(item: generator.next() % 200, tag: 0)
             switch generator.next() % 4 {
             case 0, 1:
                 let size = Int(generator.next() % 400) + 1
                 let evicted = index.insert(key, size: size)
                 model.removeAll { $0.key == key }
                 model.insert((key, size), at: 0)
-                var expected: [UInt64] = []
+                var expected: [DiskKey] = []
                 while model.count > index.maxEntries || model.reduce(0, { $0 + $1.size }) > budget {
                     expected.append(model.removeLast().key)
                 }
@@ -103,4 +103,24 @@ import Testing
 /// What a mutating call returns (`#expect` cannot mutate inside its expansion).
 func changed<Value>(_ index: inout DiskTierIndex, _ call: (inout DiskTierIndex) -> Value) -> Value {
     call(&index)
+}
+
+extension DiskTierIndexTests {
+    /// An item has one picture at a time on disk: a new one takes the old one's
+    /// place (its file is among the evicted), and the old tag is a miss.
+    @Test func aNewPictureOfAnItemTakesTheOldOnesPlace() {
+        var index = DiskTierIndex(diskBudget: 1000, memoryBudget: 1 << 20)
+        let old = DiskKey(item: 7 << 3, tag: 1)
+        let new = DiskKey(item: 7 << 3, tag: 2)
+        #expect(changed(&index) { $0.insert(old, size: 100) }.isEmpty)
+        #expect(changed(&index) { $0.insert(new, size: 300) } == [old])
+        let (touchedOld, touchedNew) = (changed(&index) { $0.touch(old) }, changed(&index) { $0.touch(new) })
+        #expect(!touchedOld && touchedNew)
+        let removedOld = changed(&index) { $0.remove(old) }
+        #expect(!removedOld, "removing the old picture leaves the new one")
+        #expect(index.count == 1 && index.diskBytes == 300)
+        // The same picture written again replaces nothing: its file was overwritten in place.
+        #expect(changed(&index) { $0.insert(new, size: 200) }.isEmpty)
+        #expect(index.diskBytes == 200)
+    }
 }

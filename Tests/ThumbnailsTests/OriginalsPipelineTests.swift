@@ -1,4 +1,5 @@
 import Testing
+import WarmfeedCore
 
 @testable import Thumbnails
 
@@ -36,7 +37,7 @@ import Testing
         pipeline.holdBack(3, urgent: true)
         pipeline.holdBack(4, urgent: false)
         pipeline.raise(4)
-        var order: [Int64] = []
+        var order: [Picture] = []
         while let place = pipeline.nextHeldBack(isUrgent: { $0 == 2 }) { order.append(pipeline.take(place)) }
         #expect(order == [3, 4, 2, 1])
         #expect(pipeline.deferredCount == 0)

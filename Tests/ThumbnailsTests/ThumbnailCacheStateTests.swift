@@ -32,7 +32,7 @@ import Testing
     }
 
     func fetches(_ actions: [State.Action]) -> [Int64] {
-        actions.compactMap { if case .fetchOriginal(let id, _, _) = $0 { id } else { nil } }
+        actions.compactMap { if case .fetchOriginal(let picture, _, _) = $0 { picture.itemID } else { nil } }
     }
 
     func resizes(_ actions: [State.Action]) -> [ThumbnailKey] {
@@ -59,7 +59,7 @@ import Testing
     /// resize; returns the actions of the resize's end.
     func make(_ state: inout State, _ key: ThumbnailKey, value: String, cost: Int = 10, now: Double = 0) -> [State.Action] {
         #expect(fetches(state.tierAnswered(key, tier: 0, found: nil)) == [key.itemID])
-        #expect(resizes(state.originalArrived(itemID: key.itemID, .success(original), seconds: 0.25, now: now)) == [key])
+        #expect(resizes(state.originalArrived(picture: key.picture, .success(original), seconds: 0.25, now: now)) == [key])
         return state.resized(key, .success(made(value, cost: cost)), seconds: 0.05, now: now)
     }
 
@@ -102,19 +102,36 @@ import Testing
         var state = State(memoryBudget: 1000)
         ask(&state, a, waiter: nil, from: .prewarm)
         #expect(fetches(state.tierAnswered(a, tier: 0, found: nil)) == [a.itemID], "not on disk: pre-warm's fetch")
-        let promoted = { (actions: [State.Action]) in actions.compactMap { if case .promoteFetch(let id, _) = $0 { id } else { nil } } }
+        let promoted = { (actions: [State.Action]) in actions.compactMap { if case .promoteFetch(let picture, _) = $0 { picture.itemID } else { nil } } }
         let (decision, actions) = ask(&state, a, waiter: 7)
         #expect(decision == .joined && promoted(actions) == [a.itemID], "the fetch a reader now waits on goes first")
         #expect(promoted(ask(&state, a, waiter: 8).1).isEmpty, "promoted once")
-        let urgent = state.fetchIsUrgent(itemID: a.itemID)
+        let urgent = state.fetchIsUrgent(picture: a.picture)
         #expect(urgent)
+    }
+
+    /// A reader who takes only AVIF waits at pre-warm's pace: its job is not
+    /// urgent, and joining pre-warm's job raises nothing; it counts as a reader.
+    @Test func aPatientReaderNeitherStartsNorRaisesUrgentWork() {
+        var state = State(memoryBudget: 1000)
+        let (started, _) = ask(&state, a, waiter: 3, from: .patientReader)
+        #expect(started == .started && state.counters.misses == 1)
+        #expect(fetches(state.tierAnswered(a, tier: 0, found: nil)) == [a.itemID])
+        #expect(!state.fetchIsUrgent(picture: a.picture), "its fetch waits behind readers'")
+        ask(&state, b, waiter: nil, from: .prewarm)
+        _ = state.tierAnswered(b, tier: 0, found: nil)
+        let (joined, actions) = ask(&state, b, waiter: 4, from: .patientReader)
+        #expect(joined == .joined && actions.isEmpty && state.counters.coalesced == 1)
+        #expect(!state.fetchIsUrgent(picture: b.picture))
+        #expect(resizes(state.originalArrived(picture: b.picture, .success(original), seconds: 0.1, now: 0)) == [b])
+        #expect(answered(state.resized(b, .success(made("y", cost: 10)), seconds: 0.05, now: 0)) == [4: "y"], "it is answered when the job ends")
     }
 
     @Test func aReaderJoiningAPrewarmResizePromotesIt() {
         var state = State(memoryBudget: 1000)
         ask(&state, a, waiter: nil, from: .prewarm)
         _ = state.tierAnswered(a, tier: 0, found: nil)
-        let resize = state.originalArrived(itemID: a.itemID, .success([1, 2, 3]), seconds: 0.1, now: 0)
+        let resize = state.originalArrived(picture: a.picture, .success([1, 2, 3]), seconds: 0.1, now: 0)
         #expect(resizes(resize) == [a])
         let (_, actions) = ask(&state, a, waiter: 7)
         #expect(actions.contains { if case .promoteResize(let key) = $0 { key == a } else { false } })
@@ -148,7 +165,7 @@ import Testing
         ask(&state, a, waiter: 1, now: 100)
         #expect(ask(&state, a, waiter: 2, now: 100).0 == .joined)
         _ = state.tierAnswered(a, tier: 0, found: nil)
-        let failed = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 101)
+        let failed = state.originalArrived(picture: 1, .failure(.origin), seconds: nil, now: 101)
         #expect(answered(failed) == [1: "placeholder", 2: "placeholder"])
         for now in [101.0, 110, 130.9] {
             let (decision, actions) = ask(&state, a, waiter: 3, now: now)
@@ -167,7 +184,7 @@ import Testing
             let key = ThumbnailKey(itemID: Int64(id), variant: ThumbnailVariant(scale: 1, format: .webp))
             ask(&state, key, waiter: nil, now: Double(id))
             _ = state.tierAnswered(key, tier: 0, found: nil)
-            _ = state.originalArrived(itemID: Int64(id), .failure(.origin), seconds: nil, now: Double(id))
+            _ = state.originalArrived(picture: Picture(itemID: Int64(id), tag: 0), .failure(.origin), seconds: nil, now: Double(id))
         }
         #expect(state.usage.negative == 3)
         // The newest failures are the ones kept.
@@ -210,7 +227,7 @@ import Testing
         ask(&state, a, waiter: 1)
         _ = state.tierAnswered(a, tier: 0, found: nil)
         #expect(fetches(state.tierAnswered(a, tier: 1, found: nil)) == [1])
-        _ = state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)
+        _ = state.originalArrived(picture: 1, .success(original), seconds: 0.2, now: 0)
         #expect(stores(state.resized(a, .success(made("x")), seconds: 0.1, now: 0)) == [[0, 1]])
         #expect(state.originLatency.total == 1 && state.thumbnailLatency.total == 1)
     }
@@ -221,7 +238,7 @@ import Testing
         ask(&state, a2, waiter: 2)
         #expect(fetches(state.tierAnswered(a, tier: 0, found: nil)) == [1])
         #expect(fetches(state.tierAnswered(a2, tier: 0, found: nil)).isEmpty)  // joins the fetch in flight
-        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)
+        let arrived = state.originalArrived(picture: 1, .success(original), seconds: 0.2, now: 0)
         #expect(Set(resizes(arrived)) == [a, a2])
         #expect(answered(state.resized(a2, .success(made("2x")), seconds: 0.1, now: 0)) == [2: "2x"])
         #expect(answered(state.resized(a, .success(made("1x")), seconds: 0.1, now: 0)) == [1: "1x"])
@@ -246,7 +263,7 @@ import Testing
         ask(&state, a2, waiter: 3)
         _ = state.tierAnswered(a2, tier: 0, found: nil)  // the 2x waits on the same fetch
         ask(&state, a2, waiter: 4)
-        let failed = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 5)
+        let failed = state.originalArrived(picture: 1, .failure(.origin), seconds: nil, now: 5)
         #expect(answered(failed) == [1: "placeholder", 2: "placeholder", 3: "placeholder", 4: "placeholder"])
         #expect(state.counters.failures == 2 && state.usage.inFlight == 0)
         #expect(ask(&state, a, waiter: 5, now: 6).0 == .failedRecently)
@@ -258,7 +275,7 @@ import Testing
         ask(&state, a, waiter: 1)
         ask(&state, a, waiter: 2)
         _ = state.tierAnswered(a, tier: 0, found: nil)
-        #expect(resizes(state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)) == [a])
+        #expect(resizes(state.originalArrived(picture: 1, .success(original), seconds: 0.2, now: 0)) == [a])
         #expect(answered(state.cancel(waiter: 1)) == [1: "released"])
         #expect(answered(state.resized(a, .success(made("x")), seconds: 0.1, now: 0)) == [2: "x"])
         #expect(state.isCached(a))
@@ -268,7 +285,7 @@ import Testing
         var state = State(memoryBudget: 1000)
         ask(&state, a, waiter: 1)
         _ = state.tierAnswered(a, tier: 0, found: nil)
-        _ = state.originalArrived(itemID: 1, .success(original), seconds: 0.2, now: 0)
+        _ = state.originalArrived(picture: 1, .success(original), seconds: 0.2, now: 0)
         #expect(answered(state.resized(a, .failure(.image), seconds: nil, now: 0)) == [1: "placeholder"])
         #expect(state.counters.failures == 1 && state.counters.originErrors == 0)
     }
@@ -277,7 +294,7 @@ import Testing
         var state = State(memoryBudget: 1000)
         ask(&state, a, waiter: 1)
         _ = state.tierAnswered(a, tier: 0, found: nil)
-        #expect(answered(state.originalArrived(itemID: 1, .failure(.noSource), seconds: nil, now: 0)) == [1: "placeholder"])
+        #expect(answered(state.originalArrived(picture: 1, .failure(.noSource), seconds: nil, now: 0)) == [1: "placeholder"])
         #expect(state.counters.originFetches == 0 && state.counters.failures == 1)
     }
 
@@ -305,7 +322,7 @@ import Testing
     func failOrigin(_ state: inout State, _ key: ThumbnailKey, _ failure: State.Failure, now: Double) -> [State.Action] {
         ask(&state, key, waiter: 1, now: now)
         _ = state.tierAnswered(key, tier: 0, found: nil)
-        return state.originalArrived(itemID: key.itemID, .failure(failure), seconds: nil, now: now)
+        return state.originalArrived(picture: key.picture, .failure(failure), seconds: nil, now: now)
     }
 
     @Test func aBusyOriginGivesThePlaceholderButIsNotRemembered() {
@@ -358,7 +375,7 @@ import Testing
         let heavy = [UInt8](repeating: 0xff, count: 400)
         for item: Int64 in 1...3 { #expect(miss(&state, item, from: .prewarm) == [item]) }
         for item: Int64 in 1...3 {
-            #expect(resizes(state.originalArrived(itemID: item, .success(heavy), seconds: 0.01, now: 0)) == [key(item)])
+            #expect(resizes(state.originalArrived(picture: Picture(itemID: item, tag: 0), .success(heavy), seconds: 0.01, now: 0)) == [key(item)])
         }
         #expect(state.waitingForResize.bytes == 1200)
         // The waiting half is full: new fetches wait, whoever asks.
@@ -371,8 +388,8 @@ import Testing
         // One resize ends: 800 bytes wait, and one 400-byte original on its way would fill the half again.
         #expect(fetches(state.resized(key(1), .success(made("t1")), seconds: 0.01, now: 0)) == [5])
         #expect(fetches(state.resized(key(2), .success(made("t2")), seconds: 0.01, now: 0)) == [6])
-        #expect(resizes(state.originalArrived(itemID: 5, .success(heavy), seconds: 0.01, now: 0)) == [key(5)])
-        #expect(resizes(state.originalArrived(itemID: 6, .success(heavy), seconds: 0.01, now: 0)) == [key(6)])
+        #expect(resizes(state.originalArrived(picture: 5, .success(heavy), seconds: 0.01, now: 0)) == [key(5)])
+        #expect(resizes(state.originalArrived(picture: 6, .success(heavy), seconds: 0.01, now: 0)) == [key(6)])
         #expect(fetches(state.resized(key(3), .success(made("t3")), seconds: 0.01, now: 0)) == [4])
         #expect(state.waitingForResize.deferredFetches == 0)
         // The budget was never passed by more than the fetches on their way.
@@ -389,7 +406,7 @@ import Testing
         let heavy = [UInt8](repeating: 0xff, count: 400)
         for item: Int64 in 1...3 {
             _ = miss(&state, item, from: .prewarm)
-            _ = state.originalArrived(itemID: item, .success(heavy), seconds: 0.01, now: 0)
+            _ = state.originalArrived(picture: Picture(itemID: item, tag: 0), .success(heavy), seconds: 0.01, now: 0)
         }
         #expect(miss(&state, 5, from: .reader) == [])
         #expect(miss(&state, 6, from: .prewarm) == [])
@@ -404,10 +421,10 @@ import Testing
         var state = State(memoryBudget: 100_000, originalsBudget: 0)
         #expect(miss(&state, 1, from: .reader) == [1])
         #expect(miss(&state, 2, from: .reader) == [])
-        #expect(resizes(state.originalArrived(itemID: 1, .success(original), seconds: 0.01, now: 0)) == [key(1)])
+        #expect(resizes(state.originalArrived(picture: 1, .success(original), seconds: 0.01, now: 0)) == [key(1)])
         let first = state.resized(key(1), .success(made("t1")), seconds: 0.01, now: 0)
         #expect(answered(first) == [1: "t1"] && fetches(first) == [2])
-        #expect(resizes(state.originalArrived(itemID: 2, .success(original), seconds: 0.01, now: 0)) == [key(2)])
+        #expect(resizes(state.originalArrived(picture: 2, .success(original), seconds: 0.01, now: 0)) == [key(2)])
         #expect(answered(state.resized(key(2), .success(made("t2")), seconds: 0.01, now: 0)) == [2: "t2"])
         #expect(state.waitingForResize.bytes == 0 && state.waitingForResize.deferredFetches == 0)
     }
@@ -418,10 +435,10 @@ import Testing
         #expect(miss(&state, 2, from: .reader) == [])
         #expect(miss(&state, 3, from: .reader) == [])
         // The origin fails item 1: item 2's fetch goes.
-        let failed = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 0)
+        let failed = state.originalArrived(picture: 1, .failure(.origin), seconds: nil, now: 0)
         #expect(answered(failed) == [1: "placeholder"] && fetches(failed) == [2])
         // Item 2's original cannot be read: item 3's fetch goes.
-        #expect(resizes(state.originalArrived(itemID: 2, .success(original), seconds: 0.01, now: 0)) == [key(2)])
+        #expect(resizes(state.originalArrived(picture: 2, .success(original), seconds: 0.01, now: 0)) == [key(2)])
         let broken = state.resized(key(2), .failure(.image), seconds: nil, now: 0)
         #expect(answered(broken) == [2: "placeholder"] && fetches(broken) == [3])
     }

@@ -27,7 +27,7 @@ import Testing
     }
 
     func claims(_ actions: [State.Action]) -> [Int64] {
-        actions.compactMap { if case .claimOriginal(let item, 0) = $0 { item } else { nil } }
+        actions.compactMap { if case .claimOriginal(let picture, 0) = $0 { picture.itemID } else { nil } }
     }
 
     func fetches(_ actions: [State.Action]) -> Int {
@@ -48,8 +48,8 @@ import Testing
     @Test func theWinnerFetchesOwnsTheOriginalAndWritesEveryTier() {
         var state = cluster()
         _ = missEverywhere(&state)
-        #expect(fetches(state.originalClaimAnswered(itemID: 1, .won, now: 0)) == 1)
-        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        #expect(fetches(state.originalClaimAnswered(picture: 1, .won, now: 0)) == 1)
+        let arrived = state.originalArrived(picture: 1, .success(original), seconds: 0.1, now: 0)
         #expect(arrived.contains { if case .keepOriginal(1, _, 0) = $0 { true } else { false } })
         let done = state.resized(a, .success(made("x")), seconds: 0.1, now: 0)
         #expect(done.contains { if case .store(_, _, [0, 1]) = $0 { true } else { false } })
@@ -62,8 +62,8 @@ import Testing
         let first = missEverywhere(&state, a)
         let second = missEverywhere(&state, a2)
         #expect(claims(first) == [1] && claims(second).isEmpty)
-        #expect(fetches(state.originalClaimAnswered(itemID: 1, .won, now: 0)) == 1)
-        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        #expect(fetches(state.originalClaimAnswered(picture: 1, .won, now: 0)) == 1)
+        let arrived = state.originalArrived(picture: 1, .success(original), seconds: 0.1, now: 0)
         #expect(arrived.filter { if case .resize = $0 { true } else { false } }.count == 2)
     }
 
@@ -72,7 +72,7 @@ import Testing
         var state = cluster()
         _ = missEverywhere(&state, a)
         _ = missEverywhere(&state, a2)
-        let actions = state.originalClaimAnswered(itemID: 1, .owner("http://node1:8080"), now: 0)
+        let actions = state.originalClaimAnswered(picture: 1, .owner("http://node1:8080"), now: 0)
         #expect(fetches(actions) == 0)
         #expect(Set(asks(actions)) == [a, a2])
         let answered = state.ownerAnswered(a2, owner: "http://node1:8080", .made(made("theirs")), now: 0)
@@ -87,19 +87,19 @@ import Testing
     @Test func anOwnerThatDoesNotAnswerIsForgottenAndTheOriginalFetchedHere() {
         var state = cluster()
         _ = missEverywhere(&state)
-        _ = state.originalClaimAnswered(itemID: 1, .owner("http://node1:8080"), now: 0)
+        _ = state.originalClaimAnswered(picture: 1, .owner("http://node1:8080"), now: 0)
         let gone = state.ownerAnswered(a, owner: "http://node1:8080", .unreachable, now: 0)
         #expect(gone.contains { if case .forgetOwner(1, "http://node1:8080", 0) = $0 { true } else { false } })
         #expect(claims(gone) == [1])
         // Still named (another node wrote it back meanwhile): not asked again, fetched here.
-        #expect(fetches(state.originalClaimAnswered(itemID: 1, .owner("http://node1:8080"), now: 0)) == 1)
+        #expect(fetches(state.originalClaimAnswered(picture: 1, .owner("http://node1:8080"), now: 0)) == 1)
         #expect(state.counters.ownerUnreachable == 1)
     }
 
     @Test func aFailureAnotherNodeMetIsRememberedAsLongAsItSays() {
         var state = cluster()
         _ = missEverywhere(&state)
-        let actions = state.originalClaimAnswered(itemID: 1, .failed(remaining: 7), now: 100)
+        let actions = state.originalClaimAnswered(picture: 1, .failed(remaining: 7), now: 100)
         #expect(actions.contains { if case .answer([1], .placeholder) = $0 { true } else { false } })
         #expect(state.remembered(a, now: 100) == 7)
         // Not written back: the cluster already knows.
@@ -117,8 +117,8 @@ import Testing
     @Test func withoutRedisTheNodeFetchesAnyway() {
         var state = cluster()
         _ = missEverywhere(&state)
-        #expect(fetches(state.originalClaimAnswered(itemID: 1, .unavailable, now: 0)) == 1)
-        let arrived = state.originalArrived(itemID: 1, .success(original), seconds: 0.1, now: 0)
+        #expect(fetches(state.originalClaimAnswered(picture: 1, .unavailable, now: 0)) == 1)
+        let arrived = state.originalArrived(picture: 1, .success(original), seconds: 0.1, now: 0)
         // Kept, but owned nowhere: no claim was held.
         #expect(arrived.contains { if case .keepOriginal(1, _, nil) = $0 { true } else { false } })
         let done = state.resized(a, .success(made("x")), seconds: 0.1, now: 0)
@@ -129,8 +129,8 @@ import Testing
     @Test func theWinnersFailureIsSharedAndItsClaimReleased() {
         var state = cluster()
         _ = missEverywhere(&state)
-        _ = state.originalClaimAnswered(itemID: 1, .won, now: 0)
-        let actions = state.originalArrived(itemID: 1, .failure(.origin), seconds: nil, now: 0)
+        _ = state.originalClaimAnswered(picture: 1, .won, now: 0)
+        let actions = state.originalArrived(picture: 1, .failure(.origin), seconds: nil, now: 0)
         #expect(actions.contains { if case .originalFailed(1, let seconds, 0) = $0 { seconds == 5 } else { false } })
         #expect(actions.contains { if case .storeFailure(_, 5, 0) = $0 { true } else { false } })
     }
@@ -138,8 +138,8 @@ import Testing
     @Test func aBusyOriginReleasesTheClaimAndSharesNothing() {
         var state = cluster()
         _ = missEverywhere(&state)
-        _ = state.originalClaimAnswered(itemID: 1, .won, now: 0)
-        let actions = state.originalArrived(itemID: 1, .failure(.busy), seconds: nil, now: 0)
+        _ = state.originalClaimAnswered(picture: 1, .won, now: 0)
+        let actions = state.originalArrived(picture: 1, .failure(.busy), seconds: nil, now: 0)
         #expect(actions.contains { if case .releaseOriginalClaim(1, 0) = $0 { true } else { false } })
         #expect(!actions.contains { if case .storeFailure = $0 { true } else { false } })
         #expect(!actions.contains { if case .originalFailed = $0 { true } else { false } })
@@ -152,12 +152,12 @@ import Testing
         let missed = missEverywhere(&state)
         #expect(missed.contains { if case .readOriginal(1) = $0 { true } else { false } })
         #expect(claims(missed).isEmpty && fetches(missed) == 0)
-        let read = state.originalRead(itemID: 1, original, now: 0)
+        let read = state.originalRead(picture: 1, original, now: 0)
         #expect(read.contains { if case .resize(_, _, true) = $0 { true } else { false } })
         #expect(state.counters.originalsFromDisk == 1)
         // Not there: on to the claim.
         _ = missEverywhere(&state, ThumbnailKey(itemID: 2, variant: a.variant))
-        #expect(claims(state.originalRead(itemID: 2, nil, now: 0)) == [2])
+        #expect(claims(state.originalRead(picture: 2, nil, now: 0)) == [2])
     }
 
     /// An original queued behind this node's own resizes is not claimed until
@@ -166,16 +166,16 @@ import Testing
         var state = State(memoryBudget: 1000, originalsBudget: 2000, lookupTiers: 2, claimTier: 0)
         let big = [UInt8](repeating: 1, count: 1500)
         _ = missEverywhere(&state)
-        _ = state.originalClaimAnswered(itemID: 1, .won, now: 0)
+        _ = state.originalClaimAnswered(picture: 1, .won, now: 0)
         // Item 1's original waits for libvips and fills the pipeline's half of the budget.
-        _ = state.originalArrived(itemID: 1, .success(big), seconds: 0.1, now: 0)
+        _ = state.originalArrived(picture: 1, .success(big), seconds: 0.1, now: 0)
         let b = ThumbnailKey(itemID: 2, variant: a.variant)
         let queued = missEverywhere(&state, b)
         #expect(claims(queued).isEmpty && fetches(queued) == 0, "queued here: no claim held meanwhile")
         // The resize ends: now it is claimed, then fetched.
         let freed = state.resized(a, .success(made("x")), seconds: 0.1, now: 0)
         #expect(claims(freed) == [2] && fetches(freed) == 0)
-        #expect(fetches(state.originalClaimAnswered(itemID: 2, .won, now: 0)) == 1)
+        #expect(fetches(state.originalClaimAnswered(picture: 2, .won, now: 0)) == 1)
     }
 
     @Test func aSingleServerNeverClaims() {

@@ -60,7 +60,7 @@ import Testing
         #expect(decision == .joined && joined.isEmpty)
         #expect(fetched(state.itemRead(a, .found("item 1"))) == ["item 1"])
         #expect(state.itemRead(a, .found("again")).isEmpty, "an answer for a job past that stage is ignored")
-        _ = state.originalArrived(itemID: 1, .success([1, 2, 3]), seconds: 0.1, now: 0)
+        _ = state.originalArrived(picture: 1, .success([1, 2, 3]), seconds: 0.1, now: 0)
         let done = state.resized(a, .success(made("made")), seconds: 0.1, now: 0)
         #expect(Set(answers(done)) == ["1: made", "2: made"])
     }
@@ -73,7 +73,7 @@ import Testing
         #expect(reads(missed) == [a] && claims(missed) == 0)
         let read = state.itemRead(a, .found("item 1"))
         #expect(claims(read) == 1 && fetched(read).isEmpty)
-        #expect(fetched(state.originalClaimAnswered(itemID: 1, .won, now: 0)) == ["item 1"])
+        #expect(fetched(state.originalClaimAnswered(picture: 1, .won, now: 0)) == ["item 1"])
     }
 
     @Test func noSuchItemAnswersEveryWaiterAndRemembersNothing() {
@@ -126,7 +126,7 @@ import Testing
         #expect(reads(state.tierAnswered(a2, tier: 0, .miss)) == [a2])
         // The original is already on its way: the 2x waits for it rather than fetch again.
         #expect(fetched(state.itemRead(a2, .found("item 1"))).isEmpty)
-        let arrived = state.originalArrived(itemID: 1, .success([1, 2, 3]), seconds: 0.1, now: 0)
+        let arrived = state.originalArrived(picture: 1, .success([1, 2, 3]), seconds: 0.1, now: 0)
         #expect(arrived.filter { if case .resize = $0 { true } else { false } }.count == 2)
     }
 }

@@ -19,8 +19,12 @@ import WarmfeedCore
 
     /// Today's renderer, as the server builds it.
     func compiled() throws -> PageRenderer {
-        try PageRenderer(templatesFolder: Self.templates, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7)
+        try PageRenderer(
+            templatesFolder: Self.templates, scriptURL: "/static/feed.js?v=abc", styleURL: "/static/feed.css?v=d&e", threshold: 0.7, epoch: Self.epoch)
     }
+
+    /// The store epoch the pages are rendered in (the cursors' too).
+    static let epoch: UInt32 = 7
 
     /// The swift-mustache rendering the compiled templates replace.
     struct Reference {
@@ -81,6 +85,7 @@ import WarmfeedCore
             ]
             if !item.summary.isEmpty { row["summary"] = item.summary }
             if item.imageURL != nil { row["thumb"] = true }
+            if let picture = Picture(item: item, epoch: CompiledTemplateTests.epoch) { row["picture"] = picture.name }
             if let link = item.link, PageRenderer.isSafeLink(link) { row["link"] = link }
             if let pageStart {
                 row["pageStart"] = true
@@ -170,7 +175,7 @@ import WarmfeedCore
         text = text.replacingOccurrences(of: "{{/link}}{{^link}}", with: "{{/lnk}}{{^link}}")
         try text.write(to: row, atomically: true, encoding: .utf8)
         #expect {
-            try PageRenderer(templatesFolder: folder.path, scriptURL: "/a.js", styleURL: "/a.css", threshold: 0.7)
+            try PageRenderer(templatesFolder: folder.path, scriptURL: "/a.js", styleURL: "/a.css", threshold: 0.7, epoch: Self.epoch)
         } throws: { error in
             guard let error = error as? TemplateError else { return false }
             return error.file.hasSuffix("row.mustache") && error.line == 4 && error.message.contains("{{/lnk}} closes {{#link}}")

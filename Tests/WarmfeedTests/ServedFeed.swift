@@ -44,6 +44,9 @@ struct ServedFeed {
         // The demo origin's pictures are painted once for every test (a test
         // of the painting itself gives a folder of its own).
         configuration.demoPoolFolder = sharedDemoPool
+        // CI's two slow cores once took over 15 s for a cluster's cold thumbnail: tests that
+        // count images are not cut short by the deadline (its own tests set theirs).
+        configuration.thumbnailWait = .seconds(120)
         configure(&configuration)
         let app = try await WarmfeedApp(configuration: configuration)
         try app.start()
@@ -63,14 +66,37 @@ struct ServedFeed {
     /// machines run every suite at once on two slow cores, where a cluster
     /// test's cold thumbnail (a claim, a fetch, a resize, another node asked)
     /// took over 15 s; no test asserts a time with it.
-    func get(_ target: String, headers: [(String, String)] = [], timeout: Int = 60) async throws -> TestResponse {
+    func get(_ target: String, headers: [(String, String)] = [], timeout: Int = 60, from source: String? = nil) async throws -> TestResponse {
         let port = port
-        return try await onThread { try TestHTTP.get(port: port, target, headers: headers, timeout: timeout) }
+        return try await onThread { try TestHTTP.get(port: port, target, headers: headers, timeout: timeout, from: source) }
+    }
+
+    /// The thumbnail addresses (`/thumbs/<picture>/1x`) of the page at `target`, in page order.
+    func thumbnailPaths(on target: String = "/") async throws -> [String] {
+        let html = try await get(target).text
+        var paths: [String] = []
+        var rest = Substring(html)
+        while let start = rest.range(of: "src=\"/thumbs/") {
+            let tail = rest[start.upperBound...]
+            guard let end = tail.firstIndex(of: "\"") else { break }
+            paths.append("/thumbs/" + tail[..<end])
+            rest = tail[end...]
+        }
+        return paths
     }
 
     func request(_ method: String, _ target: String, body: String? = nil) async throws -> TestResponse {
         let port = port
         return try await onThread { try TestHTTP.request(port: port, method, target, body: body, timeout: 60) }
+    }
+
+    /// The file in `data`'s `folder` (`thumbs`, `originals`) kept for item
+    /// `item`'s picture, whatever its tag, whose name ends with `suffix`.
+    static func diskFile(in data: String, _ folder: String, item: Int64, suffix: String) -> URL? {
+        let url = URL(fileURLWithPath: data).appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.first { $0.hasPrefix("\(item)-") && $0.hasSuffix(suffix) && Picture(name: $0.dropLast(suffix.count)) != nil }
+            .map { url.appendingPathComponent($0) }
     }
 
     func stop(keepingData: Bool = false) async {

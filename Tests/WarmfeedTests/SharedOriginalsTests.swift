@@ -119,9 +119,13 @@ import Testing
                         let headers = [("Cookie", reader.cookie), ("Sec-CH-DPR", reader.ratio)]
                         for page in 2...5 {
                             let html = try await node.get("/fragment?page=\(page)", headers: headers).text
-                            let ids = html.matches(of: /src="\/thumbs\/(\d+)\/1x"/).compactMap { Int64($0.1) }
-                            #expect(ids.count == 10)
-                            for id in ids { #expect(Self.isImage(try await node.thumbnail(id, reader.scale))) }
+                            // As a browser asks: by the picture the page names.
+                            let pictures = html.matches(of: /src="\/thumbs\/(\d+-[0-9a-f]{8})\/1x"/).map { String($0.1) }
+                            #expect(pictures.count == 10)
+                            for picture in pictures {
+                                let response = try await node.get("/thumbs/\(picture)/\(reader.scale)", headers: [("Accept", "image/webp,*/*")])
+                                #expect(Self.isImage(response))
+                            }
                         }
                     }
                 }

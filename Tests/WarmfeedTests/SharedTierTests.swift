@@ -124,7 +124,7 @@ import Testing
             var remembered = false
             // Up to 10 s: a loaded machine writes it late.
             for _ in 0..<200 where !remembered {
-                remembered = (try? cluster.redis.cli("KEYS", "wf:*:t:120:1x:webp"))?.contains("120") == true
+                remembered = (try? cluster.redis.cli("KEYS", "wf:*:t:120-*:1x:webp"))?.contains("120") == true
                 if !remembered { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(remembered)
@@ -139,8 +139,10 @@ import Testing
     @Test func aClaimWhoseHolderIsGoneIsTakenOverWhenItExpires() async throws {
         try await Cluster.with(nodes: 1) { cluster in
             // A node that died holding the claim on item 110's original: its claim lives 1.5 s more.
-            let epoch = cluster.nodes[0].app.store.epoch
-            try cluster.redis.cli("SET", "wf:\(epoch):c:110", "dead-node", "PX", "1500")
+            let store = cluster.nodes[0].app.store
+            let item = try #require(try await store.item(id: 110))
+            let picture = try #require(Picture(item: item, epoch: store.epoch))
+            try cluster.redis.cli("SET", "wf:\(store.epoch):c:\(picture.name)", "dead-node", "PX", "1500")
             #expect(Self.isImage(try await cluster.nodes[0].thumbnail(110)))
             let shared = try await cluster.shared(0)
             #expect(shared["claims_taken_over"] as! Int == 1)
@@ -172,7 +174,7 @@ import Testing
             var written = false
             // Up to 10 s: CI once found nothing after 2.5 s, with the machine loaded.
             for _ in 0..<200 where !written {
-                written = (try? cluster.redis.cli("KEYS", "wf:*:t:141:1x:webp"))?.contains("141") == true
+                written = (try? cluster.redis.cli("KEYS", "wf:*:t:141-*:1x:webp"))?.contains("141") == true
                 if !written { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(written)

@@ -147,10 +147,9 @@ struct OwnPostgres {
         let made = try await first.thumbnail(3)
         #expect(made.header("Content-Type") == "image/webp")
         // The disk tier is written after the answer: wait for the file.
-        let file = URL(fileURLWithPath: folder).appendingPathComponent("thumbs/3-1x.webp").path
         var written = false
         for _ in 0..<100 where !written {
-            written = FileManager.default.fileExists(atPath: file)
+            written = ServedFeed.diskFile(in: folder, "thumbs", item: 3, suffix: "-1x.webp") != nil
             if !written { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(written, "the thumbnail never reached the disk tier")

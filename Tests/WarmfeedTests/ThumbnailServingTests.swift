@@ -61,7 +61,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
                 let id = try await feed.addItems(imagesAt: ["/joined.jpg"], on: origin)[0]
                 let item = try #require(try await feed.app.store.item(id: id))
-                let key = ThumbnailKey(itemID: id, variant: ThumbnailVariant(scale: 1, format: .webp))
+                let key = try #require(feed.app.thumbnails.key(of: item, ThumbnailVariant(scale: 1, format: .webp)))
                 let warming = Task { await feed.app.thumbnails.warm(key, of: item) }
                 // Not a time asserted: only so that pre-warm's fetch is under way when the reader asks.
                 try await Task.sleep(for: .milliseconds(200))
@@ -179,7 +179,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         await restarted.stop(keepingData: true)
 
         // Corrupt the file: the next start must not serve it.
-        let oneX = URL(fileURLWithPath: folder).appendingPathComponent("thumbs/\(id)-1x.webp")
+        let oneX = try #require(ServedFeed.diskFile(in: folder, "thumbs", item: id, suffix: "-1x.webp"))
         var bytes = try Data(contentsOf: oneX)
         bytes[bytes.count / 2] ^= 0x5a
         try bytes.write(to: oneX)
@@ -207,7 +207,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             #expect(origin.requests(to: "/a.jpg") == 1 && origin.requests(to: "/b.jpg") == 1)
         }
         // Corrupt b's kept original; the origin is gone.
-        let kept = URL(fileURLWithPath: folder).appendingPathComponent("originals/\(ids[1]).original")
+        let kept = try #require(ServedFeed.diskFile(in: folder, "originals", item: ids[1], suffix: ".original"))
         var bytes = try Data(contentsOf: kept)
         bytes[bytes.count / 2] ^= 0x5a
         try bytes.write(to: kept)

@@ -72,7 +72,8 @@ final class Transfer {
         let limits = request.limits
         let protocols = limits.allowFileScheme ? "http,https,file" : "http,https"
         var url = request.url
-        if limits.allowFileScheme, let roots = limits.fileRoots, OriginURL.scheme(of: url) == "file" {
+        let isFile = limits.allowFileScheme && OriginURL.scheme(of: url) == "file"
+        if isFile, let roots = limits.fileRoots {
             (confinedFile, url) = try ConfinedFile.open(url, roots: roots)
         }
         try set(CURLOPT_URL, url)
@@ -107,7 +108,8 @@ final class Transfer {
         // Every socket is opened by the callback, which asks the address policy first.
         try check(wf_easy_setopt_open_socket(easy, CurlCallbacks.openSocket))
         try check(wf_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, unretained))
-        if limits.addressPolicy.publicOnly {
+        // A file has no address (libcurl would ask the pre-request callback with none).
+        if limits.addressPolicy.publicOnly, !isFile {
             // A kept-alive connection is judged again before each request goes out on it.
             try check(wf_easy_setopt_prereq(easy, CurlCallbacks.checkConnection))
             try check(wf_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, unretained))

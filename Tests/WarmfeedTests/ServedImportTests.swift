@@ -2,8 +2,9 @@ import FeedImport
 import Foundation
 import HTTPTestClient
 import Testing
-@testable import Warmfeed
+
 @testable import SQLiteStore
+@testable import Warmfeed
 @testable import WarmfeedCore
 
 @Suite struct ServedImportTests {
@@ -40,7 +41,9 @@ import Testing
                 }
             }
             // The text is still there, as text.
-            #expect(html.contains("&lt;script&gt;alert(&#39;title&#39;)&lt;/script&gt;Plain") || html.contains("&lt;script&gt;alert(&#x27;title&#x27;)&lt;/script&gt;Plain") || html.contains("Plain"))
+            #expect(
+                html.contains("&lt;script&gt;alert(&#39;title&#39;)&lt;/script&gt;Plain")
+                    || html.contains("&lt;script&gt;alert(&#x27;title&#x27;)&lt;/script&gt;Plain") || html.contains("Plain"))
             #expect(html.contains("&lt;b&gt;double-escaped&lt;/b&gt;"))
             // Every outgoing link carries the full rel.
             let anchors = html.components(separatedBy: "<a ").dropFirst()
@@ -58,17 +61,22 @@ import Testing
         var posts = (1...25).map { (id: "p\($0)", title: "Post \($0)") }
         let newDates = ["new-b": "Wed, 30 Oct 2024 10:00:00 GMT", "new-a": "Tue, 29 Oct 2024 10:00:00 GMT"]
         func serve(_ items: [(id: String, title: String)], etag: String) {
-            origin.script("/feed.xml", .respond(
-                contentType: "application/rss+xml",
-                body: Array(ImportedFeeds.rss(items, textOnly: Set(0..<items.count), dates: newDates).utf8),
-                headers: ["ETag: \"\(etag)\"", "Last-Modified: Mon, 07 Oct 2024 10:00:00 GMT"]
-            ))
+            origin.script(
+                "/feed.xml",
+                .respond(
+                    contentType: "application/rss+xml",
+                    body: Array(ImportedFeeds.rss(items, textOnly: Set(0..<items.count), dates: newDates).utf8),
+                    headers: ["ETag: \"\(etag)\"", "Last-Modified: Mon, 07 Oct 2024 10:00:00 GMT"]
+                ))
         }
         serve(posts, etag: "v1")
-        try await ServedFeed.with(items: 0, pageSize: 10, configure: {
-            $0.source = origin.url("/feed.xml")
-            $0.refreshInterval = .seconds(1)
-        }) { feed in
+        try await ServedFeed.with(
+            items: 0, pageSize: 10,
+            configure: {
+                $0.source = origin.url("/feed.xml")
+                $0.refreshInterval = .seconds(1)
+            }
+        ) { feed in
             guard case .success(let first) = await feed.app.importSource() else {
                 Issue.record("the first import failed")
                 return
@@ -162,10 +170,14 @@ import Testing
             origin.script("/img/\(post.id).jpg", .respond(contentType: "image/jpeg", body: jpeg))
         }
         let file = try ImportedFeeds.file(ImportedFeeds.rss(posts, base: origin.url("")))
-        try await ServedFeed.with(items: 0, pageSize: 5, configure: {
-            $0.source = file
-            $0.prewarmPages = 2
-        }) { feed in
+        try await ServedFeed.with(
+            items: 0, pageSize: 5,
+            configure: {
+                $0.source = file
+                $0.prewarmPages = 2
+                $0.allowedOrigins = ServedFeed.loopbackOrigins
+            }
+        ) { feed in
             guard case .success(let report) = await feed.app.importSource() else {
                 Issue.record("the import failed")
                 return
@@ -192,8 +204,10 @@ import Testing
         let origin = try FaultyOrigin()
         defer { origin.stop() }
         let posts = (1...3).map { (id: "r\($0)", title: "Restart \($0)") }
-        origin.script("/feed.xml", .respond(
-            contentType: "application/rss+xml", body: Array(ImportedFeeds.rss(posts).utf8), headers: ["ETag: \"r1\""]))
+        origin.script(
+            "/feed.xml",
+            .respond(
+                contentType: "application/rss+xml", body: Array(ImportedFeeds.rss(posts).utf8), headers: ["ETag: \"r1\""]))
         let first = try await ServedFeed.start(items: 0, configure: { $0.source = origin.url("/feed.xml") })
         guard case .success(let report) = await first.app.importSource() else {
             await first.stop()
@@ -204,10 +218,13 @@ import Testing
         await first.stop(keepingData: true)
 
         origin.script("/feed.xml", .respond(status: 304, contentType: nil, body: []))
-        try await ServedFeed.with(items: 0, configure: {
-            $0.source = origin.url("/feed.xml")
-            $0.dataFolder = first.dataFolder
-        }) { again in
+        try await ServedFeed.with(
+            items: 0,
+            configure: {
+                $0.source = origin.url("/feed.xml")
+                $0.dataFolder = first.dataFolder
+            }
+        ) { again in
             guard case .success(let report) = await again.app.importSource() else {
                 Issue.record("the import after the restart failed")
                 return

@@ -113,7 +113,9 @@ import Testing
             #expect(canaries.connections == 0, "a canary was reached")
             #expect(canaries.redirector.connectionsAccepted == 0, "the redirector is on loopback too")
             let refused = try await Self.refused(feed)
-            #expect(refused == urls.count, "each item's original refused once, then remembered")
+            // Once for each item, or once for each size asked before the other's failure was known
+            // (failures are remembered per thumbnail, as for any origin).
+            #expect((urls.count...2 * urls.count).contains(refused), "\(refused) refusals for \(urls.count) items")
             // Remembered like any origin failure: asked again, nothing is fetched or refused anew.
             for id in ids { #expect(isPlaceholder(try await feed.thumbnail(id))) }
             #expect(try await Self.refused(feed) == refused)
@@ -146,7 +148,7 @@ import Testing
             for path in ["/ok.jpg", "/to-two", "/to-six", "/to-localhost", "/to-decimal"] {
                 #expect(canaries.redirector.requests(to: path) == 1, "\(path)")
             }
-            #expect(try await Self.refused(feed) == urls.count - 1)
+            #expect((urls.count - 1...2 * (urls.count - 1)).contains(try await Self.refused(feed)))
         }
         try await canaries.stop()
     }
@@ -192,7 +194,7 @@ import Testing
             #expect(!isPlaceholder(own) && own.header("Content-Type") == "image/webp", "the folder's own picture")
             #expect(isPlaceholder(try await feed.thumbnail(try id("outside"))))
             #expect(isPlaceholder(try await feed.thumbnail(try id("link"))))
-            #expect(try await Self.refused(feed) == 2)
+            #expect((2...4).contains(try await Self.refused(feed)), "the two rows outside, in one or two sizes")
 
             // A folder imported while the server runs is read from the store when its first file is asked for.
             let fetcher = OriginFetcher()

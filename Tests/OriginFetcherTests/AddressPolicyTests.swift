@@ -125,6 +125,12 @@ import Testing
             asked += 1
             return "x"
         }
+        // Nor when a network allowance admits it already.
+        #expect(
+            policy.admits(IPAddress("127.0.0.1")!, port: 80) {
+                asked += 1
+                return "x"
+            })
         #expect(asked == 0)
     }
 }

@@ -43,8 +43,9 @@ public struct AddressPolicy: Sendable, Hashable {
     public func admits(_ address: IPAddress, port: Int, host: () -> String?) -> Bool {
         guard publicOnly, SpecialAddresses.reason(for: address) != nil else { return true }
         let unmapped = address.unmapped
-        let hostName = namesHosts ? host().map(OriginAllowance.normalized) : nil
-        return allowances.contains { $0.admits(unmapped, port: port, hostName: hostName) }
+        if allowances.contains(where: { $0.network != nil && $0.admits(unmapped, port: port, hostName: nil) }) { return true }
+        guard namesHosts, let hostName = host().map(OriginAllowance.normalized) else { return false }
+        return allowances.contains { $0.hostName != nil && $0.admits(unmapped, port: port, hostName: hostName) }
     }
 }
 

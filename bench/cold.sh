@@ -96,8 +96,11 @@ own_session() {  # own_session PID: make sure PID leads its own session (and so 
 }
 start_warmfeed() {  # start_warmfeed DATA OUT [serve options...]: sets wf_started_pid, wf_started_url
   local data=$1 out=$2; shift 2
+  # The items' originals sit on the loopback nginx below, which a feed reaches only when allowed.
+  local allow=()
+  if "$bin" serve --help 2>/dev/null | grep -q -- '--allow-origin'; then allow=(--allow-origin 127.0.0.0/8); fi
   setsid "$bin" serve --port 0 --data "$data" --demo-items "$ITEMS" --prewarm 0 --origin-latency 0 \
-    --threads 2 --public "$repo/Public" --templates "$repo/Templates" "$@" >"$out.out" 2>"$out.err" &
+    --threads 2 --public "$repo/Public" --templates "$repo/Templates" "${allow[@]}" "$@" >"$out.out" 2>"$out.err" &
   wf_started_pid=$!
   own_session "$wf_started_pid"
   wf_started_url=""

@@ -82,7 +82,10 @@ fi
 measure() {  # measure NAME BINARY
   local name=$1 bin=$2 url="" pid sampler
   mkdir -p "$tmp/$name"
-  WARMFEED_ADMIN_TOKEN=bench "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" --page-size 20 \
+  # The nginx origin is on loopback, which a feed's images reach only when allowed.
+  local allow=()
+  if [ "$ORIGIN" = nginx ] && "$bin" serve --help 2>/dev/null | grep -q -- '--allow-origin'; then allow=(--allow-origin 127.0.0.0/8); fi
+  WARMFEED_ADMIN_TOKEN=bench "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" "${allow[@]}" --page-size 20 \
     --cache-mb "$CACHE_MB" --page-cache-mb "$PAGE_CACHE_MB" --prewarm 2 --threads 2 \
     --public "$repo/Public" --templates "$repo/Templates" >"$tmp/$name.out" 2>"$tmp/$name.err" &
   pid=$!; pids+=("$pid")

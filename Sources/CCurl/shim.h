@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <string.h>
 #include <curl/curl.h>
 
 /* Swift cannot call C variadic functions, so every variadic libcurl call the
@@ -15,19 +18,47 @@
 /* libcurl before 8.17 (curl/curl#18968) opens its sockets without
  * close-on-exec: a process started while a fetch is open (by this process, or
  * by a test beside it) inherits the connection and holds it open after libcurl
- * closed it, so the origin never sees the hang-up. This opens them with
- * SOCK_CLOEXEC, as curl-rust's open-socket callback does. */
-static curl_socket_t wf_curl_open_socket(void *client, curlsocktype purpose, struct curl_sockaddr *address)
+ * closed it, so the origin never sees the hang-up. The fetcher's open-socket
+ * callback (a Swift function, which first asks the fetch's address policy)
+ * opens them with this: SOCK_CLOEXEC, as curl-rust's open-socket callback does. */
+static inline curl_socket_t wf_open_socket_close_on_exec(const struct curl_sockaddr *address)
 {
-    (void)client;
-    (void)purpose;
     return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
-/** Makes `easy` open its sockets with wf_curl_open_socket. */
-static inline CURLcode wf_easy_open_sockets_close_on_exec(CURL *easy)
+/** Copies the IP address libcurl is about to connect to into `bytes` (4 bytes
+ * for IPv4, 16 for IPv6, in network order) and its port into `port`; answers
+ * how many bytes were copied, or 0 for any other family. libcurl allocates the
+ * address as a `struct sockaddr_storage`, so reading an IPv6 one past
+ * `sizeof(struct sockaddr)` is within its allocation. */
+static inline int wf_socket_address(const struct curl_sockaddr *address, unsigned char bytes[16], int *port)
 {
-    return curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, wf_curl_open_socket);
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)(const void *)&address->addr;
+        memcpy(bytes, &v4->sin_addr, 4);
+        *port = ntohs(v4->sin_port);
+        return 4;
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)(const void *)&address->addr;
+        memcpy(bytes, &v6->sin6_addr, 16);
+        *port = ntohs(v6->sin6_port);
+        return 16;
+    }
+    return 0;
+}
+
+/** curl_easy_setopt for CURLOPT_OPENSOCKETFUNCTION. */
+static inline CURLcode wf_easy_setopt_open_socket(CURL *easy, curl_opensocket_callback value)
+{
+    return curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, value);
+}
+
+/** curl_easy_setopt for CURLOPT_PREREQFUNCTION (called before each request is
+ * sent, on a new connection or a reused one, libcurl 7.80 and later). */
+static inline CURLcode wf_easy_setopt_prereq(CURL *easy, curl_prereq_callback value)
+{
+    return curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, value);
 }
 
 /** The default flags of curl_global_init, which Swift cannot import (a macro of macros). */

@@ -3,13 +3,22 @@ import SystemPackage
 
 /// One walk of `ImageFolder.scan`: the folders on the current path (to see
 /// loops), the folders and files already seen (to see them once), and the
-/// count of files skipped for not being images.
+/// count of files skipped for not being images. A symbolic link is followed
+/// only when it leads inside the folder imported (`root`): a picture is shown
+/// from the folder the operator named, never from wherever a link points.
 struct FolderWalk {
+    /// The folder imported, resolved.
+    let root: String
     private var ancestors: [FileID] = []
     private var walked: Set<FileID> = []
     private var imported: Set<FileID> = []
     /// Files skipped for not being images so far.
     private(set) var notImages = 0
+
+    /// A walk of the folder `root` (resolved).
+    init(root: String) {
+        self.root = root
+    }
 
     /// Walks `folder` (resolved), whose entries are `names`.
     mutating func walk(
@@ -37,6 +46,9 @@ struct FolderWalk {
             guard stat(path, &info) == 0, let target = ImageFolder.resolvedPath(path) else {
                 return problem(Errno(rawValue: errno) == .tooManySymbolicLinkLevels ? "symlink loop at \(path)" : "broken symlink at \(path)")
             }
+            guard target == root || target.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
+                return problem("symlink out of the folder at \(path), not followed")
+            }
             resolved = target
         }
         switch FileKind(info) {
@@ -63,8 +75,9 @@ struct FolderWalk {
                 return problem("cannot read \(path): \(error)")
             }
             guard let found = facts(resolved) else { return problem("not a readable image: \(path)") }
-            try onEntry(ImageFolder.entry(
-                path: resolved, name: name, mimeType: mimeType, facts: found, modified: Self.modified(info)))
+            try onEntry(
+                ImageFolder.entry(
+                    path: resolved, name: name, mimeType: mimeType, facts: found, modified: Self.modified(info)))
         case .link, .other:
             notImages += 1
         }

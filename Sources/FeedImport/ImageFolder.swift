@@ -7,9 +7,11 @@ import SystemPackage
 /// Hidden files and folders (names starting with ".") are left out. Files
 /// whose extension is not an image's are skipped and counted in one problem
 /// at the end ("skipped 3 files that are not images"). Symbolic links are
-/// followed, but a link back to a folder being walked is reported once as a
-/// loop and not followed, a folder reached a second time through a link is not
-/// walked again, and a file reached twice is imported once.
+/// followed within the folder only: a link that leads out of it is reported
+/// and not followed (the server reads no file outside the folders imported),
+/// a link back to a folder being walked is reported once as a loop and not
+/// followed, a folder reached a second time through a link is not walked
+/// again, and a file reached twice is imported once.
 public enum ImageFolder {
     /// The extensions offered to the image reader (lowercased), with their MIME types.
     public static let imageTypes: [String: String] = [
@@ -38,7 +40,7 @@ public enum ImageFolder {
         guard let resolved = resolvedPath(root), stat(resolved, &info) == 0, FileKind(info) == .folder else {
             throw ImportError("no such folder: \(root)")
         }
-        var walk = FolderWalk()
+        var walk = FolderWalk(root: resolved)
         let names: [String]
         switch listing(resolved) {
         case .success(let found): names = found

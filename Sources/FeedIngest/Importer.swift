@@ -71,6 +71,12 @@ public final class Importer: Sendable {
                 report.validators = ConditionalRequest(lastModified: stamp)
             }
         case .folder(let path):
+            // Before any item: the server reads a file for a thumbnail only beneath a folder recorded.
+            do {
+                try await ImportedFolders.record(path, in: store)
+            } catch {
+                throw ImportError("cannot record the folder in the store: \(error)")
+            }
             report = try await parseOffThread(.folder(path), report, progress, stop)
         case .url(let url):
             try? FileManager.default.createDirectory(at: workFolder, withIntermediateDirectories: true)

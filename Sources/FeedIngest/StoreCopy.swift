@@ -48,6 +48,8 @@ public enum StoreCopy {
             progress?(ImportProgress(entries: copied, elapsed: ContinuousClock.now - started, total: total))
             return copied
         }
+        // The folders of images the items were imported from: their pictures are read beneath them only.
+        try await ImportedFolders.copy(from: source, to: target)
         return copied
     }
 

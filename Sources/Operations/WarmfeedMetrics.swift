@@ -34,6 +34,7 @@ package final class WarmfeedMetrics: Sendable {
         ("store_up", { $0.store.answering ? 1 : 0 }), ("store_revision", { Double($0.store.revision) }),
         ("origin_busy", { Double($0.origin.busy) }), ("origin_cancelled", { Double($0.origin.cancelled) }),
         ("origin_retried", { Double($0.origin.retried) }), ("avif_fallbacks", { Double($0.avifFallbacks) }),
+        ("origin_refused", { Double($0.origin.refused) }),
         ("connections_held", { Double($0.connections.held) }), ("connections_shed_slow_head", { Double($0.connections.slowHeads) }),
         ("connections_closed_idle", { Double($0.connections.idleClosed) }), ("connections_shed_for_room", { Double($0.connections.madeRoom) }),
         ("connections_refused", { Double($0.connections.refused) }), ("connections_malformed", { Double($0.connections.malformed) }),

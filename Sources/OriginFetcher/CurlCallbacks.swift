@@ -29,4 +29,36 @@ enum CurlCallbacks {
         transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
         return size * count
     }
+
+    /// Opens the socket for each connection libcurl makes (CURLOPT_OPENSOCKETFUNCTION),
+    /// after the fetch's `AddressPolicy` admitted the address it is about to
+    /// connect to: the first hop's and each redirect's, each address it tries.
+    /// A refused address gets CURL_SOCKET_BAD, so nothing is sent to it
+    /// (libcurl tries the name's next address, or fails the transfer).
+    /// `clientp` is the `Transfer` (CURLOPT_OPENSOCKETDATA), unretained as in `writeBody`.
+    static let openSocket: curl_opensocket_callback = { clientp, _, address in
+        guard let address, let clientp else { return CURL_SOCKET_BAD }
+        let transfer = Unmanaged<Transfer>.fromOpaque(clientp).takeUnretainedValue()
+        var port: Int32 = 0
+        let admitted = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buffer -> Bool in
+            let count = Int(wf_socket_address(address, buffer.baseAddress, &port))
+            let ip = IPAddress(bytes: UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[..<count]))
+            return transfer.admitsConnection(to: ip, port: Int(port))
+        }
+        // Sockets a child process does not inherit (see the shim).
+        return admitted ? wf_open_socket_close_on_exec(address) : CURL_SOCKET_BAD
+    }
+
+    /// Asked before each request is sent (CURLOPT_PREREQFUNCTION), on a new
+    /// connection or one kept from another transfer (which the open-socket
+    /// callback never saw): the address it is connected to must be one the
+    /// fetch's policy admits for this hop's host, or the transfer is aborted
+    /// before a byte of the request goes out. `clientp` is the `Transfer`
+    /// (CURLOPT_PREREQDATA), unretained as in `writeBody`.
+    static let checkConnection: curl_prereq_callback = { clientp, primaryIP, _, primaryPort, _ in
+        guard let clientp, let primaryIP else { return CURL_PREREQFUNC_ABORT }
+        let transfer = Unmanaged<Transfer>.fromOpaque(clientp).takeUnretainedValue()
+        let admitted = transfer.admitsConnection(to: IPAddress(String(cString: primaryIP)), port: Int(primaryPort))
+        return admitted ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
+    }
 }

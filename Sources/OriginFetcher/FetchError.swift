@@ -31,4 +31,11 @@ public enum FetchError: Error, Sendable, Equatable, Hashable {
     case busy
     /// The caller's task was cancelled, or the fetcher was shut down.
     case cancelled
+    /// The fetch's `AddressPolicy` refused the address the named host (the
+    /// first URL's or a redirect's) resolved to: nothing was sent to it.
+    case addressRefused(String)
+    /// The `file://` URL names a file outside `FetchLimits.fileRoots`, or
+    /// reaches it through a symbolic link (or names something that is not a
+    /// regular file): the path, as the URL named it. Nothing was read.
+    case fileRefused(String)
 }

@@ -23,6 +23,15 @@ public struct FetchLimits: Sendable, Hashable {
     /// Whether `file://` URLs may be fetched (items imported from a local folder).
     /// Redirects never lead to `file://`, whatever this says.
     public var allowFileScheme: Bool
+    /// Where the fetch may connect (see `AddressPolicy`). Anywhere by default:
+    /// a caller fetching URLs that someone else wrote says `.publicOnly`.
+    public var addressPolicy: AddressPolicy
+    /// The folders `file://` URLs may name files in (absolute paths, without
+    /// symbolic links), when `allowFileScheme` holds; nil for anywhere. A file
+    /// is opened one component at a time beneath its folder, following no
+    /// symbolic link, and must be a regular file; anything else ends with
+    /// `FetchError.fileRefused`.
+    public var fileRoots: [String]?
 
     /// Limits suited to fetching image originals from a remote origin.
     public init(
@@ -32,7 +41,9 @@ public struct FetchLimits: Sendable, Hashable {
         maxRedirects: Int = 3,
         lowSpeedLimit: Int = 1024,
         lowSpeedTime: Duration = .seconds(3),
-        allowFileScheme: Bool = false
+        allowFileScheme: Bool = false,
+        addressPolicy: AddressPolicy = .anywhere,
+        fileRoots: [String]? = nil
     ) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
@@ -41,5 +52,7 @@ public struct FetchLimits: Sendable, Hashable {
         self.lowSpeedLimit = lowSpeedLimit
         self.lowSpeedTime = lowSpeedTime
         self.allowFileScheme = allowFileScheme
+        self.addressPolicy = addressPolicy
+        self.fileRoots = fileRoots
     }
 }

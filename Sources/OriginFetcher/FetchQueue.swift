@@ -45,6 +45,8 @@ struct FetchQueue<Work> {
     /// How a started transfer ended, for the counters.
     enum Outcome {
         case finished, failed, cancelled
+        /// Failed because the fetch's limits refused where it led (counted as failed too).
+        case refused
     }
 
     /// What the transfer thread takes on each turn of its loop.
@@ -206,7 +208,8 @@ struct FetchQueue<Work> {
     /// host has a connection to spare.
     private mutating func startNext(of name: String) -> (id: ID, work: Work)? {
         guard var host = hosts[name], host.running < maxPerHost,
-              let next = host.urgent.isEmpty ? host.later.first : host.urgent.first else { return nil }
+            let next = host.urgent.isEmpty ? host.later.first : host.urgent.first
+        else { return nil }
         if host.urgent.isEmpty { host.later.removeFirst() } else { host.urgent.removeFirst() }
         host.running += 1
         hosts[name] = host
@@ -228,6 +231,9 @@ struct FetchQueue<Work> {
         case .finished: stats.finished += 1
         case .failed: stats.failed += 1
         case .cancelled: stats.cancelled += 1
+        case .refused:
+            stats.failed += 1
+            stats.refused += 1
         }
         return true
     }

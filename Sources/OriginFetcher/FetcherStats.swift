@@ -7,6 +7,9 @@ public struct FetcherStats: Sendable, Hashable {
     public var finished: Int = 0
     /// Fetches that ended with an error other than `cancelled` (refused URLs included).
     public var failed: Int = 0
+    /// Fetches their limits refused (counted in `failed` too): an address the
+    /// `AddressPolicy` does not allow, or a file outside `fileRoots`.
+    public var refused: Int = 0
     /// Fetches that ended because their task was cancelled or the fetcher shut down.
     public var cancelled: Int = 0
     /// Fetches that waited longer than their bound for a connection to a busy origin and never started.

@@ -28,6 +28,20 @@ enum OriginURL {
         return String(decoding: bytes[..<end], as: UTF8.self).lowercased()
     }
 
+    /// The host `url` names, lower-cased, as libcurl's URL parser reads it
+    /// (an IPv4 address in its dotted form whatever way it was written; an
+    /// IPv6 one in brackets), or nil when it has none.
+    static func hostName(of url: String) -> String? {
+        CurlGlobal.ensureInitialized()
+        guard let handle = curl_url() else { return nil }
+        defer { curl_url_cleanup(handle) }
+        guard url.withCString({ curl_url_set(handle, CURLUPART_URL, $0, 0) }) == CURLUE_OK else { return nil }
+        var part: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(handle, CURLUPART_HOST, &part, 0) == CURLUE_OK, let part else { return nil }
+        defer { curl_free(part) }
+        return String(cString: part).lowercased()
+    }
+
     /// The lower-cased scheme of `url` as libcurl's URL parser reads it, or
     /// `nil` when libcurl cannot parse it. Schemes this libcurl was built
     /// without still parse, so that they are refused as schemes, not as URLs.

@@ -1,5 +1,5 @@
-import Foundation
 import CCurl
+import Foundation
 import Reckoning
 
 /// One libcurl easy handle and the body it collects (in memory, or streamed to
@@ -28,6 +28,15 @@ final class Transfer {
     /// but does not copy: freed in `deinit`, after the easy handle.
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
+    /// The descriptor of a `file://` URL's file opened beneath `fileRoots`
+    /// (-1 for none), which libcurl reads through; closed in `deinit`.
+    private var confinedFile: Int32 = -1
+    /// The host of the hop whose connection the address policy refused last,
+    /// and whether the last connection judged was refused (a name's other
+    /// address, tried next, may have been admitted).
+    private var refusedHost: String?
+    private var lastConnectionRefused = false
+
     /// Whether this transfer is the one retry of a fetch whose reused
     /// connection failed before a byte of the answer (see `mayRetryOnFreshConnection`).
     let isRetry: Bool
@@ -53,6 +62,7 @@ final class Transfer {
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+        if confinedFile >= 0 { close(confinedFile) }
     }
 
     /// `WARMFEED_CURL_VERBOSE=1` in the environment: libcurl writes what it does to stderr.
@@ -61,7 +71,12 @@ final class Transfer {
     private func configure(userAgent: String) throws(FetchError) {
         let limits = request.limits
         let protocols = limits.allowFileScheme ? "http,https,file" : "http,https"
-        try set(CURLOPT_URL, request.url)
+        var url = request.url
+        let isFile = limits.allowFileScheme && OriginURL.scheme(of: url) == "file"
+        if isFile, let roots = limits.fileRoots {
+            (confinedFile, url) = try ConfinedFile.open(url, roots: roots)
+        }
+        try set(CURLOPT_URL, url)
         try set(CURLOPT_PROTOCOLS_STR, protocols)
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_USERAGENT, userAgent)
@@ -87,11 +102,22 @@ final class Transfer {
         // No CURLOPT_ACCEPT_ENCODING: no Accept-Encoding is sent and nothing is
         // decoded, so the body limit counts the bytes the caller gets.
         try check(wf_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
-        // Sockets a child process does not inherit (see the shim).
-        try check(wf_easy_open_sockets_close_on_exec(easy))
         try check(wf_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, CurlCallbacks.writeBody))
         // Unretained: see `CurlCallbacks.writeBody` for who keeps the transfer alive.
         let unretained = Unmanaged.passUnretained(self).toOpaque()
+        // Every socket is opened by the callback, which asks the address policy first.
+        try check(wf_easy_setopt_open_socket(easy, CurlCallbacks.openSocket))
+        try check(wf_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, unretained))
+        // A file has no address (libcurl would ask the pre-request callback with none).
+        if limits.addressPolicy.publicOnly, !isFile {
+            // A kept-alive connection is judged again before each request goes out on it.
+            try check(wf_easy_setopt_prereq(easy, CurlCallbacks.checkConnection))
+            try check(wf_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, unretained))
+            // No proxy, whatever http_proxy, https_proxy or ALL_PROXY say: the policy
+            // judges the origin's address, which a proxy would connect to in its stead.
+            try set(CURLOPT_PROXY, "")
+            try set(CURLOPT_NOPROXY, "*")
+        }
         try check(wf_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, unretained))
         if !request.headerLines.isEmpty {
             headerList = RequestHeaders.list(request.headerLines)
@@ -102,6 +128,27 @@ final class Transfer {
             try check(wf_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, CurlCallbacks.receiveHeader))
             try check(wf_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, unretained))
         }
+    }
+
+    /// Whether the fetch's address policy lets this transfer connect to
+    /// `address` on `port` for the hop under way (the open-socket and
+    /// pre-request callbacks ask); a refusal is remembered for the error.
+    /// A nil address (a family that is not IP, an address that did not parse) is refused.
+    func admitsConnection(to address: IPAddress?, port: Int) -> Bool {
+        let policy = request.limits.addressPolicy
+        guard policy.publicOnly else { return true }
+        // libcurl's effective URL is the hop being connected: the first URL, then each redirect's.
+        let admitted = address.map { policy.admits($0, port: port, host: { hopHost }) } ?? false
+        lastConnectionRefused = !admitted
+        if !admitted {
+            refusedHost = hopHost ?? address.map { "\($0)" } ?? "?"
+        }
+        return admitted
+    }
+
+    /// The host of the URL libcurl is on now (the first URL's, then each redirect's).
+    private var hopHost: String? {
+        string(CURLINFO_EFFECTIVE_URL).flatMap(OriginURL.hostName(of:))
     }
 
     /// Takes a piece of body from the write callback; answers the bytes taken.
@@ -142,17 +189,19 @@ final class Transfer {
         guard (200..<300).contains(status) || (status == 304 && file != nil) else {
             return .failure(.httpStatus(status))
         }
-        return .success(TransferReply(
-            status: status,
-            contentType: file == nil ? string(CURLINFO_CONTENT_TYPE) : responseHeaders.contentType,
-            etag: responseHeaders.etag,
-            lastModified: responseHeaders.lastModified,
-            finalURL: string(CURLINFO_EFFECTIVE_URL) ?? request.url,
-            redirects: redirectCount,
-            body: body,
-            bodyBytes: received,
-            elapsed: ContinuousClock.now - request.startedAt
-        ))
+        return .success(
+            TransferReply(
+                status: status,
+                contentType: file == nil ? string(CURLINFO_CONTENT_TYPE) : responseHeaders.contentType,
+                etag: responseHeaders.etag,
+                lastModified: responseHeaders.lastModified,
+                // A confined file is read through its descriptor's path: the URL asked for is the one to report.
+                finalURL: confinedFile >= 0 ? request.url : string(CURLINFO_EFFECTIVE_URL) ?? request.url,
+                redirects: redirectCount,
+                body: body,
+                bodyBytes: received,
+                elapsed: ContinuousClock.now - request.startedAt
+            ))
     }
 
     /// Whether a failure with `code` should be tried once more on a new
@@ -206,6 +255,9 @@ final class Transfer {
 
     /// Maps libcurl's failure to the fetcher's own.
     private func error(for code: CURLcode) -> FetchError {
+        if lastConnectionRefused, let refusedHost, code == CURLE_COULDNT_CONNECT || code == CURLE_ABORTED_BY_CALLBACK {
+            return .addressRefused(refusedHost)
+        }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut

@@ -54,7 +54,8 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Hands a fetch to the thread, or ends it with `cancelled` when refused.
     func submit(_ id: UInt64, _ request: FetchRequest) {
-        let host = OriginURL.host(of: request.url), now = ContinuousClock.now
+        let host = OriginURL.host(of: request.url)
+        let now = ContinuousClock.now
         switch queue.withLock({ $0.submit(id, request, host: host, urgent: request.urgent, now: now) }) {
         case .wakeLoop: wake()
         case .refuse(let request): request.resume(.failure(.cancelled))
@@ -132,7 +133,8 @@ final class TransferLoop: @unchecked Sendable {
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let id = handles[easy], let transfer = transfers[id] else { continue }
+                let id = handles[easy], let transfer = transfers[id]
+            else { continue }
             // Read the code before the message is invalidated by the removal below.
             let code = message.pointee.data.result
             if transfer.mayRetryOnFreshConnection(after: code) {
@@ -192,15 +194,18 @@ final class TransferLoop: @unchecked Sendable {
         switch result {
         case .success: outcome = .finished
         case .failure(.cancelled): outcome = .cancelled
+        case .failure(.addressRefused), .failure(.fileRefused): outcome = .refused
         case .failure: outcome = .failed
         }
         queue.withLock { _ = $0.ended(id, outcome) }
         switch result {
         case .success(let reply):
-            logger.debug("fetched", metadata: [
-                "url": "\(request.url)", "status": "\(reply.status)", "bytes": "\(reply.bodyBytes)",
-                "elapsed": "\(reply.elapsed)", "redirects": "\(reply.redirects)",
-            ])
+            logger.debug(
+                "fetched",
+                metadata: [
+                    "url": "\(request.url)", "status": "\(reply.status)", "bytes": "\(reply.bodyBytes)",
+                    "elapsed": "\(reply.elapsed)", "redirects": "\(reply.redirects)",
+                ])
         case .failure(let error):
             logger.debug("fetch failed", metadata: ["url": "\(request.url)", "error": "\(error)"])
         }

@@ -73,6 +73,8 @@ extension ThumbnailService {
         // A node that is gone refuses the connection or never connects; one that is
         // busy resizing takes its time, and waiting for it is still one fetch cheaper.
         var limits = limits
+        // The cluster's own nodes: not a feed's URL, so not under the feeds' address policy.
+        limits.addressPolicy = .anywhere
         limits.connectTimeout = .seconds(2)
         limits.totalTimeout = limits.totalTimeout + .seconds(20)
         limits.lowSpeedLimit = 0
@@ -110,16 +112,13 @@ extension ThumbnailService {
     func fetchOriginal(_ picture: Picture, of item: FeedItem, urgent: Bool) async -> [State.Action] {
         let result: Result<[UInt8], State.Failure>
         var seconds: Double?
-        if let url = origin.url(for: item) {
-            var limits = limits
-            // Only a folder import stores file:// URLs (feeds are refused them at import);
-            // libcurl never follows a redirect into file:// whatever this says.
-            limits.allowFileScheme = url.hasPrefix("file://")
+        if let original = origin.original(of: item) {
+            let url = original.url
             let start = clock.now
             do throws(FetchError) {
                 // A reader may have joined since the fetch was decided: it raised this task (`promoteFetch`).
                 let urgentNow = urgent || Task.currentPriority >= .high
-                result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgentNow).bytes)
+                result = .success(try await fetchBytes(of: original, urgent: urgentNow))
                 seconds = clock.now - start
                 metrics.originFetched(seconds: seconds!)
             } catch .busy, .cancelled {
@@ -129,12 +128,16 @@ extension ThumbnailService {
             } catch {
                 result = .failure(.origin)
                 metrics.originFailed()
-                // What an operator asks first when placeholders appear (nginx logs each upstream error too).
-                logger.warning(
-                    "origin fetch failed: the placeholder is served for a while",
-                    metadata: [
-                        "url": "\(url)", "error": "\(error)", "seconds": "\(clock.now - start)",
-                    ])
+                // A refusal by the address policy (or of a file outside the folders) is a failure
+                // like any origin's, remembered as one, but told once per host (`isRefusal`).
+                if !isRefusal(error, url: url) {
+                    // What an operator asks first when placeholders appear (nginx logs each upstream error too).
+                    logger.warning(
+                        "origin fetch failed: the placeholder is served for a while",
+                        metadata: [
+                            "url": "\(url)", "error": "\(error)", "seconds": "\(clock.now - start)",
+                        ])
+                }
             }
         } else {
             result = .failure(.noSource)

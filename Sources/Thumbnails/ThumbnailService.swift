@@ -106,6 +106,8 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     package let answerWithin: Duration
     /// This node's name, sent when it asks another node for a thumbnail.
     let nodeName: String
+    /// The hosts whose refusal was told already (`isRefusal`).
+    let refusalsLogged = Mutex(RefusalLog())
 
     package init(
         store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
@@ -330,6 +332,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         let fetched = fetcher.stats
         (stats.origin.fetches, stats.origin.errors, stats.origin.inFlight) = (counters.originFetches, counters.originErrors, fetched.inFlight)
         (stats.origin.busy, stats.origin.cancelled, stats.origin.retried) = (fetched.busy, fetched.cancelled, fetched.retriedOnNewConnection)
+        stats.origin.refused = fetched.refused
         stats.origin.latency = CacheStats.Latency(originLatency)
         stats.thumbnailLatency = CacheStats.Latency(thumbnailLatency)
         stats.memoryUse.thumbnailsBytes = usage.bytes

@@ -110,7 +110,14 @@ public final class WarmfeedApp: Sendable {
         // the wait for the first byte, so a slow-to-answer origin gets that long).
         limits.lowSpeedLimit = 512
         limits.lowSpeedTime = configuration.originStall
+        // A feed's images: public addresses, and what the operator allowed (the demo origin's
+        // and the cluster's own URLs are the server's, fetched apart: `ThumbnailService`).
+        limits.addressPolicy = .publicOnly(allowing: try configuration.originAllowances())
         let metrics = WarmfeedMetrics()
+        // The folders whose files items may show: those imported into the store, and a folder `--source`.
+        var folderSource: [String] = []
+        if let source = configuration.source, case .folder(let path)? = try? ImportSource(source) { folderSource = [path] }
+        let imageFolders = ImportedFolders(store: store, configured: folderSource)
         thumbnails = ThumbnailService(
             store: store, memoryBudget: configuration.thumbnailCacheBytes,
             originalsBudget: configuration.originalsCacheBytes,
@@ -122,10 +129,12 @@ public final class WarmfeedApp: Sendable {
             ],
             fetcher: fetcher,
             thumbnailer: Thumbnailer.shared,
-            origin: ImageSource(demoBase: { [demo] in
-                // A cluster's demo origin runs apart; a lone server's is known once it listens.
-                demoBaseURL ?? demo.flatMap { $0.server.port > 0 ? $0.baseURL : nil }
-            }),
+            origin: ImageSource(
+                demoBase: { [demo] in
+                    // A cluster's demo origin runs apart; a lone server's is known once it listens.
+                    demoBaseURL ?? demo.flatMap { $0.server.port > 0 ? $0.baseURL : nil }
+                },
+                folders: { [imageFolders] refresh in await imageFolders.folders(refresh: refresh) }),
             limits: limits,
             clock: clock,
             metrics: metrics.factory,

@@ -1,6 +1,7 @@
 import FeedPages
 import Foundation
 import HTTPServer
+import OriginFetcher
 import RedisClient
 import Thumbnails
 import WarmfeedCore
@@ -81,6 +82,12 @@ public struct WarmfeedConfiguration: Sendable {
     /// An origin serving the demo items' originals (`warmfeed origin`), so the
     /// nodes of a cluster share one; nil runs the demo origin inside this process.
     public var demoOrigin: String?
+    /// Hosts (`HOST`, `HOST:PORT`) and networks (CIDR, or one address) a
+    /// feed's images may be fetched from besides public addresses
+    /// (`--allow-origin`). Empty: public addresses only, as imgproxy and
+    /// Miniflux do; the demo origin and the cluster's nodes are the server's
+    /// own and need no allowance.
+    public var allowedOrigins: [String] = []
     /// This node's name in the admin view, the logs and its claims (the host name by default).
     public var nodeName = Self.hostName()
     /// This node's address as the other nodes of a cluster reach it, such as
@@ -129,11 +136,25 @@ public struct WarmfeedConfiguration: Sendable {
         if let redis {
             do throws(RedisError) { _ = try RedisLocation(redis) } catch { throw ConfigurationError("--redis: \(error)") }
         }
+        _ = try originAllowances()
         if let demoOrigin {
             let lower = demoOrigin.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), demoOrigin.count > 8, !demoOrigin.contains(where: \.isWhitespace) else {
                 throw ConfigurationError("--demo-origin must be an http:// or https:// URL, such as http://origin:8090")
             }
+        }
+    }
+}
+
+extension WarmfeedConfiguration {
+    /// `allowedOrigins`, read; names the one that is neither a host nor a network.
+    func originAllowances() throws(ConfigurationError) -> [OriginAllowance] {
+        try allowedOrigins.map { text throws(ConfigurationError) in
+            guard let allowance = OriginAllowance(text) else {
+                throw ConfigurationError(
+                    "--allow-origin \(text): not a host (HOST or HOST:PORT), an address ([::1]:8080) or a network (10.0.0.0/8)")
+            }
+            return allowance
         }
     }
 }

@@ -106,6 +106,13 @@ struct Serve: AsyncParsableCommand {
     )
     var demoOrigin: String?
 
+    @Option(
+        name: .customLong("allow-origin"),
+        help: ArgumentHelp(
+            "A host (HOST or HOST:PORT) or network (CIDR, or one address) a feed's images may be fetched from besides public addresses, e.g. 10.0.0.0/8 or images.internal; repeatable. Without it loopback, private, link-local and the other special addresses are refused.",
+            valueName: "host|cidr"))
+    var allowOrigin: [String] = []
+
     @Option(name: .customLong("node-name"), help: "This server's name in a cluster, for the admin view and the logs (default: the host name).")
     var nodeName: String?
 
@@ -164,6 +171,7 @@ struct Serve: AsyncParsableCommand {
         configuration.refreshInterval = refresh?.duration
         configuration.redis = redis ?? ProcessInfo.processInfo.environment["WARMFEED_REDIS"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.demoOrigin = demoOrigin
+        configuration.allowedOrigins = allowOrigin
         if let nodeName { configuration.nodeName = nodeName }
         do {
             try configuration.validate()

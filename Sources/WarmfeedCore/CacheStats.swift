@@ -68,6 +68,10 @@ public struct CacheStats: Codable, Sendable {
         public var cancelled: Int = 0
         /// Fetches sent again on a new connection: the kept-alive one failed before the answer (closed idle, a stale 408).
         public var retried: Int = 0
+        /// Fetches refused before a byte was sent (counted in `errors` too): a feed's image
+        /// led to an address the operator did not allow (`--allow-origin`), or a folder
+        /// import's file was outside the folder or behind a symbolic link.
+        public var refused: Int = 0
         public var latency: Latency = Latency()
     }
 

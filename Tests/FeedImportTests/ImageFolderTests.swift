@@ -93,10 +93,12 @@ private func scan(_ root: String, facts: (String) -> ImageFacts? = fakeFacts) th
         try folder.file("photos/a b#c?.png", "10x20")
         let scanned = try scan(folder.path)
         let url = folder.url("photos/summer_trip-2024.final.jpg")
-        #expect(scanned.entries.last == RawEntry(
-            line: 0, id: url, title: "summer trip 2024.final",
-            images: [ImageCandidate(kind: .own, url: url, width: 4000, height: 3000, mimeType: "image/jpeg")],
-            publishedDate: Date(timeIntervalSince1970: 1_700_000_000)))
+        #expect(
+            scanned.entries.last
+                == RawEntry(
+                    line: 0, id: url, title: "summer trip 2024.final",
+                    images: [ImageCandidate(kind: .own, url: url, width: 4000, height: 3000, mimeType: "image/jpeg")],
+                    publishedDate: Date(timeIntervalSince1970: 1_700_000_000)))
         #expect(scanned.entries.first?.id.map { $0.hasSuffix("/photos/a%20b%23c%3F.png") } == true)
         #expect(scanned.entries.first?.title == "a b#c?")
     }
@@ -145,19 +147,40 @@ private func scan(_ root: String, facts: (String) -> ImageFacts? = fakeFacts) th
         #expect(scanned.problems == [ImportProblem(line: nil, reason: "symlink loop at \(up)")])
     }
 
-    @Test func followsLinksToFilesAndFoldersElsewhereOnce() throws {
-        let outside = try TemporaryFolder()
-        try outside.file("real_photo.jpg")
-        try outside.file("album/c.png")
+    @Test func followsLinksWithinTheFolderOnce() throws {
         let folder = try TemporaryFolder()
-        try folder.link("link.jpg", to: outside.path + "/real_photo.jpg")
-        try folder.link("same.jpg", to: outside.path + "/real_photo.jpg")
-        try folder.link("album", to: outside.path + "/album")
-        try folder.link("album again", to: outside.path + "/album")
+        try folder.file("originals/real_photo.jpg")
+        try folder.file("originals/album/c.png")
+        try folder.link("link.jpg", to: "originals/real_photo.jpg")
+        try folder.link("same.jpg", to: folder.path + "/originals/real_photo.jpg")
+        try folder.link("album", to: "originals/album")
+        try folder.link("album again", to: folder.path + "/originals/album")
         let scanned = try scan(folder.path)
-        #expect(scanned.entries.map(\.id) == [outside.url("album/c.png"), outside.url("real_photo.jpg")])
+        // Each file once, by its own path, whichever way the walk met it first.
+        #expect(scanned.entries.map(\.id) == [folder.url("originals/album/c.png"), folder.url("originals/real_photo.jpg")])
         #expect(scanned.entries.map(\.title) == ["c", "link"])
         #expect(scanned.problems == [])
+    }
+
+    @Test func followsNoLinkOutOfTheFolder() throws {
+        let outside = try TemporaryFolder()
+        try outside.file("secret.jpg")
+        try outside.file("album/c.png")
+        let folder = try TemporaryFolder()
+        try folder.file("own.jpg")
+        let file = try folder.link("link.jpg", to: outside.path + "/secret.jpg")
+        let relative = try folder.link("relative.jpg", to: "../" + (outside.path as NSString).lastPathComponent + "/secret.jpg")
+        let album = try folder.link("album", to: outside.path + "/album")
+        let root = try folder.link("root", to: "/")
+        let scanned = try scan(folder.path)
+        #expect(scanned.entries.map(\.id) == [folder.url("own.jpg")])
+        #expect(
+            scanned.problems == [
+                ImportProblem(line: nil, reason: "symlink out of the folder at \(album), not followed"),
+                ImportProblem(line: nil, reason: "symlink out of the folder at \(file), not followed"),
+                ImportProblem(line: nil, reason: "symlink out of the folder at \(relative), not followed"),
+                ImportProblem(line: nil, reason: "symlink out of the folder at \(root), not followed"),
+            ])
     }
 
     @Test func reportsBrokenAndSelfReferringLinks() throws {
@@ -167,10 +190,11 @@ private func scan(_ root: String, facts: (String) -> ImageFacts? = fakeFacts) th
         let circular = try folder.link("me.jpg", to: "me.jpg")
         let scanned = try scan(folder.path)
         #expect(scanned.entries.map(\.title) == ["fine"])
-        #expect(scanned.problems == [
-            ImportProblem(line: nil, reason: "broken symlink at \(dangling)"),
-            ImportProblem(line: nil, reason: "symlink loop at \(circular)"),
-        ])
+        #expect(
+            scanned.problems == [
+                ImportProblem(line: nil, reason: "broken symlink at \(dangling)"),
+                ImportProblem(line: nil, reason: "symlink loop at \(circular)"),
+            ])
     }
 
     @Test func reportsAnImageItCannotReadAndGoesOn() throws {
@@ -185,10 +209,11 @@ private func scan(_ root: String, facts: (String) -> ImageFacts? = fakeFacts) th
         let scanned = try scan(folder.path, facts: { asRoot && $0 == secret ? nil : fakeFacts($0) })
         #expect(scanned.entries.map(\.title) == ["a", "z"])
         let secretReason = asRoot ? "not a readable image: \(secret)" : "cannot read \(secret): Permission denied"
-        #expect(scanned.problems == [
-            ImportProblem(line: nil, reason: secretReason),
-            ImportProblem(line: nil, reason: "not a readable image: \(broken)"),
-        ])
+        #expect(
+            scanned.problems == [
+                ImportProblem(line: nil, reason: secretReason),
+                ImportProblem(line: nil, reason: "not a readable image: \(broken)"),
+            ])
     }
 
     @Test(.disabled(if: getuid() == 0, "root reads any folder whatever its mode"))

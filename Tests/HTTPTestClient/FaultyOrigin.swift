@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,8 +19,9 @@ public final class FaultyOrigin: @unchecked Sendable {
     public indirect enum Behavior: Sendable {
         /// Answers `status` with `body`. With `contentLength: false` there is no
         /// `Content-Length` and the body ends when the connection closes.
-        case respond(status: Int = 200, contentType: String? = "application/octet-stream", body: [UInt8],
-                     contentLength: Bool = true, headers: [String] = [])
+        case respond(
+            status: Int = 200, contentType: String? = "application/octet-stream", body: [UInt8],
+            contentLength: Bool = true, headers: [String] = [])
         /// Waits, then behaves as `then`. A client that closes the connection
         /// during the wait is counted in `abandoned(at:)`.
         case delay(Duration, then: Behavior)
@@ -66,8 +68,10 @@ public final class FaultyOrigin: @unchecked Sendable {
         case with408(after: Duration)
     }
 
-    /// The port the origin listens on (127.0.0.1).
+    /// The port the origin listens on.
     public let port: Int
+    /// The loopback address it listens on (`127.0.0.1` unless told otherwise: `127.0.0.2`, `::1`).
+    public let host: String
     private let listener: Int32
     private let lock = NSCondition()
     private var scripts: [String: Behavior] = [:]
@@ -84,34 +88,52 @@ public final class FaultyOrigin: @unchecked Sendable {
     private var threadRetries = 0
     private var acceptErrors = 0
 
-    /// Listens on a free loopback port and starts accepting.
-    public init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Listens on a free port of `host` (an IPv4 or IPv6 loopback address) and starts accepting.
+    public init(host: String = "127.0.0.1") throws {
+        let v6 = host.contains(":")
+        let listener = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 128) == 0 && getsockname(listener, $0, &length) == 0
+        var bound = false
+        var port = 0
+        if v6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            _ = inet_pton(AF_INET6, host, &address.sin6_addr)
+            var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, length) == 0 && listen(listener, 128) == 0 && getsockname(listener, $0, &length) == 0
+                }
             }
+            port = Int(UInt16(bigEndian: address.sin6_port))
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = 0
+            address.sin_addr.s_addr = inet_addr(host)
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, length) == 0 && listen(listener, 128) == 0 && getsockname(listener, $0, &length) == 0
+                }
+            }
+            port = Int(UInt16(bigEndian: address.sin_port))
         }
         guard bound else {
             close(listener)
-            throw TestConnection.Failure(description: "bind/listen on loopback failed: errno \(errno)")
+            throw TestConnection.Failure(description: "bind/listen on \(host) failed: errno \(errno)")
         }
         self.listener = listener
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.host = host
+        self.port = port
         liveThreads = 1
         startThread { [self] in acceptLoop() }
     }
 
     /// The absolute URL of `path` on this origin.
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)\(path)" }
 
     /// Sets what the origin does for `path` (the whole request target); an
     /// unscripted path answers 404.
@@ -203,11 +225,13 @@ public final class FaultyOrigin: @unchecked Sendable {
         while true {
             let box = Unmanaged.passRetained(Box(body))
             var thread = pthread_t()
-            let started = pthread_create(&thread, &attributes, { context in
-                let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-                box.body()
-                return nil
-            }, box.toOpaque())
+            let started = pthread_create(
+                &thread, &attributes,
+                { context in
+                    let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+                    box.body()
+                    return nil
+                }, box.toOpaque())
             if started == 0 { return }
             box.release()
             locked { threadRetries += 1 }
@@ -269,8 +293,9 @@ public final class FaultyOrigin: @unchecked Sendable {
                 peakAnswering = max(peakAnswering, answering)
                 return scripts[target]
             }
-            ending = answer(behavior ?? .respond(status: 404, contentType: "text/plain", body: Array("not scripted\n".utf8)),
-                            target: target, head: head, socket: socket)
+            ending = answer(
+                behavior ?? .respond(status: 404, contentType: "text/plain", body: Array("not scripted\n".utf8)),
+                target: target, head: head, socket: socket)
             locked { answering -= 1 }
             if ending != .keepAlive { break }
         }
@@ -285,16 +310,16 @@ public final class FaultyOrigin: @unchecked Sendable {
 
     private func answer(_ behavior: Behavior, target: String, head request: String, socket: Int32) -> Ending {
         switch behavior {
-        case let .respond(status, contentType, body, contentLength, headers):
+        case .respond(let status, let contentType, let body, let contentLength, let headers):
             var lines = headers
             if let contentType { lines.append("Content-Type: \(contentType)") }
             lines.append(contentLength ? "Content-Length: \(body.count)" : "Connection: close")
             guard write(socket, head(status, lines) + body) else { return abandon(target) }
             return contentLength ? .keepAlive : .close
-        case let .delay(duration, then):
+        case .delay(let duration, let then):
             guard wait(socket, duration) else { return abandon(target) }
             return answer(then, target: target, head: request, socket: socket)
-        case let .drip(length, interval, contentType):
+        case .drip(let length, let interval, let contentType):
             var lines = ["Content-Length: \(length)"]
             if let contentType { lines.append("Content-Type: \(contentType)") }
             guard write(socket, head(200, lines)) else { return abandon(target) }
@@ -304,25 +329,27 @@ public final class FaultyOrigin: @unchecked Sendable {
             return .keepAlive
         case .reset:
             return .reset
-        case let .truncate(length, sent):
+        case .truncate(let length, let sent):
             _ = write(socket, head(200, ["Content-Length: \(length)", "Content-Type: application/octet-stream"]) + sent)
             return .close
-        case let .redirect(location, status, headers):
+        case .redirect(let location, let status, let headers):
             let lines = headers + ["Location: \(location)", "Content-Length: 0"]
             return write(socket, head(status, lines)) ? .keepAlive : abandon(target)
-        case let .conditional(etag, lastModified, body, contentType):
+        case .conditional(let etag, let lastModified, let body, let contentType):
             var validators: [String] = []
             if let etag { validators.append("ETag: \(etag)") }
             if let lastModified { validators.append("Last-Modified: \(lastModified)") }
-            let unchanged = if let asked = Self.header("If-None-Match", in: request) {
-                etag != nil && asked.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
-            } else {
-                lastModified != nil && Self.header("If-Modified-Since", in: request) == lastModified
-            }
+            let unchanged =
+                if let asked = Self.header("If-None-Match", in: request) {
+                    etag != nil && asked.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
+                } else {
+                    lastModified != nil && Self.header("If-Modified-Since", in: request) == lastModified
+                }
             if unchanged { return write(socket, head(304, validators)) ? .keepAlive : abandon(target) }
-            return answer(.respond(contentType: contentType, body: body, headers: validators),
-                          target: target, head: request, socket: socket)
-        case let .pattern(length):
+            return answer(
+                .respond(contentType: contentType, body: body, headers: validators),
+                target: target, head: request, socket: socket)
+        case .pattern(let length):
             guard write(socket, head(200, ["Content-Length: \(length)", "Content-Type: application/octet-stream"])) else {
                 return abandon(target)
             }
@@ -334,11 +361,11 @@ public final class FaultyOrigin: @unchecked Sendable {
                 left -= min(left, chunk.count)
             }
             return .keepAlive
-        case let .resetMidBody(length, sent, pause):
+        case .resetMidBody(let length, let sent, let pause):
             _ = write(socket, head(200, ["Content-Length: \(length)", "Content-Type: application/octet-stream"]) + sent)
             _ = wait(socket, pause)
             return .reset
-        case let .garbage(bytes):
+        case .garbage(let bytes):
             _ = write(socket, bytes)
             return .close
         }

@@ -199,6 +199,8 @@ import Testing
         try await upsert(sqlite.store, DemoFeed.items(count: 2_500))
         let pictured = try #require(try await sqlite.store.page(.number(3), size: 30)?.items.first?.id)
         try await sqlite.store.setPreviews([pictured: 0x0a0b0c_0d0e0f])
+        // The folders of images imported (the server reads pictures' files beneath them only).
+        try await sqlite.store.setNote(ImportedFolders.note, "/srv/pictures\n/srv/more")
         let page = try #require(try await sqlite.store.page(.number(40), size: 30))
         let token = try #require(page.older).token
 
@@ -211,6 +213,7 @@ import Testing
         let next = try #require(try await moved.page(.after(try Cursor.parse(token, epoch: moved.epoch)), size: 30))
         #expect(next.items == (try await sqlite.store.page(.number(41), size: 30))?.items)
         #expect(try await moved.item(id: pictured)?.preview == 0x0a0b0c_0d0e0f)
+        #expect(await ImportedFolders(store: moved).folders(refresh: false) == ["/srv/pictures", "/srv/more"])
         // New items after the move get ids past the copied ones.
         try await upsert(moved, [item(9_999_999, published: DemoFeed.newest + 1)])
         #expect(try await moved.page(.number(1), size: 1)?.items.first?.id ?? 0 > 2_500)

@@ -18,7 +18,12 @@ import Testing
         let jpeg = try await OriginImages.jpeg()
         try await withOrigin { origin in
             origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+            try await ServedFeed.with(
+                items: 0,
+                configure: {
+                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
                 let first = try await feed.get("/thumbs/\(id)/2x", headers: Self.browser)
                 #expect(first.status == 200 && first.header("Content-Type") == "image/webp", "no AVIF yet: the WebP, at once")
@@ -45,7 +50,12 @@ import Testing
         let jpeg = try await OriginImages.jpeg()
         try await withOrigin { origin in
             origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+            try await ServedFeed.with(
+                items: 0,
+                configure: {
+                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/b.jpg"], on: origin)[0]
                 // As a cluster's node asks an original's owner: exactly the format it wants.
                 let avif = try await feed.get("/thumbs/\(id)/1x", headers: [("Accept", "image/avif")])
@@ -64,6 +74,7 @@ import Testing
                 items: 0,
                 configure: {
                     $0.prewarmPages = 0
+                    $0.allowedOrigins = ServedFeed.loopbackOrigins
                     $0.firstNegativeTTL = .seconds(600)
                     $0.negativeTTL = .seconds(600)
                 }

@@ -101,7 +101,7 @@ import Testing
         let jpeg = try await OriginImages.jpeg()
         try await withOrigin { origin in
             origin.script("/m.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            try await ServedFeed.with(items: 0) { feed in
+            try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
                 let auth = [("Authorization", "Bearer test-admin-token")]
                 // The observer samples once as it starts, then every 5 s on its own clock.
                 while feed.app.observer.history.hitRatio.points.isEmpty { try await Task.sleep(for: .milliseconds(10)) }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
 @testable import Warmfeed
 
 /// A busy origin is not a failed origin: a burst of thumbnails from a healthy
@@ -12,7 +13,7 @@ import Testing
         try await withOrigin { origin in
             let paths = (0..<300).map { "/burst\($0).jpg" }
             for path in paths { origin.script(path, .delay(.milliseconds(250), then: .respond(contentType: "image/jpeg", body: jpeg))) }
-            try await ServedFeed.with(items: 0) { feed in
+            try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 let port = feed.port
                 let statuses = try await withThrowingTaskGroup(of: (status: Int, placeholder: Bool).self) { group in

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTestClient
-import Testing
 import SQLiteStore
+import Testing
 import WarmfeedCore
+
 @testable import Warmfeed
 
 /// The first visitor of a fresh server finds page 1 warm: a store with items
@@ -16,7 +17,7 @@ import WarmfeedCore
             for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
             let data = try Self.dataFolder(withItemsAt: paths, on: origin)
             defer { try? FileManager.default.removeItem(atPath: data) }
-            let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data)
+            let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins })
             do {
                 // Nobody has asked for anything: the server warms page 1 by itself.
                 var seconds: Double?
@@ -62,7 +63,12 @@ import WarmfeedCore
             defer { try? FileManager.default.removeItem(atPath: data) }
             // Held as long as the warm-up takes, however busy the machine: the count below must not hang on its speed.
             // The client waits as long (CI once took over 15 s here, with a build beside it).
-            let feed = try await ServedFeed.start(items: 0, pageSize: 10, dataFolder: data, configure: { $0.pageOneHold = .seconds(120) })
+            let feed = try await ServedFeed.start(
+                items: 0, pageSize: 10, dataFolder: data,
+                configure: {
+                    $0.pageOneHold = .seconds(120)
+                    $0.allowedOrigins = ServedFeed.loopbackOrigins
+                })
             do {
                 let page = RenderedPage(try await feed.get("/", timeout: 130).text)
                 #expect(page.rows.count == 10)
@@ -90,10 +96,12 @@ import WarmfeedCore
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-first-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
-        try store.upsert(paths.enumerated().map { index, path in
-            FeedItem(guid: "first-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
-                     imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
-        })
+        try store.upsert(
+            paths.enumerated().map { index, path in
+                FeedItem(
+                    guid: "first-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
+                    imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
+            })
         return data
     }
 }

@@ -71,7 +71,7 @@ import WarmfeedCore
         let jpeg = try await OriginImages.jpeg()
         try await withOrigin { origin in
             origin.script("/t.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            try await ServedFeed.with(items: 0) { feed in
+            try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
                 let id = try await feed.addItems(imagesAt: ["/t.jpg"], on: origin)[0]
                 let made = try await feed.thumbnail(id)  // a miss, made now
                 let etag = try #require(made.header("ETag"))

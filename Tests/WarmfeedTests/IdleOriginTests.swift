@@ -3,6 +3,7 @@ import HTTPServer
 import HTTPTestClient
 import OriginFetcher
 import Testing
+
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -19,7 +20,15 @@ import Testing
             for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
             // Patient limits: on a starved machine (CI runs every suite at once on two
             // cores) a late answer is not this test's failure; a failure the idle close made is.
-            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0; $0.originTimeout = .seconds(60); $0.originStall = .seconds(60) }) { feed in
+            try await ServedFeed.with(
+                items: 0,
+                configure: {
+                    $0.prewarmPages = 0
+                    $0.originTimeout = .seconds(60)
+                    $0.originStall = .seconds(60)
+                    $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 var placeholders = 0
                 for id in ids {

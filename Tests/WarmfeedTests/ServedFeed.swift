@@ -25,6 +25,11 @@ struct ServedFeed {
     let running: Task<Void, Never>
     var port: Int { app.port }
 
+    /// What a test whose feed's images sit on a loopback origin (`FaultyOrigin`)
+    /// must say, as an operator would (`--allow-origin 127.0.0.0/8`): a feed's
+    /// URLs reach public addresses only, unless allowed.
+    static let loopbackOrigins = ["127.0.0.0/8"]
+
     static func start(
         items: Int, pageSize: Int = 10, threshold: Double = 0.7, dataFolder: String? = nil,
         configure: (inout WarmfeedConfiguration) -> Void = { _ in }

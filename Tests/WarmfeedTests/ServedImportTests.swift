@@ -175,6 +175,7 @@ import Testing
             configure: {
                 $0.source = file
                 $0.prewarmPages = 2
+                $0.allowedOrigins = ServedFeed.loopbackOrigins
             }
         ) { feed in
             guard case .success(let report) = await feed.app.importSource() else {

@@ -28,7 +28,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         let jpeg = try await OriginImages.jpeg()
         try await withOrigin { origin in
             origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            try await ServedFeed.with(items: 0) { feed in
+            try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
                 let id = try await feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
                 let webp = try await feed.thumbnail(id)
                 #expect(webp.status == 200)
@@ -58,7 +58,12 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         let jpeg = try await OriginImages.jpeg(seed: 3)
         try await withOrigin { origin in
             origin.script("/joined.jpg", .delay(.milliseconds(800), then: .respond(contentType: "image/jpeg", body: jpeg)))
-            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+            try await ServedFeed.with(
+                items: 0,
+                configure: {
+                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/joined.jpg"], on: origin)[0]
                 let item = try #require(try await feed.app.store.item(id: id))
                 let key = try #require(feed.app.thumbnails.key(of: item, ThumbnailVariant(scale: 1, format: .webp)))
@@ -78,7 +83,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         let jpeg = try await OriginImages.jpeg(seed: 2)
         try await withOrigin { origin in
             origin.script("/slow.jpg", .delay(.milliseconds(400), then: .respond(contentType: "image/jpeg", body: jpeg)))
-            try await ServedFeed.with(items: 0) { feed in
+            try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
                 let id = try await feed.addItems(imagesAt: ["/slow.jpg"], on: origin)[0]
                 let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                     for _ in 0..<12 { group.addTask { try await feed.thumbnail(id).body } }
@@ -113,6 +118,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             // faults take longer than that, so it asks for a minute from the first.
             let remembered: (inout WarmfeedConfiguration) -> Void = {
                 $0.originTimeout = .seconds(2)
+                $0.allowedOrigins = ServedFeed.loopbackOrigins
                 $0.negativeTTL = .seconds(60)
                 $0.firstNegativeTTL = .seconds(60)
             }
@@ -139,7 +145,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
 
     @Test func badThumbnailAddressesGetClear4xx() async throws {
         try await withOrigin { origin in
-            try await ServedFeed.with(items: 0) { feed in
+            try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
                 let id = try await feed.addItems(imagesAt: ["/x.jpg"], on: origin)[0]
                 #expect(try await feed.get("/thumbs/999999/1x").status == 404)
                 #expect(try await feed.get("/thumbs/\(id)/3x").status == 400)
@@ -162,7 +168,10 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         var id: Int64 = 0
         var first: [UInt8] = []
         // No originals kept on disk: the thumbnails' disk tier is all there is once the origin is gone.
-        let thumbnailsOnly: (inout WarmfeedConfiguration) -> Void = { $0.originalsDiskBytes = 0 }
+        let thumbnailsOnly: (inout WarmfeedConfiguration) -> Void = {
+            $0.originalsDiskBytes = 0
+            $0.allowedOrigins = ServedFeed.loopbackOrigins
+        }
         try await withOrigin { origin in
             origin.script("/keep.jpg", .respond(contentType: "image/jpeg", body: jpeg))
             let feed = try await ServedFeed.start(items: 0, dataFolder: folder, configure: thumbnailsOnly)
@@ -200,7 +209,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         try await withOrigin { origin in
             origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: jpeg))
             origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            let feed = try await ServedFeed.start(items: 0, dataFolder: folder)
+            let feed = try await ServedFeed.start(items: 0, dataFolder: folder, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins })
             ids = try await feed.addItems(imagesAt: ["/a.jpg", "/b.jpg"], on: origin)
             for id in ids { #expect(!isPlaceholder(try await feed.thumbnail(id))) }
             await feed.stop(keepingData: true)
@@ -211,7 +220,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         var bytes = try Data(contentsOf: kept)
         bytes[bytes.count / 2] ^= 0x5a
         try bytes.write(to: kept)
-        let restarted = try await ServedFeed.start(items: 0, dataFolder: folder)
+        let restarted = try await ServedFeed.start(items: 0, dataFolder: folder, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins })
         let double = try await restarted.thumbnail(ids[0], "2x")
         #expect(double.header("Content-Type") == "image/webp")
         #expect(try OriginImages.painter.info(of: double.body).width == 320)
@@ -227,7 +236,12 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         try await withOrigin { origin in
             let paths = (0..<15).map { "/p\($0).jpg" }
             for path in paths { origin.script(path, .delay(.milliseconds(100), then: .respond(contentType: "image/jpeg", body: jpeg))) }
-            try await ServedFeed.with(items: 0, pageSize: 5, configure: { $0.prewarmPages = 2 }) { feed in
+            try await ServedFeed.with(
+                items: 0, pageSize: 5,
+                configure: {
+                    $0.prewarmPages = 2; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 #expect(try await feed.get("/", headers: [Self.returningReader]).status == 200)
                 // The page the reader landed on (its rows below the first screen),
@@ -255,7 +269,12 @@ extension ThumbnailServingTests {
         try await withOrigin { origin in
             let paths = (0..<15).map { "/d\($0).jpg" }
             for path in paths { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
-            try await ServedFeed.with(items: 0, pageSize: 5, configure: { $0.prewarmPages = 1 }) { feed in
+            try await ServedFeed.with(
+                items: 0, pageSize: 5,
+                configure: {
+                    $0.prewarmPages = 1; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 func warmedPages(_ count: Int) async throws {
                     var done = 0

@@ -20,7 +20,9 @@ import Testing
         try await withOrigin { origin in
             origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: first))
             origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: second))
-            let feed = try await ServedFeed.start(items: 0, dataFolder: folder) { $0.prewarmPages = 0 }
+            let feed = try await ServedFeed.start(items: 0, dataFolder: folder) {
+                $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+            }
             let id = try await feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
             let before = try #require(try await feed.thumbnailPaths().first)
             let old = try await feed.get(before, headers: Self.webp)
@@ -54,7 +56,9 @@ import Testing
             // Restarted with the origin scripted to fail: the disk answers, with the new picture only.
             origin.script("/a.jpg", .respond(status: 500, body: []))
             origin.script("/b.jpg", .respond(status: 500, body: []))
-            let restarted = try await ServedFeed.start(items: 0, dataFolder: folder) { $0.prewarmPages = 0 }
+            let restarted = try await ServedFeed.start(items: 0, dataFolder: folder) {
+                $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+            }
             #expect(try await restarted.get(after, headers: Self.webp).body == new.body)
             let moved = try await restarted.get(before, headers: Self.webp)
             #expect(moved.status == 307 && moved.header("Location") == after, "the old picture's address leads to the new one")

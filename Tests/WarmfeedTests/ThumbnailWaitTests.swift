@@ -22,7 +22,9 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0; $0.thumbnailWait = .seconds(1)
+                    $0.prewarmPages = 0
+                    $0.thumbnailWait = .seconds(1)
+                    $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/slow.jpg"], on: origin)[0]
@@ -52,6 +54,7 @@ import Testing
             for path in paths { origin.script(path, .delay(.seconds(3), then: .respond(contentType: "image/jpeg", body: jpeg))) }
             let configure: (inout WarmfeedConfiguration) -> Void = { configuration in
                 configuration.prewarmPages = 0
+                configuration.allowedOrigins = ServedFeed.loopbackOrigins
                 configuration.http.threads = 1
                 // Half of 32: at most 16 waits from one address (and room for 32 connections).
                 configuration.http.connectionsPerAddress = 32
@@ -78,7 +81,12 @@ import Testing
         let jpeg = try await OriginImages.jpeg(seed: 43)
         try await withOrigin { origin in
             origin.script("/q.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            try await ServedFeed.with(items: 0, configure: { $0.prewarmPages = 0 }) { feed in
+            try await ServedFeed.with(
+                items: 0,
+                configure: {
+                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/q.jpg"], on: origin)[0]
                 // WebP refused by quality: JPEG.
                 let jpegAnswer = try await feed.get("/thumbs/\(id)/1x", headers: [("Accept", "image/webp;q=0, image/jpeg")])

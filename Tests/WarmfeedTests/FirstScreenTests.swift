@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTestClient
-import Testing
 import SQLiteStore
+import Testing
 import WarmfeedCore
+
 @testable import Warmfeed
 
 /// The first visitor of a fresh server finds page 1 warm: a store with items
@@ -27,7 +28,8 @@ import WarmfeedCore
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 #expect(seconds != nil, "page 1 was never reported warm")
-                #expect(try await feed.get("/admin", headers: [("Authorization", "Bearer test-admin-token")]).text.contains("page 1 warm after"))
+                #expect(
+                    try await feed.get("/admin", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")]).text.contains("page 1 warm after"))
                 #expect(paths[..<10].allSatisfy { origin.requests(to: $0) == 1 }, "page 1's originals, each fetched once")
 
                 // The first visitor's page and its thumbnails: every one from memory, none made now.
@@ -90,10 +92,12 @@ import WarmfeedCore
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-first-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
-        try store.upsert(paths.enumerated().map { index, path in
-            FeedItem(guid: "first-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
-                     imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
-        })
+        try store.upsert(
+            paths.enumerated().map { index, path in
+                FeedItem(
+                    guid: "first-\(index)", title: "Item \(index)", summary: "", imageURL: origin.url(path),
+                    imageWidth: 1600, imageHeight: 1200, published: 1_000_000 - Int64(index))
+            })
         return data
     }
 }

@@ -79,7 +79,7 @@ public final class WarmfeedApp: Sendable {
             store: store, renderer: renderer, cache: pageCache, pageSize: configuration.pageSize,
             previewGeneration: { previews.generation }
         )
-        rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pageSize, logger: logger)
+        rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pageSize, repairs: pages.repairs, logger: logger)
 
         let fetcher = OriginFetcher(
             maxConnectionsPerHost: configuration.originConnections, maxConnections: max(64, configuration.originConnections * 4),

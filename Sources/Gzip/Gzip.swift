@@ -25,8 +25,9 @@ public enum Gzip {
     }
 
     /// The CRC-32 of the bytes at `input` (gzip's own, the zlib polynomial):
-    /// libdeflate's, a few gigabytes a second, so a page's rows are checked
-    /// on every cold read for about a microsecond.
+    /// libdeflate's, about 15 bytes a nanosecond here (55–64 ns for an
+    /// 800-byte row, -O2, on the shared two-core machine), so a cold page's
+    /// thirty rows are checked in about 2 µs.
     public static func crc32(_ input: UnsafeRawBufferPointer) -> UInt32 {
         libdeflate_crc32(0, input.baseAddress, input.count)
     }

@@ -14,6 +14,7 @@ package final class RowRepairs: Sendable {
 
     private let waiting = Mutex<Set<Int64>>([])
 
+    /// None waiting yet.
     package init() {}
 
     /// Notes rows found corrupt.

@@ -51,6 +51,7 @@ public struct PreparedPage: Sendable {
     /// The rows whose stored bytes were corrupt (rendered from their items here).
     public var corrupt: [Int64]
 
+    /// Makes a page (`PreparedPageBuilder` does, for the backends).
     public init(rows: [Row], bytes: [UInt8], total: Int, firstPosition: Int, older: Cursor?, newer: Cursor?, corrupt: [Int64] = []) {
         self.rows = rows
         self.bytes = bytes

@@ -104,6 +104,8 @@ import Testing
         // No header: the proxy itself. IPv6 clients by their /64.
         #expect(proxies.client(of: Self.request(peer: "127.0.0.1")) == "127.0.0.1")
         #expect(proxies.client(of: Self.request(peer: "127.0.0.1", forwardedFor: ["2001:db8:1:2:aaaa::1"])) == "2001:db8:1:2::/64")
+        // An IPv4 client as a dual-stack proxy writes it is that IPv4 client, not one /64 for all of them.
+        #expect(proxies.client(of: Self.request(peer: "127.0.0.1", forwardedFor: ["::ffff:203.0.113.9"])) == "203.0.113.9")
         #expect(
             proxies.client(of: Self.request(peer: "127.0.0.1", forwardedFor: ["2001:db8:1:2:bbbb::9"]))
                 == proxies.client(of: Self.request(peer: "127.0.0.1", forwardedFor: ["2001:db8:1:2:aaaa::1"])))

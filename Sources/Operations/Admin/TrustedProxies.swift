@@ -25,6 +25,7 @@ package struct TrustedProxies: Sendable, Equatable {
 
     /// A network that does not parse, with what `--trusted-proxy` takes.
     package struct Refused: Error, CustomStringConvertible {
+        /// What is wrong, naming the option.
         package var description: String
     }
 
@@ -74,13 +75,18 @@ package struct TrustedProxies: Sendable, Equatable {
         return client
     }
 
-    /// An address as the throttle keeps it: IPv4 as it is, IPv6 by its /64
-    /// (one subscriber's network), anything else as sent (at most 64 characters).
+    /// An address as the throttle keeps it: IPv4 as it is (also when written
+    /// IPv4-mapped, `::ffff:a.b.c.d`, as a dual-stack nginx names IPv4 clients),
+    /// IPv6 by its /64 (one subscriber's network), anything else as sent (at
+    /// most 64 characters).
     static func key(_ text: String) -> String {
         if let address = ipv4(text) { return Self.text(address) }
         var address = in6_addr()
         guard text.contains(":"), inet_pton(AF_INET6, text, &address) == 1 else { return String(text.prefix(64)) }
-        let bytes = withUnsafeBytes(of: address) { Array($0.prefix(8)) }
+        let bytes = withUnsafeBytes(of: address) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            return "\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
+        }
         return stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":") + "::/64"
     }
 

@@ -54,7 +54,8 @@ import Testing
             let served = try #require(try await pages.render(key))
             let items = try #require(try await store.page(.number(2), size: Self.size))
             let expected = renderer.fragment(of: items, query: key.query, number: 2)
-            #expect(served.html.withUnsafeBytes { Array($0) } == expected)
+            let bytes = served.html.withUnsafeBytes { Array($0) }
+            #expect(bytes == expected, "not the page its items make: \(PreparedRowsTests.difference(bytes, expected))")
             let title = try #require(items.items.first { $0.id == victim }?.title)
             #expect(String(decoding: expected, as: UTF8.self).contains(title))
 

@@ -142,6 +142,7 @@ let package = Package(
         .target(
             name: "WarmfeedCore",
             dependencies: [
+                "Gzip",
                 "ImageFormats",
                 "Reckoning",
                 "ThreadSlots",

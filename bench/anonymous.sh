@@ -32,7 +32,7 @@ cp "$built" "$tmp/warmfeed"
 start() {  # start NAME PREWARM (in this shell, so cleanup knows the pid)
   local name=$1 prewarm=$2
   mkdir -p "$tmp/$name"
-  WARMFEED_ADMIN_TOKEN=bench "$tmp/warmfeed" serve --port 0 --data "$tmp/$name" --demo-items 10000 \
+  WARMFEED_ADMIN_TOKEN=bench-token-of-thirty-two-characters "$tmp/warmfeed" serve --port 0 --data "$tmp/$name" --demo-items 10000 \
     --prewarm "$prewarm" --threads 2 --public "$repo/Public" --templates "$repo/Templates" \
     >"$tmp/$name.out" 2>"$tmp/$name.err" &
   pids+=($!)
@@ -65,7 +65,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(
 echo "median: on $(median "${ons[@]}") req/s, off $(median "${offs[@]}") req/s; median of per-round ratios $(median "${ratios[@]}") (goal >= 0.8)"
 for name in on off; do
   url=$([ $name = on ] && echo "$on" || echo "$off")
-  readers=$(curl -s -H 'Authorization: Bearer bench' "$url/admin/cache" | python3 -c 'import json,sys; print(json.load(sys.stdin)["prewarm"]["readers"])')
+  readers=$(curl -s -H 'Authorization: Bearer bench-token-of-thirty-two-characters' "$url/admin/cache" | python3 -c 'import json,sys; print(json.load(sys.stdin)["prewarm"]["readers"])')
   bad=$(non2xx "$url")
   echo "pre-warm $name: readers tracked after the run: $readers; non-2xx in a 1 s check: ${bad:-0}"
 done

@@ -85,7 +85,7 @@ measure() {  # measure NAME BINARY
   # The nginx origin is on loopback, which a feed's images reach only when allowed.
   local allow=()
   if [ "$ORIGIN" = nginx ] && "$bin" serve --help 2>/dev/null | grep -q -- '--allow-origin'; then allow=(--allow-origin 127.0.0.0/8); fi
-  WARMFEED_ADMIN_TOKEN=bench "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" "${allow[@]}" --page-size 20 \
+  WARMFEED_ADMIN_TOKEN=bench-token-of-thirty-two-characters "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" "${allow[@]}" --page-size 20 \
     --cache-mb "$CACHE_MB" --page-cache-mb "$PAGE_CACHE_MB" --prewarm 2 --threads 2 \
     --public "$repo/Public" --templates "$repo/Templates" >"$tmp/$name.out" 2>"$tmp/$name.err" &
   pid=$!; pids+=("$pid")
@@ -109,7 +109,7 @@ measure() {  # measure NAME BINARY
   local rps mixed use
   rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/$name.wrk")
   mixed=$(grep '^MIXED' "$tmp/$name.wrk" | cut -d' ' -f2-)
-  use=$(curl -s -H 'Authorization: Bearer bench' "$url/admin/cache" | python3 -c '
+  use=$(curl -s -H 'Authorization: Bearer bench-token-of-thirty-two-characters' "$url/admin/cache" | python3 -c '
 import json, sys
 m = json.load(sys.stdin).get("memory_use", {})
 def show(prefix, d):

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "Tests" / "browser"))
 
 import conftest  # noqa: E402
 
-TOKEN = "bench"
+TOKEN = "bench-token-of-thirty-two-characters"
 WARM_MS = 50
 ROWS_IN_VIEW = 6  # rows a screen shows at once: asked for together when a page opens
 

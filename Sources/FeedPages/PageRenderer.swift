@@ -74,7 +74,8 @@ package struct PageRenderer: Sendable {
     }
 
     /// Bump when a row's bytes change for the same templates (escaping, dates,
-    /// colours): rows rendered ahead by an older build are then rendered again.
+    /// colours, the stored header): rows rendered ahead by an older build are
+    /// then rendered again. v2: each row's CRC-32 after its tag, and thumbnails named by picture.
     static let rowFormat = "rows v2"
 
     /// The row template to render ahead with, its tag, or why there is none.
@@ -104,12 +105,12 @@ package struct PageRenderer: Sendable {
         return (row, FNV1a.hash32(named), nil)
     }
 
-    /// `item`'s row rendered ahead, the tag first; nil when rows are not rendered ahead.
+    /// `item`'s row rendered ahead, as stored (`PreparedRowTag.seal`: its tag and check first); nil when rows are not rendered ahead.
     func prepare(_ item: FeedItem) -> [UInt8]? {
         guard let rowTemplate, let rowTag, let bytes = PreparedHTML.prepare(rowTemplate, AheadRowValues(item: item, epoch: epoch), open: RowFields.open) else {
             return nil
         }
-        return PreparedRowTag.bytes(rowTag) + bytes
+        return PreparedRowTag.seal(bytes, tag: rowTag)
     }
 
     /// The rows of a prepared page with its sentinel (or the end row), as HTML

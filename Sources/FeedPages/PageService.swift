@@ -15,9 +15,15 @@ package final class PageService: Sendable {
     private let immediate: (any ImmediatePages)?
     /// How many batches of previews have been kept so far (see `PreviewKeeper`).
     let previewGeneration: @Sendable () -> Int
+    /// Where a page notes the rows it found corrupt, for `RowPreparation` to prepare again.
+    package let repairs: RowRepairs
 
-    package init(store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int, previewGeneration: @escaping @Sendable () -> Int = { 0 }) {
+    package init(
+        store: any FeedStore, renderer: PageRenderer, cache: PageCache, pageSize: Int, previewGeneration: @escaping @Sendable () -> Int = { 0 },
+        repairs: RowRepairs = RowRepairs()
+    ) {
         self.previewGeneration = previewGeneration
+        self.repairs = repairs
         self.store = store
         self.immediate = store as? any ImmediatePages
         self.renderer = renderer
@@ -110,6 +116,8 @@ package final class PageService: Sendable {
 
     /// The fragment of a prepared page, rendered, and kept under `key` when `keep`.
     private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: Bool) -> PageCache.Rendering {
+        // Its corrupt rows were read whole: rendered from their items here, prepared again soon.
+        if !page.corrupt.isEmpty { repairs.note(page.corrupt) }
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
         let awaiting = page.awaitingPreviews ? generation : nil
         var fragment = PageCache.Rendering(

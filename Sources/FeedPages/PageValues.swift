@@ -150,6 +150,8 @@ enum RowFields {
     /// The fields a row rendered ahead leaves open, written when a page is served:
     /// its place, and its preview's colours (kept after the item is written).
     static let open: Set<Int> = [PageValues.RowField.position.rawValue, PageValues.RowField.total.rawValue, PageValues.RowField.colour.rawValue]
+    /// `open` as the mask `PreparedHTML.write` checks stored holes against.
+    static let openMask = PreparedHTML.mask(open)
 
     static func write(_ field: Int, of item: UnsafePointer<FeedItem>, place: RowPlace, into html: inout HTMLBuffer, escaped: Bool) {
         switch PageValues.RowField(rawValue: field)! {
@@ -246,7 +248,7 @@ struct PreparedRowValues: TemplateValues {
         withRow { row in
             guard offset != 0, !row.pointee.prepared.isEmpty else { return false }
             return rows.page.bytes.withUnsafeBytes { bytes in
-                PreparedHTML.write(UnsafeRawBufferPointer(rebasing: bytes[row.pointee.prepared]), values: self, into: &html)
+                PreparedHTML.write(UnsafeRawBufferPointer(rebasing: bytes[row.pointee.prepared]), values: self, open: RowFields.openMask, into: &html)
             }
         }
     }
@@ -257,12 +259,13 @@ struct PreparedRowValues: TemplateValues {
                 withUnsafePointer(to: item) { RowFields.write(field, of: $0, place: place, into: &html, escaped: escaped) }
                 return
             }
-            // A hole of the prepared bytes: only the open fields are asked for.
-            switch PageValues.RowField(rawValue: field)! {
+            // A hole of the prepared bytes: only the open fields are asked for
+            // (`PreparedHTML.write` checked the stored field numbers first).
+            switch PageValues.RowField(rawValue: field) {
             case .position: html.append(rows.page.firstPosition + offset)
             case .total: html.append(rows.page.total)
             case .colour: PreviewPalette.write(preview: row.pointee.preview, id: row.pointee.id, into: &html)
-            default: assertionFailure("field \(field) is not a hole of a prepared row")
+            default: break
             }
         }
     }

@@ -16,6 +16,8 @@ import WarmfeedCore
 /// (new or changed items, which a write leaves unprepared) are rendered. In a
 /// cluster every node runs it, and the store hands each batch of rows to one
 /// node (PostgreSQL's `FOR UPDATE SKIP LOCKED`), so each row is rendered once.
+/// Rows a page found corrupt (`RowRepairs`) are forgotten by the store on the
+/// next pass, and so rendered again with the rows written since.
 package final class RowPreparation: Service, StatsPublisher, Sendable {
     typealias Status = CacheStats.Rows
 
@@ -28,12 +30,14 @@ package final class RowPreparation: Service, StatsPublisher, Sendable {
     private let renderer: PageRenderer
     private let pageSize: Int
     private let logger: Logger
+    private let repairs: RowRepairs
     private let state: Mutex<Status>
     /// Whether this process made sure the whole feed has this tag (once, on its first pass).
     private let swept = Atomic(false)
 
-    package init(store: any FeedStore, renderer: PageRenderer, pageSize: Int, logger: Logger) {
+    package init(store: any FeedStore, renderer: PageRenderer, pageSize: Int, repairs: RowRepairs = RowRepairs(), logger: Logger) {
         self.store = store
+        self.repairs = repairs
         self.renderer = renderer
         self.pageSize = pageSize
         self.logger = logger
@@ -82,6 +86,7 @@ package final class RowPreparation: Service, StatsPublisher, Sendable {
             try await store.setNote(Self.note, String(tag))
             swept.store(true, ordering: .relaxed)
         }
+        try await forgetCorruptRows()
         try await prepare(tag, sweep: false)
         state.withLock {
             $0.caughtUp = true; $0.lastError = nil
@@ -100,6 +105,22 @@ package final class RowPreparation: Service, StatsPublisher, Sendable {
         let same = renderer.fragment(of: page, query: query, number: 1) == renderer.fragment(of: prepared, query: query, number: 1)
         if !same { logger.warning("rows prepared earlier differ from the rows this build renders; rendering every row again") }
         return !same
+    }
+
+    /// Has the store forget the rows pages found corrupt, so this pass prepares them again.
+    private func forgetCorruptRows() async throws {
+        let corrupt = repairs.take()
+        guard !corrupt.isEmpty else { return }
+        do {
+            try await store.forgetPreparedRows(corrupt)
+        } catch {
+            repairs.note(corrupt)
+            throw error
+        }
+        state.withLock { $0.repaired += corrupt.count }
+        logger.warning(
+            "rows were corrupt in the store (served from their items meanwhile); preparing them again",
+            metadata: ["rows": "\(corrupt.count)", "ids": "\(corrupt.prefix(10).map(String.init).joined(separator: ","))"])
     }
 
     /// Renders and keeps every row to prepare, in batches by id.

@@ -35,11 +35,19 @@ public enum PreparedHTML {
         return prepared
     }
 
+    /// The fields `open` as the bits of a mask for `write` (field n is bit n;
+    /// a field past 63 is left out, and so never allowed as a hole).
+    public static func mask(_ open: Set<Int>) -> UInt64 {
+        open.reduce(0) { $1 >= 0 && $1 < 64 ? $0 | 1 << UInt64($1) : $0 }
+    }
+
     /// Writes `prepared` (as `prepare` made it) into `html`, asking `values`
     /// for each hole's field; false, writing nothing, when `prepared` is not
-    /// in that form.
-    public static func write(_ prepared: UnsafeRawBufferPointer, values: some TemplateValues, into html: inout HTMLBuffer) -> Bool {
-        guard let holeCount = prepared.first.map(Int.init) else { return false }
+    /// in that form, or names a hole whose field is not in `open` (`mask(_:)`):
+    /// stored bytes are read as untrusted, and `values` is only ever asked
+    /// for the fields it was prepared to leave open.
+    public static func write(_ prepared: UnsafeRawBufferPointer, values: some TemplateValues, open: UInt64, into html: inout HTMLBuffer) -> Bool {
+        guard let holeCount = prepared.first.map(Int.init), holeCount <= maxHoles else { return false }
         let start = 1 + holeCount * 6
         guard prepared.count >= start else { return false }
         let body = UnsafeRawBufferPointer(rebasing: prepared[start...])
@@ -47,7 +55,8 @@ public enum PreparedHTML {
         // Checked before anything is written: a bad hole writes nothing.
         for hole in 0..<holeCount {
             let offset = Int(offset(prepared, hole))
-            guard offset >= written, offset <= body.count else { return false }
+            let field = prepared[1 + hole * 6 + 4]
+            guard offset >= written, offset <= body.count, field < 64, open & 1 << UInt64(field) != 0 else { return false }
             written = offset
         }
         written = 0

@@ -33,8 +33,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxTargetLength: Int = 8192
     /// The most header lines accepted in one request.
     public var maxHeaderCount: Int = 100
-    /// The largest request body read (and thrown away: no route takes a body yet).
+    /// The largest request body read (and thrown away, but for a `POST`'s).
     public var maxBodyBytes: Int = 1 << 20
+    /// The largest `POST` body, kept for its handler (`Request.body`): a small
+    /// form, such as the operator's sign-in; a longer one gets 413.
+    public var maxFormBytes: Int = 8192
     /// The listen backlog.
     public var backlog: Int = 1024
     /// Seconds the kernel holds a new connection that has sent nothing before

@@ -37,7 +37,7 @@ enum MHDCallbacks {
     /// piece of body, once more when the request is complete, and again after a
     /// resume. `cls` is the `ServerCore`, kept alive by `HTTPServer` for as long
     /// as the daemon runs.
-    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, version, _, uploadDataSize, reqCls in
+    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, version, uploadData, uploadDataSize, reqCls in
         guard let cls, let connection, let reqCls, let raw = reqCls.pointee else { return .NO }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
@@ -46,6 +46,7 @@ enum MHDCallbacks {
             context: context,
             method: method.map { String(cString: $0) } ?? "GET",
             version: version,
+            uploadData: uploadData,
             uploadDataSize: uploadDataSize
         )
     }

@@ -10,18 +10,38 @@ public struct Request: Sendable {
     public var query: [QueryItem]
     /// The header lines as sent.
     public var headers: HTTPFields
+    /// The IPv4 address of the connection's other end, in host byte order
+    /// (0 when unknown): the client, or a proxy in front of it.
+    public var peer: UInt32
+    /// The body of a `POST`, as sent (at most `HTTPServerConfiguration.maxFormBytes`:
+    /// what a small form needs); empty for every other method, whose body is never kept.
+    public var body: [UInt8]
 
     /// Makes a request; the server builds these, tests may too.
-    public init(method: HTTPRequest.Method = .get, path: String, query: [QueryItem] = [], headers: HTTPFields = [:]) {
+    public init(
+        method: HTTPRequest.Method = .get, path: String, query: [QueryItem] = [], headers: HTTPFields = [:], peer: UInt32 = 0, body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
+        self.peer = peer
+        self.body = body
     }
 
     /// Every value given for the query parameter `name`.
     public func queryValues(_ name: String) -> [String] {
         query.filter { $0.name == name }.map(\.value)
+    }
+
+    /// Every value the body gives for the form field `name`, when the body is a
+    /// form (`application/x-www-form-urlencoded`); none when it is not, or does not decode.
+    public func formValues(_ name: String) -> [String] {
+        guard let type = header(.contentType)?.split(separator: ";").first?.trimmingSpaces().lowercased(),
+            type == "application/x-www-form-urlencoded",
+            let pairs = try? RequestTarget.formPairs(body)
+        else { return [] }
+        return pairs.filter { $0.name == name }.map(\.value)
     }
 
     /// The first value of header `name`, without regard to case.

@@ -24,6 +24,10 @@ final class RequestContext: @unchecked Sendable {
     var rawTargetEnd = 0
     var phase: Phase = .started
     var bodyBytes = 0
+    /// Whether the body is kept for the handler (a `POST`'s, a small form).
+    var keepsBody = false
+    /// The body kept, when `keepsBody`.
+    var body: [UInt8] = []
     var response: Answer?
 
     init(rawTarget: String) {

@@ -50,23 +50,38 @@ public struct RequestTarget: Sendable, Equatable {
         }
         var query: [QueryItem] = []
         if let queryStart {
-            let rawQuery = utf8[(queryStart + 1)...]
-            let pairs = rawQuery.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
-            guard pairs.count <= maxQueryItems else {
-                return .failure(Problem(status: 414, message: "too many query parameters: at most \(maxQueryItems)"))
-            }
-            query.reserveCapacity(pairs.count)
-            for pair in pairs {
-                let equals = pair.firstIndex(of: UInt8(ascii: "="))
-                let rawName = pair[..<(equals ?? pair.endIndex)]
-                let rawValue = equals.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
-                switch (queryText(rawName), queryText(rawValue)) {
-                case (.success(let name), .success(let value)): query.append(QueryItem(name, value))
-                case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
-                }
+            switch pairs(utf8[(queryStart + 1)...], maxItems: maxQueryItems, tooMany: 414) {
+            case .success(let pairs): query = pairs
+            case .failure(let problem): return .failure(problem)
             }
         }
         return .success(RequestTarget(path: path, query: query))
+    }
+
+    /// The `name=value` pairs of a form's body (`application/x-www-form-urlencoded`,
+    /// the same encoding as a query), decoded; at most `maxItems` of them (else 413).
+    public static func formPairs(_ body: [UInt8], maxItems: Int = 100) throws(Problem) -> [QueryItem] {
+        try body.withUnsafeBufferPointer { pairs($0[...], maxItems: maxItems, tooMany: 413) }.get()
+    }
+
+    /// The pairs of a query or a form, decoded; `tooMany` is the status past `maxItems`.
+    private static func pairs(_ raw: Slice<UnsafeBufferPointer<UInt8>>, maxItems: Int, tooMany: Int) -> Result<[QueryItem], Problem> {
+        let pairs = raw.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
+        guard pairs.count <= maxItems else {
+            return .failure(Problem(status: tooMany, message: "too many query parameters: at most \(maxItems)"))
+        }
+        var query: [QueryItem] = []
+        query.reserveCapacity(pairs.count)
+        for pair in pairs {
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let rawName = pair[..<(equals ?? pair.endIndex)]
+            let rawValue = equals.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
+            switch (queryText(rawName), queryText(rawValue)) {
+            case (.success(let name), .success(let value)): query.append(QueryItem(name, value))
+            case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
+            }
+        }
+        return .success(query)
     }
 
     /// A `.` or `..` segment or a backslash in a decoded path.

@@ -32,6 +32,11 @@ public struct Router: Sendable {
         exact[path, default: Route()].methods[.get] = handler
     }
 
+    /// Routes `POST` of exactly `path` to `handler`; its body is `Request.body`.
+    public mutating func post(_ path: String, _ handler: @escaping Handler) {
+        exact[path, default: Route()].methods[.post] = handler
+    }
+
     /// Routes `GET` (and `HEAD`) of every path that starts with `prefix` to `handler`.
     public mutating func get(prefix: String, _ handler: @escaping Handler) {
         if let index = prefixes.firstIndex(where: { $0.prefix == prefix }) {

@@ -164,6 +164,7 @@ final class ServerCore: Sendable {
         context: RequestContext,
         method: String,
         version: UnsafePointer<CChar>?,
+        uploadData: UnsafePointer<CChar>?,
         uploadDataSize: UnsafeMutablePointer<Int>?
     ) -> MHD_Result {
         switch context.phase {
@@ -190,17 +191,33 @@ final class ServerCore: Sendable {
                 context.phase = .answered
                 return queue(.plain(413, "request body too large: at most \(configuration.maxBodyBytes) bytes"), on: connection)
             }
+            // A POST's body is kept for its handler (a form): a small one only.
+            if method == "POST" {
+                if let length = head.declaredLength, length > configuration.maxFormBytes {
+                    context.phase = .answered
+                    return queue(.plain(413, "form too large: at most \(configuration.maxFormBytes) bytes"), on: connection)
+                }
+                context.keepsBody = true
+            }
             // Answering a good request now would make libmicrohttpd close the
             // connection (no keep-alive), so wait for the next call.
             context.phase = .reading
             return .YES
         case .reading:
             if let uploadDataSize, uploadDataSize.pointee > 0 {
-                // No route takes a body: count it and throw it away (its declared
-                // length is within the limit, or it was refused above).
+                // Only a POST's body is kept (a form, its length checked above);
+                // any other is counted and thrown away (its declared length is
+                // within the limit, or it was refused above).
+                if context.keepsBody, context.body.count + uploadDataSize.pointee <= configuration.maxFormBytes, let uploadData {
+                    context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee))
+                }
                 context.bodyBytes += uploadDataSize.pointee
                 uploadDataSize.pointee = 0
                 return .YES
+            }
+            if context.keepsBody, context.bodyBytes > configuration.maxFormBytes {
+                context.phase = .answered
+                return queue(.plain(413, "form too large: at most \(configuration.maxFormBytes) bytes"), on: connection)
             }
             if context.bodyBytes > configuration.maxBodyBytes {
                 context.phase = .answered
@@ -264,7 +281,9 @@ final class ServerCore: Sendable {
             context.phase = .answered
             return queue(.plain(400, "bad method"), on: connection)
         }
-        let request = Request(method: method, path: target.path, query: target.query, headers: collector.fields)
+        let request = Request(
+            method: method, path: target.path, query: target.query, headers: collector.fields, peer: wf_mhd_connection_ipv4(connection),
+            body: context.body)
         switch handler(request) {
         case .now(let response):
             context.phase = .answered

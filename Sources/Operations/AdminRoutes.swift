@@ -5,14 +5,18 @@ import WarmfeedCore
 /// The operator's views: `/admin/cache` (JSON), `/admin` (dashboard), `/metrics` (Prometheus).
 ///
 /// Every admin route needs the token: `Authorization: Bearer <token>` (for
-/// scripts), or a session a browser got for it. A browser opens
-/// `/admin?token=<token>` once: the token is exchanged for a session cookie
-/// (`HttpOnly`, `SameSite=Strict`, `Secure` behind TLS) and the browser is sent
-/// on to `/admin`, so the token stays in no URL and no cookie. Without either:
-/// 401, the same whatever was wrong.
+/// scripts), or a session a browser got for it. A browser that opens `/admin`
+/// without one is shown a sign-in form, which posts the token (in the body,
+/// never in a URL) to `/admin/sign-in`; the token is exchanged for a session
+/// cookie (`HttpOnly`, `SameSite=Strict`, `Secure` behind TLS) and the
+/// browser is sent on to `/admin`. `/admin?token=<token>` does the same for
+/// a browser on the server itself (behind the shipped nginx it is never
+/// passed on: a URL is in every log line about its request). `POST
+/// /admin/sign-out` ends the session. Wrong tokens are slowed per address
+/// (`SignInThrottle`: 429 with `Retry-After`). Without a session or the
+/// token: 401, the same whatever was wrong.
 package struct AdminRoutes: Sendable {
-    let token: AdminToken
-    let sessions: AdminSessions
+    let door: AdminDoor
     let clock: Uptime
     let observer: CacheObserver
     let dashboardPage: DashboardPage
@@ -20,18 +24,15 @@ package struct AdminRoutes: Sendable {
     let pageHeaders: [HTTPField]
 
     package init(
-        token: AdminToken, sessions: AdminSessions = AdminSessions(), clock: Uptime, observer: CacheObserver, dashboard: DashboardPage, pageHeaders: [HTTPField]
+        token: AdminToken, sessions: AdminSessions = AdminSessions(), trustedProxies: TrustedProxies = .none,
+        signInRules: SignInThrottle.Rules = .init(), clock: Uptime, observer: CacheObserver, dashboard: DashboardPage, pageHeaders: [HTTPField]
     ) {
-        self.token = token
-        self.sessions = sessions
+        self.door = AdminDoor(token: token, sessions: sessions, proxies: trustedProxies, rules: signInRules)
         self.clock = clock
         self.observer = observer
         self.dashboardPage = dashboard
         self.pageHeaders = pageHeaders
     }
-
-    /// The session cookie's name.
-    static let cookie = "wf_admin"
 
     package func add(to router: inout Router) {
         router.get("/admin/cache") { request in
@@ -51,48 +52,24 @@ package struct AdminRoutes: Sendable {
             }
         }
         router.get("/admin") { request in
-            if !request.queryValues("token").isEmpty { return .now(exchange(request)) }
+            if !request.queryValues("token").isEmpty { return .now(signIn(request, offering: request.queryValues("token"))) }
             return guarded(request) {
                 .now(.html(200, ResponseBytes(dashboard()), headers: pageHeaders + [HTTPField("Cache-Control", "no-store")]))
             }
         }
+        router.post("/admin/sign-in") { request in
+            guard AdminDoor.isSameOrigin(request) else { return .now(Self.crossSite) }
+            return .now(signIn(request, offering: request.formValues("token")))
+        }
+        router.post("/admin/sign-out") { request in .now(signOut(request)) }
     }
-
-    /// `/admin?token=`: the token for a session, and the browser sent on to
-    /// `/admin` (303), so what stays in its history is the bare address.
-    private func exchange(_ request: Request) -> Response {
-        // Every value given is compared, so the time taken does not say which one was close.
-        var matched = false
-        for given in request.queryValues("token") where token.matches(given) { matched = true }
-        guard matched, request.queryValues("token").count == 1 else { return Self.unauthorised }
-        let id = sessions.open(now: clock.now)
-        // Behind a TLS front (nginx says so), the cookie is never sent in the clear.
-        let secure = request.header("X-Forwarded-Proto")?.lowercased() == "https" ? "; Secure" : ""
-        return Response(
-            status: 303,
-            headers: [
-                HTTPField("Location", "/admin"), HTTPField("Cache-Control", "no-store"), HTTPField("Referrer-Policy", "no-referrer"),
-                HTTPField("Set-Cookie", "\(Self.cookie)=\(id); Path=/; Max-Age=\(Int(AdminSessions.lifetime)); HttpOnly; SameSite=Strict\(secure)"),
-            ])
-    }
-
-    /// The one answer to every request without the token or a session: it does not say what was wrong.
-    static let unauthorised = Response.plain(
-        401, "admin token required: Authorization: Bearer <token>, or open /admin?token=<token> once in a browser",
-        headers: [HTTPField("WWW-Authenticate", "Bearer realm=\"warmfeed-admin\"")])
 
     private func guarded(_ request: Request, _ answer: () -> Reply) -> Reply {
-        authorised(request) ? answer() : .now(Self.unauthorised)
-    }
-
-    /// The bearer token (compared in constant time), or a session cookie still open.
-    private func authorised(_ request: Request) -> Bool {
-        var bearer = false
-        if let header = request.header("Authorization"), header.hasPrefix("Bearer ") { bearer = token.matches(String(header.dropFirst(7))) }
-        let now = clock.now
-        var session = false
-        for id in request.cookies(named: Self.cookie) where sessions.isOpen(id, now: now) { session = true }
-        return bearer || session
+        switch door.access(request, now: clock.now) {
+        case .open: answer()
+        case .refused: .now(refusal(request, status: 401, message: nil))
+        case .wait(let seconds): .now(refusal(request, status: 429, message: Self.waitMessage(seconds), retryAfter: seconds))
+        }
     }
 
     private func dashboard() -> [UInt8] {

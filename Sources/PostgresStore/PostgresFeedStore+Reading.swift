@@ -74,7 +74,8 @@ extension PostgresFeedStore {
         tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
     ) async throws -> (kept: Int, last: Int64)? {
         // The batch's items locked until the commit; those another node holds are skipped.
-        let select = sweep
+        let select =
+            sweep
             ? """
             SELECT \(Self.columns) FROM item
             WHERE id > $1 AND (prepared IS NULL OR substring(prepared from 1 for 4) <> $3)
@@ -90,20 +91,29 @@ extension PostgresFeedStore {
                 var items: [FeedItem] = []
                 for row in 0..<rows.count { items.append(try Self.item(rows, row)) }
                 guard let last = items.last?.id else { return nil }
-                var ids: [Int64] = [], bytes: [[UInt8]] = []
+                var ids: [Int64] = []
+                var bytes: [[UInt8]] = []
                 for item in items {
                     guard let id = item.id, let rendered = render(item) else { continue }
                     ids.append(id)
                     bytes.append(rendered)
                 }
                 if !ids.isEmpty {
-                    try connection.query("""
+                    try connection.query(
+                        """
                         UPDATE item SET prepared = u.prepared FROM UNNEST($1::bigint[], $2::bytea[]) AS u(id, prepared)
                         WHERE item.id = u.id
                         """, [.int64s(ids), .byteas(bytes)], until: deadline)
                 }
                 return (ids.count, last)
             }
+        }
+    }
+
+    public func forgetPreparedRows(_ ids: [Int64]) async throws {
+        guard !ids.isEmpty else { return }
+        try await onReader(within: .seconds(30), background: true) { connection, deadline throws(PQProblem) -> Void in
+            try connection.query("UPDATE item SET prepared = NULL WHERE id = ANY($1::bigint[])", [.int64s(ids)], until: deadline)
         }
     }
 
@@ -159,7 +169,8 @@ extension PostgresFeedStore {
         let ids = Array(previews.keys)
         let values = ids.map { previews[$0]! }
         try await onReader { connection, deadline throws(PQProblem) -> Void in
-            try connection.query("""
+            try connection.query(
+                """
                 UPDATE item SET preview = p.preview FROM UNNEST($1::bigint[], $2::bigint[]) AS p(id, preview)
                 WHERE item.id = p.id AND item.preview IS DISTINCT FROM p.preview
                 """, [.int64s(ids), .int64s(values)], until: deadline)
@@ -173,17 +184,20 @@ extension PostgresFeedStore {
 enum PageStatement {
     /// A deep link: the page whose first item has rank ≤ the feed's size − skip.
     enum ByNumber {
-        static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE seq <= \(PostgresFeedStore.total) - $1 ORDER BY seq DESC LIMIT $2"
+        static let sql =
+            "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE seq <= \(PostgresFeedStore.total) - $1 ORDER BY seq DESC LIMIT $2"
     }
 
     /// Following a sentinel: the items just older than (published, id).
     enum After {
-        static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT $3"
+        static let sql =
+            "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT $3"
     }
 
     /// A "newer items" link: the items just newer than (published, id), oldest first.
     enum Before {
-        static let sql = "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) > ($1, $2) ORDER BY published ASC, id ASC LIMIT $3"
+        static let sql =
+            "SELECT \(PostgresFeedStore.columns), \(PostgresFeedStore.total) FROM item WHERE (published, id) > ($1, $2) ORDER BY published ASC, id ASC LIMIT $3"
     }
 
     /// The statement that reads `request`'s page, `size` rows long, with each

@@ -19,7 +19,7 @@ extension PostgresFeedStore {
                 let rows = try connection.execute(statement.name, statement.sql, statement.parameters, until: .now + queryTimeout)
                 return try Self.decodedPage(rows, request: request, size: size, tag: tag, epoch: epoch)
             }
-        } catch where error.isQueryError {
+        } catch  where error.isQueryError {
             // PostgreSQL answered (with an error of the query's own): it is up.
             throw error
         } catch {
@@ -48,12 +48,11 @@ extension PostgresFeedStore {
             guard let id = rows.int64(row, 0), let published = rows.int64(row, 8), let total = rows.int64(row, 11) else {
                 throw PQProblem("a row without its id, date or count")
             }
-            let prepared = rows.bytes(row, 12)
-            let current = builder.isCurrent(prepared)
+            let prepared = builder.check(rows.bytes(row, 12))
             builder.add(
                 id: id, published: published, seq: rows.int64(row, 9) ?? 0, preview: rows.int64(row, 10),
-                hasPicture: rows.bytes(row, 5) != nil, prepared: current ? prepared : nil,
-                item: whole || !current ? try item(rows, row) : nil
+                hasPicture: rows.bytes(row, 5) != nil, row: prepared,
+                item: whole || !prepared.isCurrent ? try item(rows, row) : nil
             )
             return Int(total)
         }
@@ -62,7 +61,7 @@ extension PostgresFeedStore {
     /// The item in cells 0–10 of `row`.
     static func item(_ rows: PQRows, _ row: Int) throws(PQProblem) -> FeedItem {
         guard let id = rows.int64(row, 0), let guid = rows.string(row, 1), let title = rows.string(row, 2),
-              let summary = rows.string(row, 3), let published = rows.int64(row, 8)
+            let summary = rows.string(row, 3), let published = rows.int64(row, 8)
         else { throw PQProblem("an item row with a NULL where the schema has none") }
         return FeedItem(
             id: id, guid: guid, title: title, summary: summary, link: rows.string(row, 4), imageURL: rows.string(row, 5),

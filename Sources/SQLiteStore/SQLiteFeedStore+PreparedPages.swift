@@ -17,12 +17,13 @@ extension SQLiteFeedStore {
             places.reserveCapacity(size)
             func read(_ sql: String, _ arguments: [Int64]) throws {
                 try connection.query(sql, arguments) { row in
-                    places.append(
-                        RowPlace(
-                            id: row.columnInteger(0) ?? 0, published: row.columnInteger(1) ?? 0, seq: row.columnInteger(2) ?? 0,
-                            preview: row.columnInteger(3), at: row.columnInteger(4), size: Int(row.columnInteger(5) ?? 0)))
-                    // A place no record could have is no place.
-                    if !(SQLiteRowLog.headerSize...(1 << 24)).contains(places[places.count - 1].size) { places[places.count - 1].at = nil }
+                    var place = RowPlace(
+                        id: row.columnInteger(0) ?? 0, published: row.columnInteger(1) ?? 0, seq: row.columnInteger(2) ?? 0,
+                        preview: row.columnInteger(3), at: row.columnInteger(4), size: Int(row.columnInteger(5) ?? 0))
+                    place.placed = place.at != nil
+                    // A place no record could have is no place (and the row is prepared again).
+                    if !(0..<(1 << 48)).contains(place.at ?? 0) || !(SQLiteRowLog.headerSize...(1 << 24)).contains(place.size) { place.at = nil }
+                    places.append(place)
                 }
             }
             func seq(_ sql: String, _ cursor: WarmfeedCore.Cursor) throws -> Int64? {
@@ -51,8 +52,11 @@ extension SQLiteFeedStore {
             try bytes.withUnsafeBytes { bytes in
                 for (place, span) in zip(places, spans) {
                     let found = span.flatMap { SQLiteRowLog.record(in: UnsafeRawBufferPointer(rebasing: bytes[$0]), id: place.id) }
+                    // A row with a place the file does not hold whole (another item's
+                    // record there, a cut or a flipped header) is as corrupt as bad bytes.
+                    let row = found.map { builder.check($0.prepared) } ?? (place.placed ? .corrupt : .missing)
                     var item: FeedItem?
-                    if builder.atFirstRow || !builder.isCurrent(found?.prepared) {
+                    if builder.atFirstRow || !row.isCurrent {
                         try connection.query(SQL.itemByID, [place.id]) { item = Self.item($0) }
                         // Gone since its place was read (this read sees one state; a guard all the same).
                         guard item != nil else { continue }
@@ -60,7 +64,7 @@ extension SQLiteFeedStore {
                     builder.add(
                         id: place.id, published: place.published, seq: place.seq, preview: place.preview,
                         hasPicture: item.map { $0.imageURL != nil } ?? found?.hasPicture ?? false,
-                        prepared: found?.prepared, item: item)
+                        row: row, item: item)
                 }
             }
             return builder.page(total: total)
@@ -75,6 +79,8 @@ extension SQLiteFeedStore {
         var preview: Int64?
         var at: Int64?
         var size: Int
+        /// Whether the item names a place at all (prepared, as the store believes).
+        var placed = false
     }
 
     /// The records of `places` read from the row file, with where each one
@@ -83,15 +89,15 @@ extension SQLiteFeedStore {
     /// (rows prepared together are side by side, so a page is usually one
     /// read; a row prepared again since sits apart, read on its own).
     private func readRows(of places: [RowPlace]) -> (bytes: [UInt8], spans: [Range<Int>?]) {
-        var runs: [(start: Int64, end: Int64, members: [Int])] = []
-        for index in places.indices.filter({ places[$0].at != nil }).sorted(by: { places[$0].at! < places[$1].at! }) {
-            let at = places[index].at!
-            let end = at + Int64(places[index].size)
-            if let last = runs.indices.last, at <= runs[last].end + 4096 {
+        var runs: [(start: Int64, end: Int64, members: [(index: Int, at: Int64)])] = []
+        let placed = places.indices.compactMap { index in places[index].at.map { (index: index, at: $0) } }
+        for member in placed.sorted(by: { $0.at < $1.at }) {
+            let end = member.at + Int64(places[member.index].size)
+            if let last = runs.indices.last, member.at <= runs[last].end + 4096 {
                 runs[last].end = max(runs[last].end, end)
-                runs[last].members.append(index)
+                runs[last].members.append(member)
             } else {
-                runs.append((at, end, [index]))
+                runs.append((member.at, end, [member]))
             }
         }
         let wanted = runs.reduce(0) { $0 + Int($1.end - $1.start) }
@@ -103,10 +109,10 @@ extension SQLiteFeedStore {
                 let count = rows.read(at: run.start, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[next..<(next + length)])))
                 // Bytes past the file's end: zeros, which no span reaches.
                 if count < length { _ = buffer[(next + count)..<(next + length)].initialize(from: repeatElement(0, count: length - count)) }
-                for index in run.members {
-                    let start = next + Int(places[index].at! - run.start)
-                    let end = start + places[index].size
-                    if end <= next + count { spans[index] = start..<end }
+                for member in run.members {
+                    let start = next + Int(member.at - run.start)
+                    let end = start + places[member.index].size
+                    if end <= next + count { spans[member.index] = start..<end }
                 }
                 next += length
             }

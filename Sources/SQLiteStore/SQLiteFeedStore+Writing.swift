@@ -40,10 +40,11 @@ final class SQLiteItemSink: FeedItemSink {
             }
         } else {
             // A cached statement: GRDB's record insert builds its SQL per call, a fifth of an import's time.
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO item (guid, title, summary, link, imageURL, imageWidth, imageHeight, published)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO item (guid, title, summary, link, imageURL, imageWidth, imageHeight, published)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             try insert.execute(arguments: [
                 item.guid, item.title, item.summary, item.link, item.imageURL, item.imageWidth, item.imageHeight, item.published,
             ])
@@ -53,10 +54,11 @@ final class SQLiteItemSink: FeedItemSink {
     }
 
     func insertCopy(_ item: FeedItem) throws {
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO item (id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO item (id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         try insert.execute(arguments: [
             item.id, item.guid, item.title, item.summary, item.link, item.imageURL, item.imageWidth, item.imageHeight,
             item.published, item.seq, item.preview,
@@ -77,22 +79,27 @@ final class SQLiteItemSink: FeedItemSink {
     fileprivate func finish() throws -> UpsertSummary {
         if summary.inserted + summary.updated > 0 {
             // Other processes reading this store notice the write by this count.
-            try db.execute(sql: """
-                INSERT INTO meta(key, value) VALUES ('writes', 1)
-                ON CONFLICT(key) DO UPDATE SET value = value + 1
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO meta(key, value) VALUES ('writes', 1)
+                    ON CONFLICT(key) DO UPDATE SET value = value + 1
+                    """)
         }
         if let start = lowest {
-            let base = try Int64.fetchOne(db, sql: """
-                SELECT seq FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT 1
-                """, arguments: [start.published, start.id]) ?? 0
-            try db.execute(sql: """
-                UPDATE item SET seq = ranked.rank FROM (
-                    SELECT id, ? + ROW_NUMBER() OVER (ORDER BY published, id) AS rank
-                    FROM item WHERE (published, id) >= (?, ?)
-                ) AS ranked
-                WHERE item.id = ranked.id AND item.seq IS NOT ranked.rank
-                """, arguments: [base, start.published, start.id])
+            let base =
+                try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT seq FROM item WHERE (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT 1
+                        """, arguments: [start.published, start.id]) ?? 0
+            try db.execute(
+                sql: """
+                    UPDATE item SET seq = ranked.rank FROM (
+                        SELECT id, ? + ROW_NUMBER() OVER (ORDER BY published, id) AS rank
+                        FROM item WHERE (published, id) >= (?, ?)
+                    ) AS ranked
+                    WHERE item.id = ranked.id AND item.seq IS NOT ranked.rank
+                    """, arguments: [base, start.published, start.id])
         }
         return summary
     }
@@ -124,7 +131,8 @@ extension SQLiteFeedStore {
         try await poolForWriting.write { [rows] db -> (kept: Int, last: Int64)? in
             // A sweep renders every row again: it starts the file afresh.
             if sweep, id == 0 { try rows.truncate() }
-            let items = sweep
+            let items =
+                sweep
                 ? try FeedItem.fetchAll(db.cachedStatement(sql: "SELECT * FROM item WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
                 : try FeedItem.fetchAll(
                     db.cachedStatement(sql: "SELECT * FROM item WHERE ahead_at IS NULL AND id > ? ORDER BY id LIMIT ?"),
@@ -139,6 +147,16 @@ extension SQLiteFeedStore {
                 try update.execute(arguments: [place.at, place.size, record.id])
             }
             return (records.count, last)
+        }
+    }
+}
+
+extension SQLiteFeedStore {
+    public func forgetPreparedRows(_ ids: [Int64]) async throws {
+        guard !ids.isEmpty else { return }
+        try await poolForWriting.write { db in
+            let forget = try db.cachedStatement(sql: "UPDATE item SET ahead_at = NULL, ahead_size = NULL WHERE id = ?")
+            for id in ids { try forget.execute(arguments: [id]) }
         }
     }
 }

@@ -53,6 +53,13 @@ public final class WarmfeedApp: Sendable {
         clock = Uptime()
         let data = URL(fileURLWithPath: configuration.dataFolder, isDirectory: true)
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        do {
+            adminToken =
+                try configuration.adminToken.map { AdminToken(value: $0, source: "configuration") }
+                ?? AdminToken.load(dataFolder: configuration.dataFolder)
+        } catch let refused as AdminToken.Refused {
+            throw ConfigurationError(refused.description)
+        }
         let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder).open(logger: logger)
         self.store = store
         if configuration.source == nil, configuration.demoItems > 0, try await Self.atStart({ try await store.count() }) == 0 {
@@ -62,9 +69,6 @@ public final class WarmfeedApp: Sendable {
             }
             logger.info("seeded the demo feed", metadata: ["items": "\(summary.inserted)"])
         }
-        adminToken =
-            try configuration.adminToken.map { AdminToken(value: $0, source: "configuration") }
-            ?? AdminToken.load(dataFolder: configuration.dataFolder)
 
         let statics = try StaticFiles(folder: configuration.publicFolder)
         let renderer = try PageRenderer.load(configuration, statics: statics, epoch: store.epoch)
@@ -75,7 +79,7 @@ public final class WarmfeedApp: Sendable {
             store: store, renderer: renderer, cache: pageCache, pageSize: configuration.pageSize,
             previewGeneration: { previews.generation }
         )
-        rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pageSize, logger: logger)
+        rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pageSize, repairs: pages.repairs, logger: logger)
 
         let fetcher = OriginFetcher(
             maxConnectionsPerHost: configuration.originConnections, maxConnections: max(64, configuration.originConnections * 4),
@@ -180,7 +184,8 @@ public final class WarmfeedApp: Sendable {
         router.problems = { problem, request, headers in feedRoutes.answer(problem, to: request, headers: headers) }
         ThumbnailRoutes(service: thumbnails).add(to: &router)
         AdminRoutes(
-            token: adminToken, clock: clock, observer: observer,
+            token: adminToken, trustedProxies: try TrustedProxies(configuration.trustedProxies),
+            signInRules: SignInThrottle.Rules(firstWait: configuration.signInFirstWait / .seconds(1)), clock: clock, observer: observer,
             dashboard: try DashboardPage(
                 templatesFolder: configuration.templatesFolder, styleURL: renderer.styleURL, scriptURL: statics.versionedURL(of: "admin.js")),
             pageHeaders: PageHeaders.security

@@ -1,6 +1,7 @@
 import FeedPages
 import Foundation
 import HTTPServer
+import Operations
 import OriginFetcher
 import RedisClient
 import Thumbnails
@@ -68,8 +69,16 @@ public struct WarmfeedConfiguration: Sendable {
     public var demoPoolFolder: String?
     /// The longest page 1 is held at start while it is warmed (see `StartGate`).
     public var pageOneHold: Duration = .seconds(3)
-    /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data folder.
+    /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data
+    /// folder. At least `AdminToken.minimumLength` characters, wherever it comes from.
     public var adminToken: String?
+    /// The proxies (IPv4 addresses or networks, `172.16.0.0/12`) whose
+    /// `X-Forwarded-For` names the client an admin sign-in is counted against;
+    /// none by default: every request is counted against its connection's address.
+    public var trustedProxies: [String] = []
+    /// The first wait of an address that offered too many wrong admin tokens
+    /// (`SignInThrottle`: it doubles with each further one); tests lengthen it.
+    public var signInFirstWait: Duration = .seconds(1)
     /// A source imported at start (a feed URL or file, or a folder of images);
     /// nil serves what the store holds (the demo feed in an empty store).
     public var source: String?
@@ -106,9 +115,19 @@ public struct WarmfeedConfiguration: Sendable {
     /// The defaults.
     public init() {}
 
-    /// Checks values a user can get wrong, with a message that names the option.
-    public func validate() throws(ConfigurationError) {
+    /// Checks values a user can get wrong, with a message that names the
+    /// option (the admin token: this one, or `WARMFEED_ADMIN_TOKEN` in `environment`).
+    public func validate(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) {
         _ = try StoreLocation(store, dataFolder: dataFolder)
+        do throws(AdminToken.Refused) {
+            if let adminToken {
+                try AdminToken.check(adminToken, from: "the configured admin token")
+            } else if let given = environment["WARMFEED_ADMIN_TOKEN"], !given.isEmpty {
+                try AdminToken.check(given, from: "WARMFEED_ADMIN_TOKEN")
+            }
+        } catch {
+            throw ConfigurationError(error.description)
+        }
         guard (1...1000).contains(pageSize) else { throw ConfigurationError("--page-size must be from 1 to 1000") }
         guard threshold > 0, threshold <= 1 else { throw ConfigurationError("--threshold must be above 0 and at most 1") }
         guard (0...65535).contains(http.port) else { throw ConfigurationError("--port must be from 0 to 65535") }
@@ -126,6 +145,7 @@ public struct WarmfeedConfiguration: Sendable {
                 throw ConfigurationError("--advertise must be an http:// or https:// URL, such as http://node1:8080")
             }
         }
+        do throws(TrustedProxies.Refused) { _ = try TrustedProxies(trustedProxies) } catch { throw ConfigurationError(error.description) }
         guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
         if let refreshInterval {
             guard source != nil else { throw ConfigurationError("--refresh needs --source") }

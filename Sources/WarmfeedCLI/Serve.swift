@@ -122,6 +122,13 @@ struct Serve: AsyncParsableCommand {
             valueName: "url"))
     var advertise: String?
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "A proxy in front of this server (an IPv4 address or network, e.g. 172.16.0.0/12; repeat for more): admin sign-ins through it are counted against the client its X-Forwarded-For names. Default: none.",
+            valueName: "network"))
+    var trustedProxies: [String] = []
+
     @Option(help: "HTTP worker threads; the default is one per core.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
@@ -172,6 +179,7 @@ struct Serve: AsyncParsableCommand {
         configuration.redis = redis ?? ProcessInfo.processInfo.environment["WARMFEED_REDIS"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.demoOrigin = demoOrigin
         configuration.allowedOrigins = allowOrigin
+        configuration.trustedProxies = trustedProxies
         if let nodeName { configuration.nodeName = nodeName }
         do {
             try configuration.validate()
@@ -194,6 +202,9 @@ struct Serve: AsyncParsableCommand {
         } catch let error as StoreSchemaError {
             printError("warmfeed serve: \(error)")
             throw ExitCode(2)
+        } catch let error as ConfigurationError {
+            // What only the start finds out (the token kept in the data folder): a configuration error all the same.
+            throw ValidationError(error.description)
         }
         if source != nil {
             // Import before listening, so the first reader finds the feed; a failure is
@@ -204,7 +215,7 @@ struct Serve: AsyncParsableCommand {
         }
         try app.start()
         print("Warmfeed is serving http://\(host):\(app.port)/")
-        print("Admin: http://\(host):\(app.port)/admin?token=… (token from \(app.adminToken.source))")
+        print("Admin: http://\(host):\(app.port)/admin (sign in with the token from \(app.adminToken.source))")
         fflush(nil)  // the port matters to whoever started us; do not leave it in a pipe buffer
         let group = ServiceGroup(
             services: app.services,

@@ -116,6 +116,9 @@ public struct CacheStats: Codable, Sendable {
         public var prepared = 0
         /// Walks over the whole feed done by this process (a template change).
         public var sweeps = 0
+        /// Rows a page found corrupt in the store (flipped or cut bytes), served
+        /// from their items and prepared again by this process.
+        public var repaired = 0
         /// Whether the last pass found nothing left to prepare (false while a
         /// walk or a batch of new rows is under way).
         public var caughtUp = false

@@ -50,6 +50,11 @@ public protocol FeedStore: Sendable {
         tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
     ) async throws -> (kept: Int, last: Int64)?
 
+    /// Forgets the prepared rows of the items `ids` (found corrupt when a
+    /// page read them), so the next `prepareRows` without a sweep renders
+    /// them again. Not a change of the feed: the revision stays.
+    func forgetPreparedRows(_ ids: [Int64]) async throws
+
     /// Runs `body` in one write transaction: every item it writes lands, or
     /// (when it throws) none does and the store is as it was. Blocks the
     /// calling thread until the transaction ends.

@@ -1,3 +1,5 @@
+import Gzip
+
 /// A page read for serving from rows rendered ahead of time.
 ///
 /// Each item's row is rendered once, when it is stored, by whoever serves the
@@ -6,7 +8,9 @@
 /// database (`SQLiteStore`'s `SQLiteRowLog`), PostgreSQL keeps it in a column of the item. A
 /// page is then a range read of those bytes: the cold page's cost is copying
 /// them, not decoding, escaping and templating thirty items. Rows whose bytes
-/// are missing or of other templates come as whole items, rendered as before.
+/// are missing or of other templates come as whole items, rendered as before;
+/// so do rows whose stored bytes are corrupt (`PreparedRowTag`'s check), and
+/// their ids are named in `corrupt`, to be prepared again.
 public struct PreparedPage: Sendable {
     /// One row of the page.
     public struct Row: Sendable {
@@ -44,14 +48,18 @@ public struct PreparedPage: Sendable {
     public var older: Cursor?
     /// Where the previous (newer) page ends; nil at the top.
     public var newer: Cursor?
+    /// The rows whose stored bytes were corrupt (rendered from their items here).
+    public var corrupt: [Int64]
 
-    public init(rows: [Row], bytes: [UInt8], total: Int, firstPosition: Int, older: Cursor?, newer: Cursor?) {
+    /// Makes a page (`PreparedPageBuilder` does, for the backends).
+    public init(rows: [Row], bytes: [UInt8], total: Int, firstPosition: Int, older: Cursor?, newer: Cursor?, corrupt: [Int64] = []) {
         self.rows = rows
         self.bytes = bytes
         self.total = total
         self.firstPosition = firstPosition
         self.older = older
         self.newer = newer
+        self.corrupt = corrupt
     }
 
     /// Whether a row with a picture has no preview yet.
@@ -63,6 +71,7 @@ public struct PreparedPage: Sendable {
 public struct PreparedPageBuilder {
     private var rows: [PreparedPage.Row] = []
     private var bytes: [UInt8] = []
+    private var corrupt: [Int64] = []
     private var first: (seq: Int64, cursor: Cursor)?
     private var last: (seq: Int64, cursor: Cursor)?
     private let tag: UInt32
@@ -75,25 +84,29 @@ public struct PreparedPageBuilder {
         bytes.reserveCapacity(capacity * 768)
     }
 
-    /// Whether the stored bytes `prepared` were rendered with this page's tag.
-    public func isCurrent(_ prepared: UnsafeRawBufferPointer?) -> Bool {
-        guard let prepared, prepared.count > 4 else { return false }
-        return PreparedRowTag.read(prepared) == tag
+    /// What the stored bytes `prepared` are worth to this page (nil: none stored).
+    public func check(_ prepared: UnsafeRawBufferPointer?) -> PreparedRowTag.Check {
+        guard let prepared else { return .missing }
+        return PreparedRowTag.check(prepared, tag: tag)
     }
 
     /// Whether the next row is the page's first (it is then read whole).
     public var atFirstRow: Bool { rows.isEmpty }
 
-    /// Adds a row: its prepared bytes when current (`item` then nil unless it is the first row), else its item.
+    /// Adds a row: its prepared bytes when `row` is current (`item` then nil
+    /// unless it is the first row), else its item. A corrupt row's id is noted.
     public mutating func add(
         id: Int64, published: Int64, seq: Int64, preview: Int64?, hasPicture: Bool,
-        prepared: UnsafeRawBufferPointer?, item: FeedItem?
+        row: PreparedRowTag.Check, item: FeedItem?
     ) {
         var range = 0..<0
-        if let prepared, isCurrent(prepared) {
+        switch row {
+        case .current(let body):
             let start = bytes.count
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: prepared[4...]))
+            bytes.append(contentsOf: body)
             range = start..<bytes.count
+        case .corrupt: corrupt.append(id)
+        case .missing, .otherTemplates: break
         }
         rows.append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, item: item))
         let place = (seq, Cursor(epoch: epoch, published: published, id: id))
@@ -113,20 +126,65 @@ public struct PreparedPageBuilder {
         return PreparedPage(
             rows: rows, bytes: bytes, total: total, firstPosition: total - Int(first.seq) + 1,
             older: last.seq > 1 ? last.cursor : nil,
-            newer: first.seq < Int64(total) ? first.cursor : nil
+            newer: first.seq < Int64(total) ? first.cursor : nil,
+            corrupt: corrupt
         )
     }
 }
 
-/// The four bytes before every prepared row: which templates rendered it.
+/// The eight bytes before every prepared row: which templates rendered it
+/// (four bytes), and the CRC-32 of the row's bytes after them (four), so a
+/// row whose stored bytes were flipped or cut is told from a good one.
 public enum PreparedRowTag {
+    /// Bytes before the row.
+    public static let headerSize = 8
+
+    /// What stored bytes are worth to a page of templates `tag`.
+    public enum Check {
+        /// None stored.
+        case missing
+        /// A row of other templates (intact or not): the sweep renders it again.
+        case otherTemplates
+        /// A row of these templates whose bytes do not match their check: corrupt.
+        case corrupt
+        /// A good row of these templates: its bytes after the header.
+        case current(UnsafeRawBufferPointer)
+
+        /// Whether the row's bytes can be served.
+        public var isCurrent: Bool {
+            if case .current = self { return true }
+            return false
+        }
+    }
+
     /// `tag` as the four bytes that begin a stored row.
     public static func bytes(_ tag: UInt32) -> [UInt8] {
         withUnsafeBytes(of: tag.littleEndian) { Array($0) }
     }
 
-    /// The tag a stored row begins with (it has at least four bytes).
-    public static func read(_ prepared: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(prepared[0]) | UInt32(prepared[1]) << 8 | UInt32(prepared[2]) << 16 | UInt32(prepared[3]) << 24
+    /// `row` (rendered by templates `tag`) as it is stored: the tag, the
+    /// row's CRC-32, the row.
+    public static func seal(_ row: [UInt8], tag: UInt32) -> [UInt8] {
+        var sealed = bytes(tag)
+        sealed.reserveCapacity(headerSize + row.count)
+        let check = row.withUnsafeBytes { Gzip.crc32($0) }
+        withUnsafeBytes(of: check.littleEndian) { sealed.append(contentsOf: $0) }
+        sealed.append(contentsOf: row)
+        return sealed
+    }
+
+    /// Stored bytes read back, for a page of templates `tag`. Bytes too
+    /// short to hold a tag are corrupt: nothing stores fewer than eight.
+    public static func check(_ prepared: UnsafeRawBufferPointer, tag: UInt32) -> Check {
+        guard prepared.count >= 4 else { return .corrupt }
+        guard word(prepared, at: 0) == tag else { return .otherTemplates }
+        guard prepared.count > headerSize else { return .corrupt }
+        let row = UnsafeRawBufferPointer(rebasing: prepared[headerSize...])
+        return Gzip.crc32(row) == word(prepared, at: 4) ? .current(row) : .corrupt
+    }
+
+    /// The little-endian word at `offset` (the caller checked there are four bytes).
+    private static func word(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTMLTemplates
 
 /// Templates rendered ahead with holes: written out with the holes filled,
@@ -38,7 +39,9 @@ import Testing
             #expect(!String(decoding: prepared, as: UTF8.self).contains("never"))
             for position in ["1", "<2>", "123456"] {
                 var html = HTMLBuffer()
-                let written = prepared.withUnsafeBytes { PreparedHTML.write($0, values: Row(title: "other", position: position, starred: !starred), into: &html) }
+                let written = prepared.withUnsafeBytes {
+                    PreparedHTML.write($0, values: Row(title: "other", position: position, starred: !starred), open: PreparedHTML.mask([1]), into: &html)
+                }
                 #expect(written)
                 #expect(html.bytes == rendered(template, Row(title: title, position: position, starred: starred)))
             }
@@ -53,11 +56,24 @@ import Testing
 
     @Test func bytesNotInThePreparedFormWriteNothing() throws {
         var html = HTMLBuffer()
-        // Two holes announced, one given; a hole past the end.
-        for bad: [UInt8] in [[], [2, 0, 0, 0, 0, 1, 0], [1, 9, 0, 0, 0, 1, 0, 65]] {
-            #expect(!bad.withUnsafeBytes { PreparedHTML.write($0, values: Row(title: "", position: "", starred: false), into: &html) })
+        // Two holes announced, one given; a hole past the end; a hole of a field
+        // not left open (the title), of a field past any schema, more holes than any row has.
+        let bad: [[UInt8]] = [
+            [], [2, 0, 0, 0, 0, 1, 0], [1, 9, 0, 0, 0, 1, 0, 65], [1, 0, 0, 0, 0, 0, 1, 65], [1, 0, 0, 0, 0, 200, 1, 65],
+            [255] + [UInt8](repeating: 0, count: 2000),
+        ]
+        for bytes in bad {
+            #expect(
+                !bytes.withUnsafeBytes {
+                    PreparedHTML.write($0, values: Row(title: "", position: "", starred: false), open: PreparedHTML.mask([1]), into: &html)
+                })
         }
         #expect(html.bytes.isEmpty)
+        // The same bytes with the field left open are written.
+        let good: [UInt8] = [1, 0, 0, 0, 0, 1, 1, 65]
+        #expect(
+            good.withUnsafeBytes { PreparedHTML.write($0, values: Row(title: "t", position: "7", starred: false), open: PreparedHTML.mask([1]), into: &html) })
+        #expect(String(decoding: html.bytes, as: UTF8.self) == "7A")
     }
 
     @Test func aListElementMayWriteItsBodyPrepared() throws {
@@ -75,7 +91,7 @@ import Testing
             func isPresent(_ field: Int) -> Bool { row.isPresent(field) }
             func writePrepared(into html: inout HTMLBuffer) -> Bool {
                 guard let prepared else { return false }
-                return prepared.withUnsafeBytes { PreparedHTML.write($0, values: row, into: &html) }
+                return prepared.withUnsafeBytes { PreparedHTML.write($0, values: row, open: PreparedHTML.mask([1]), into: &html) }
             }
         }
         let rowText = "<li>{{position}}. {{title}}{{#starred}}*{{/starred}}</li>"
@@ -86,7 +102,8 @@ import Testing
         #expect(page.repeats(row, over: [0]))
         let rows = [Row(title: "a", position: "1", starred: false), Row(title: "b&", position: "2", starred: true)]
         let ahead = rows.map { PreparedHTML.prepare(row, Row(title: $0.title, position: "", starred: $0.starred), open: [1]) }
-        var plain = HTMLBuffer(), mixed = HTMLBuffer()
+        var plain = HTMLBuffer()
+        var mixed = HTMLBuffer()
         page.render(Page(rows: rows, prepared: [nil, nil]), into: &plain)
         page.render(Page(rows: rows, prepared: [ahead[0], nil]), into: &mixed)
         #expect(String(decoding: plain.bytes, as: UTF8.self) == "<ol><li>1. a</li><li>2. b&amp;*</li></ol>")

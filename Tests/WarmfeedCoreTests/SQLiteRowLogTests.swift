@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLiteStore
 @testable import WarmfeedCore
 
@@ -9,15 +10,16 @@ import Testing
 /// serves another row's bytes, and its rows are prepared again.
 @Suite struct SQLiteRowLogTests {
     static let tag: UInt32 = 0xC0FFEE
-    /// A stand-in for the renderer: the tag, then the item's id and title.
+    /// A stand-in for the renderer: the item's id and title, sealed with the tag.
     static func render(_ item: FeedItem) -> [UInt8]? {
-        PreparedRowTag.bytes(tag) + Array("<row \(item.id ?? 0)>\(item.title)</row>".utf8)
+        PreparedRowTag.seal(Array("<row \(item.id ?? 0)>\(item.title)</row>".utf8), tag: tag)
     }
 
     /// Prepares every row waiting; answers how many were.
     @discardableResult
     static func prepare(_ store: SQLiteFeedStore, sweep: Bool = false) async throws -> Int {
-        var after: Int64 = 0, kept = 0
+        var after: Int64 = 0
+        var kept = 0
         while let batch = try await store.prepareRows(tag: tag, sweep: sweep, after: after, limit: 64, render: { render($0) }) {
             kept += batch.kept
             after = batch.last
@@ -68,7 +70,8 @@ import Testing
             #expect(page.rows.dropFirst().allSatisfy { $0.item == nil && !$0.prepared.isEmpty })
         }
         // Cursors read the same rows as numbers.
-        let older = try #require(pages[0].older), newer = try #require(pages[2].newer)
+        let older = try #require(pages[0].older)
+        let newer = try #require(pages[2].newer)
         let second = try #require(try temporary.store.preparedPageAtOnce(.after(older), size: 10, tag: Self.tag))
         #expect(second.rows.map(\.id) == pages[1].rows.map(\.id))
         let back = try #require(try temporary.store.preparedPageAtOnce(.before(newer), size: 10, tag: Self.tag))
@@ -136,5 +139,69 @@ import Testing
         #expect(try await Self.prepare(temporary.store) == 1)
         let served = try Self.pages(temporary.store, size: 20).flatMap(Self.served)
         #expect(served.contains { $0.prepared?.hasSuffix(">Changed</row>") == true })
+    }
+
+    /// Where item `id`'s latest record sits in the row file: the records are read
+    /// back to back from the start (item id, length, flags, the row).
+    static func record(of id: Int64, in file: [UInt8]) -> Range<Int>? {
+        var at = 0
+        var found: Range<Int>?
+        while at + SQLiteRowLog.headerSize <= file.count {
+            let recordID = file[at..<at + 8].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+            let length = file[at + 8..<at + 12].withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+            let end = at + SQLiteRowLog.headerSize + length
+            if recordID == id { found = at..<end }
+            at = end
+        }
+        return found
+    }
+
+    @Test func aCorruptRecordIsServedFromItsItemNamedAndPreparedAgain() async throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.upsert(DemoFeed.items(count: 30))
+        try await Self.prepare(temporary.store)
+        let file = temporary.path + "-rows"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        // Three records spoilt in place: a byte of the row flipped, a byte of the
+        // row's check flipped, the record's own item id flipped.
+        let spoilt: [(id: Int64, offset: (Range<Int>) -> Int)] = [
+            (12, { $0.upperBound - 3 }), (17, { $0.lowerBound + SQLiteRowLog.headerSize + 5 }), (23, { $0.lowerBound + 1 }),
+        ]
+        for (id, offset) in spoilt {
+            let record = try #require(Self.record(of: id, in: bytes))
+            bytes[offset(record)] ^= 0x20
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let pages = try Self.pages(temporary.store)
+        Self.expectEachRowIsItsOwn(pages)
+        #expect(pages.flatMap(\.corrupt).sorted() == [12, 17, 23])
+        for id in [12, 17, 23] as [Int64] {
+            let row = try #require(pages.flatMap(\.rows).first { $0.id == id })
+            #expect(row.prepared.isEmpty && row.item?.id == id, "row \(id) from its item")
+        }
+        // Forgotten, they are prepared again (appended anew), and served from the file.
+        try await temporary.store.forgetPreparedRows([12, 17, 23])
+        #expect(try await Self.prepare(temporary.store) == 3)
+        let again = try Self.pages(temporary.store)
+        Self.expectEachRowIsItsOwn(again)
+        #expect(again.flatMap(\.corrupt).isEmpty)
+        #expect(again.flatMap(\.rows).filter { [12, 17, 23].contains($0.id) && !$0.prepared.isEmpty }.count == 3)
+    }
+
+    @Test func aRecordCutShortInTheFileIsCorruptAndARowOfOtherTemplatesIsNot() async throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.upsert(DemoFeed.items(count: 10))
+        try await Self.prepare(temporary.store)
+        let file = temporary.path + "-rows"
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        let last = try #require(Self.record(of: 10, in: bytes))
+        // The newest item's record (the last appended) cut in the middle of its row.
+        #expect(truncate(file, off_t(last.lowerBound + SQLiteRowLog.headerSize + 20)) == 0)
+        let page = try #require(try temporary.store.preparedPageAtOnce(.number(1), size: 10, tag: Self.tag))
+        #expect(page.corrupt == [10])
+        // Read for other templates, the intact rows are stale, not corrupt (a sweep renders them again).
+        let other = try #require(try temporary.store.preparedPageAtOnce(.number(1), size: 10, tag: Self.tag + 1))
+        #expect(other.corrupt == [10])
+        #expect(other.rows.allSatisfy { $0.prepared.isEmpty && $0.item != nil })
     }
 }

@@ -10,8 +10,8 @@ import Testing
             for route in ["/admin", "/admin/cache", "/metrics"] {
                 #expect(try await feed.get(route).status == 401, "\(route)")
                 #expect(try await feed.get(route, headers: [("Authorization", "Bearer wrong")]).status == 401, "\(route)")
-                #expect(try await feed.get(route + "?token=test-admin-toke").status == 401, "\(route)")
-                #expect(try await feed.get(route, headers: [("Authorization", "Bearer test-admin-token")]).status == 200, "\(route)")
+                #expect(try await feed.get(route + "?token=test-admin-token-of-32-character").status == 401, "\(route)")
+                #expect(try await feed.get(route, headers: [("Authorization", "Bearer test-admin-token-of-32-characters")]).status == 200, "\(route)")
             }
         }
     }
@@ -37,7 +37,7 @@ import Testing
             let connections = stats["connections"] as? [String: Any]
             #expect((connections?["held"] as? Int ?? 0) >= 1)
             for key in ["slow_heads", "made_room", "refused", "malformed"] { #expect(connections?[key] as? Int == 0, "\(key)") }
-            let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token")])
+            let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")])
             #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
             #expect(metrics.text.contains("warmfeed_thumbnail_hits_total"))
             #expect(metrics.text.contains("warmfeed_memory_budget_bytes 268435456"))
@@ -60,12 +60,12 @@ import Testing
 
     /// `/admin?token=` once, as a browser: the session cookie it is exchanged for.
     static func signIn(_ feed: ServedFeed, headers: [(String, String)] = []) async throws -> String {
-        let exchange = try await feed.get("/admin?token=test-admin-token", headers: headers)
+        let exchange = try await feed.get("/admin?token=test-admin-token-of-32-characters", headers: headers)
         #expect(exchange.status == 303 && exchange.header("Location") == "/admin")
         #expect(exchange.header("Cache-Control") == "no-store")
         let cookie = try #require(exchange.header("Set-Cookie"))
         #expect(cookie.hasPrefix("wf_admin=") && cookie.contains("; HttpOnly") && cookie.contains("; SameSite=Strict"), "\(cookie)")
-        #expect(!cookie.contains("test-admin-token"), "the token itself is never the cookie")
+        #expect(!cookie.contains("test-admin-token-of-32-characters"), "the token itself is never the cookie")
         return String(cookie.dropFirst("wf_admin=".count).prefix { $0 != ";" })
     }
 
@@ -76,24 +76,24 @@ import Testing
             for route in ["/admin", "/admin/cache", "/metrics"] {
                 #expect(try await feed.get(route, headers: [("Cookie", "wf_admin=\(session)")]).status == 200, "\(route)")
                 // Neither the token in a cookie nor in the query of any route but the exchange.
-                #expect(try await feed.get(route, headers: [("Cookie", "wf_admin=test-admin-token")]).status == 401, "\(route)")
+                #expect(try await feed.get(route, headers: [("Cookie", "wf_admin=test-admin-token-of-32-characters")]).status == 401, "\(route)")
                 let other = session.dropLast() + (session.last == "0" ? "1" : "0")
                 #expect(try await feed.get(route, headers: [("Cookie", "wf_admin=\(other)")]).status == 401, "\(route)")
-                #expect(try await feed.get(route, headers: [("Authorization", "Bearer test-admin-token")]).status == 200, "\(route)")
+                #expect(try await feed.get(route, headers: [("Authorization", "Bearer test-admin-token-of-32-characters")]).status == 200, "\(route)")
             }
-            #expect(try await feed.get("/admin/cache?token=test-admin-token").status == 401)
-            #expect(try await feed.get("/metrics?token=test-admin-token").status == 401)
+            #expect(try await feed.get("/admin/cache?token=test-admin-token-of-32-characters").status == 401)
+            #expect(try await feed.get("/metrics?token=test-admin-token-of-32-characters").status == 401)
             // A wrong token, or the token twice, opens nothing, and every 401 says the same.
-            let wrong = try await feed.get("/admin?token=test-admin-tokeN")
-            let twice = try await feed.get("/admin?token=test-admin-token&token=test-admin-token")
+            let wrong = try await feed.get("/admin?token=test-admin-token-of-32-characterS")
+            let twice = try await feed.get("/admin?token=test-admin-token-of-32-characters&token=test-admin-token-of-32-characters")
             let none = try await feed.get("/admin")
             #expect(wrong.status == 401 && twice.status == 401 && none.status == 401)
             #expect(wrong.header("Set-Cookie") == nil && twice.header("Set-Cookie") == nil)
             #expect(wrong.text == none.text && twice.text == none.text)
             // Behind a TLS front the cookie is Secure; on plain HTTP it cannot be.
-            let tls = try await feed.get("/admin?token=test-admin-token", headers: [("X-Forwarded-Proto", "https")])
+            let tls = try await feed.get("/admin?token=test-admin-token-of-32-characters", headers: [("X-Forwarded-Proto", "https")])
             #expect(tls.header("Set-Cookie")?.hasSuffix("; Secure") == true)
-            #expect(try await feed.get("/admin?token=test-admin-token").header("Set-Cookie")?.contains("Secure") == false)
+            #expect(try await feed.get("/admin?token=test-admin-token-of-32-characters").header("Set-Cookie")?.contains("Secure") == false)
         }
     }
 
@@ -102,7 +102,7 @@ import Testing
         try await withOrigin { origin in
             origin.script("/m.jpg", .respond(contentType: "image/jpeg", body: jpeg))
             try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
-                let auth = [("Authorization", "Bearer test-admin-token")]
+                let auth = [("Authorization", "Bearer test-admin-token-of-32-characters")]
                 // The observer samples once as it starts, then every 5 s on its own clock.
                 while feed.app.observer.history.hitRatio.points.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
                 let points = feed.app.observer.history.hitRatio.points.count

@@ -28,7 +28,8 @@ import WarmfeedCore
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 #expect(seconds != nil, "page 1 was never reported warm")
-                #expect(try await feed.get("/admin", headers: [("Authorization", "Bearer test-admin-token")]).text.contains("page 1 warm after"))
+                #expect(
+                    try await feed.get("/admin", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")]).text.contains("page 1 warm after"))
                 #expect(paths[..<10].allSatisfy { origin.requests(to: $0) == 1 }, "page 1's originals, each fetched once")
 
                 // The first visitor's page and its thumbnails: every one from memory, none made now.

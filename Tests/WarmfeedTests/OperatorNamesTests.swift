@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Warmfeed
 
 /// The names an operator's dashboards and alerts read: every key path of
@@ -14,7 +15,7 @@ import Testing
     @Test func everyNameAnOperatorReadsIsStillThere() async throws {
         try await ServedFeed.with(items: 10) { feed in
             var names = Set(Self.keyPaths(try await feed.adminJSON(), under: "admin/cache"))
-            let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token")])
+            let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")])
             #expect(metrics.status == 200)
             names.formUnion(Self.series(metrics.text))
             if ProcessInfo.processInfo.environment["WARMFEED_WRITE_OPERATOR_NAMES"] == "1" {

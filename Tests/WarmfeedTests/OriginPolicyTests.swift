@@ -121,7 +121,7 @@ import Testing
             #expect(try await Self.refused(feed) == refused)
             let origin = try #require(try await feed.adminJSON()["origin"] as? [String: Any])
             #expect((origin["errors"] as? Int ?? 0) >= refused)
-            let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token")]).text
+            let metrics = try await feed.get("/metrics", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")]).text
             #expect(metrics.contains("warmfeed_origin_refused \(refused)"), "\(metrics.split(separator: "\n").filter { $0.contains("refused") })")
             // The demo origin is the server's own: its pictures are made as before.
             for id in Int64(1)...3 {

@@ -40,7 +40,7 @@ struct ServedFeed {
             dataFolder
             ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("warmfeed-app-\(UUID().uuidString)").path
-        configuration.adminToken = "test-admin-token"
+        configuration.adminToken = "test-admin-token-of-32-characters"
         configuration.publicFolder = repository.appendingPathComponent("Public").path
         configuration.templatesFolder = repository.appendingPathComponent("Templates").path
         configuration.demoItems = items
@@ -102,6 +102,16 @@ struct ServedFeed {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
         return names.first { $0.hasPrefix("\(item)-") && $0.hasSuffix(suffix) && Picture(name: $0.dropLast(suffix.count)) != nil }
             .map { url.appendingPathComponent($0) }
+    }
+
+    /// A POST of a form (`application/x-www-form-urlencoded`) on a new connection.
+    func post(
+        _ target: String, form: String, headers: [(String, String)] = [], contentType: String = "application/x-www-form-urlencoded"
+    ) async throws -> TestResponse {
+        let port = port
+        return try await onThread {
+            try TestHTTP.request(port: port, "POST", target, headers: [("Content-Type", contentType)] + headers, body: form, timeout: 60)
+        }
     }
 
     func stop(keepingData: Bool = false) async {

@@ -68,7 +68,7 @@ import Testing
         }
 
         func stats(_ node: Int) async throws -> [String: Any] {
-            let response = try await nodes[node].get("/admin/cache", headers: [("Authorization", "Bearer test-admin-token")])
+            let response = try await nodes[node].get("/admin/cache", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")])
             return try JSONSerialization.jsonObject(with: Data(response.body)) as! [String: Any]
         }
 
@@ -107,7 +107,7 @@ import Testing
             for id in Int64(170)...Int64(174) { #expect(Self.isImage(try await cluster.nodes[1].thumbnail(id))) }
             #expect(try await cluster.shared(1)["hits"] as! Int >= 5)
             // /metrics says the same.
-            let metrics = try await cluster.nodes[1].get("/metrics", headers: [("Authorization", "Bearer test-admin-token")]).text
+            let metrics = try await cluster.nodes[1].get("/metrics", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")]).text
             #expect(metrics.contains("warmfeed_shared_up 1"))
             #expect(metrics.contains("warmfeed_thumbnail_shared_hits_total"))
             #expect(metrics.contains("warmfeed_thumbnail_resizes_total"))
@@ -161,7 +161,7 @@ import Testing
             let down = try await cluster.shared(0)
             #expect(down["up"] as? Bool == false)
             #expect((down["problem"] as? String)?.contains("Redis") == true)
-            let dashboard = try await node.get("/admin", headers: [("Authorization", "Bearer test-admin-token")])
+            let dashboard = try await node.get("/admin", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")])
             #expect(dashboard.text.contains("Redis cannot be reached"))
             try cluster.redis.start()
             var up = false

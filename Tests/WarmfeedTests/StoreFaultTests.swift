@@ -73,7 +73,7 @@ struct OwnPostgres {
             #expect(warm.status == 200)
             let cachedFragment = try await feed.get("/fragment?page=2")
             #expect(cachedFragment.status == 200)
-            let token = ["Authorization": "Bearer test-admin-token"].map { ($0.key, $0.value) }
+            let token = ["Authorization": "Bearer test-admin-token-of-32-characters"].map { ($0.key, $0.value) }
             #expect(try await feed.get("/admin/cache", headers: token).text.contains("\"answering\" : true"))
 
             try postgres.stop()

@@ -303,7 +303,7 @@ extension ThumbnailServingTests {
 
 extension ServedFeed {
     func adminJSON() async throws -> [String: Any] {
-        let response = try await get("/admin/cache", headers: [("Authorization", "Bearer test-admin-token")])
+        let response = try await get("/admin/cache", headers: [("Authorization", "Bearer test-admin-token-of-32-characters")])
         return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
     }
 }

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 WARMFEED_BIN = os.environ.get("WARMFEED_BIN", str(ROOT / ".build" / "debug" / "warmfeed"))
-TOKEN = "test-token"
+TOKEN = "test-token-of-thirty-two-characters"
 
 
 def free_port() -> int:

@@ -28,14 +28,55 @@ import cluster as topology
 NODES = ("node1", "node2", "node3")
 
 
-@pytest.fixture(scope="module")
-def compose() -> dict:
+A_TOKEN = "0123456789abcdef0123456789abcdef"  # 32 characters: the least a token may have
+
+
+def compose_config(environment: dict[str, str]) -> subprocess.CompletedProcess:
+    """`docker-compose config` on docker-compose.yml, with only `environment` (and PATH) set."""
     if shutil.which("docker-compose") is None:
         pytest.fail("docker-compose is missing: scripts/setup --tests installs it")
-    result = subprocess.run(["docker-compose", "-f", str(topology.ROOT / "docker-compose.yml"), "config"],
-                            capture_output=True, text=True, cwd=topology.ROOT, env={"PATH": "/usr/bin:/bin"})
+    return subprocess.run(["docker-compose", "-f", str(topology.ROOT / "docker-compose.yml"), "config"],
+                          capture_output=True, text=True, cwd=topology.ROOT,
+                          env={"PATH": "/usr/bin:/bin", **environment})
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    result = compose_config({"WARMFEED_ADMIN_TOKEN": A_TOKEN})
     assert result.returncode == 0, f"docker-compose config refused docker-compose.yml:\n{result.stderr}"
     return yaml.safe_load(result.stdout)
+
+
+@pytest.mark.parametrize("environment", [{}, {"WARMFEED_ADMIN_TOKEN": ""}], ids=["unset", "empty"])
+def test_compose_refuses_to_start_without_an_admin_token(environment):
+    # No default token: a cluster started as the README says, without one, does not start at all.
+    result = compose_config(environment)
+    assert result.returncode != 0, "docker-compose accepted docker-compose.yml without WARMFEED_ADMIN_TOKEN"
+    assert "WARMFEED_ADMIN_TOKEN" in result.stderr and "at least 32 characters" in result.stderr, result.stderr
+    assert "change-me" not in (topology.ROOT / "docker-compose.yml").read_text()
+
+
+def test_compose_gives_every_node_the_token_it_was_given(compose):
+    for node in NODES:
+        assert compose["services"][node]["environment"]["WARMFEED_ADMIN_TOKEN"] == A_TOKEN
+
+
+def test_a_node_refuses_a_short_token_as_a_configuration_error(tmp_path):
+    # Compose can only say whether the token is set; the length is the server's rule, checked before anything opens.
+    for name, env, args in [
+        ("WARMFEED_ADMIN_TOKEN", {"WARMFEED_ADMIN_TOKEN": A_TOKEN[:31]}, []),
+        ("the token in", {}, []),  # a token kept in the data folder, written by hand
+    ]:
+        data = tmp_path / f"data-{len(args)}-{len(env)}"
+        data.mkdir()
+        if not env:
+            (data / "admin-token").write_text("short-token-by-hand\n")
+        result = subprocess.run([topology.WARMFEED_BIN, "serve", "--port", "0", "--data", str(data), "--demo-items", "0", *args],
+                                capture_output=True, text=True, timeout=120,
+                                env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **env})
+        assert result.returncode == 64, f"{name}: exit {result.returncode}\n{result.stderr}"
+        assert name in result.stderr and "at least 32 characters" in result.stderr, result.stderr
+        assert A_TOKEN[:31] not in result.stderr + result.stdout and "short-token-by-hand" not in result.stderr, "the refusal names the token"
 
 
 def test_compose_names_the_whole_cluster(compose):

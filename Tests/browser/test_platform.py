@@ -78,6 +78,50 @@ def test_the_dashboard_refreshes_its_numbers_without_reloading(page, server):
     assert navigations == []
 
 
+def test_the_sign_in_form_signs_in_and_the_button_signs_out_and_axe_finds_nothing(page, server):
+    # No session: the form, as Chromium shows it.
+    response = page.goto(server.url + "/admin", wait_until="domcontentloaded")
+    assert response.status == 401 and page.locator("form[action='/admin/sign-in'] input[type=password]").count() == 1
+    assert violations(page) == [], "the sign-in form"
+    # A wrong token: the form again, saying so, and axe still content.
+    page.fill("#token", "not-the-token-" + "x" * 30)
+    with page.expect_navigation():
+        page.click("form[action='/admin/sign-in'] button")
+    assert page.locator("[role=alert]").inner_text() == "That is not the admin token."
+    assert violations(page) == [], "the sign-in form after a wrong token"
+    # The right one, posted as Chromium posts a form of this site (Origin, Sec-Fetch-Site): the dashboard.
+    page.fill("#token", admin_token(server))
+    with page.expect_navigation():
+        page.click("form[action='/admin/sign-in'] button")
+    assert page.url == server.url + "/admin" and page.locator("main table").count() == 1
+    assert admin_token(server) not in page.url
+    assert violations(page) == [], "the dashboard with its sign-out button"
+    # The way out: the session is over on the server, and the form is back.
+    cookie = next(c["value"] for c in page.context.cookies() if c["name"] == "wf_admin")
+    with page.expect_navigation():
+        page.click("form.sign-out button")
+    assert page.locator("form[action='/admin/sign-in']").count() == 1
+    assert all(c["name"] != "wf_admin" for c in page.context.cookies())
+    assert exchange(server, "/admin/cache", {"Cookie": f"wf_admin={cookie}"})[0] == 401
+
+
+@pytest.mark.parametrize("signed_in", [True, False], ids=["dashboard", "sign-in form"])
+def test_httplint_finds_nothing_to_warn_about_on_the_admin_pages(server, signed_in):
+    headers = {"Accept": "text/html", "User-Agent": "warmfeed-tests"}
+    if signed_in:
+        status, raw = exchange(server, "/admin?token=" + admin_token(server), headers)
+        assert status == 303
+        cookie = next(line for line in raw.decode("latin-1").split("\r\n") if line.lower().startswith("set-cookie:"))
+        headers["Cookie"] = cookie.split(":", 1)[1].strip().split(";")[0]
+    status, raw = exchange(server, "/admin", headers)
+    assert status == (200 if signed_in else 401)
+    lint = subprocess.run([str(HTTPLINT), "-n"], input=raw, capture_output=True, timeout=60)
+    assert lint.returncode == 0, lint.stderr.decode()
+    report = lint.stdout.decode()
+    complaints = [line for line in report.splitlines() if "[WARN]" in line or "[BAD]" in line]
+    assert complaints == [], f"/admin (signed in: {signed_in}):\n{report}"
+
+
 HTTPLINT = Path(sys.executable).with_name("httplint")
 
 

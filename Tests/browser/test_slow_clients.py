@@ -32,7 +32,7 @@ def quick_head_server():
                        env={"WARMFEED_ADMIN_TOKEN": TOKEN})
 
 
-TOKEN = "slow-clients-token"
+TOKEN = "slow-clients-token-of-thirty-two-chars"
 
 
 def connections(server) -> dict:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from conftest import Server
 
-TOKEN = "test-token"
+TOKEN = "test-token-of-thirty-two-characters"
 PAGE_SIZE = 30
 PAGES = 10
 DEMO_ITEMS = 1000

@@ -5,9 +5,10 @@ import Synchronization
 /// in a cookie.
 ///
 /// A session is a random 128-bit id, kept here until it expires (12 hours
-/// after it was made) or until newer ones push it out (64 at most: an operator
-/// who signs in again and again evicts their own oldest). The ids live in this
-/// process: a restart, or another node of a cluster, asks for the token again.
+/// after it was made), until the operator signs out (`close`), or until newer
+/// ones push it out (64 at most: an operator who signs in again and again
+/// evicts their own oldest). The ids live in this process: a restart, or
+/// another node of a cluster, asks for the token again.
 /// Only the admin routes read this, so its one lock is on no reader's path.
 package final class AdminSessions: Sendable {
     /// How long a session lasts, in seconds.
@@ -32,6 +33,11 @@ package final class AdminSessions: Sendable {
             sessions[id] = now + Self.lifetime
         }
         return id
+    }
+
+    /// Ends the session `id` (signing out): it is valid no more, here or in any copy of its cookie.
+    func close(_ id: String) {
+        sessions.withLock { _ = $0.removeValue(forKey: id) }
     }
 
     /// Whether `id` names a session still valid at `now`.

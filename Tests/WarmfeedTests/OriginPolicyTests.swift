@@ -186,7 +186,13 @@ import Testing
         ])
         await importer.store.close()
 
-        let feed = try await ServedFeed.start(items: 0, dataFolder: data)
+        // Failures remembered for the whole test, and no pre-warm: a loaded machine must
+        // not see a refusal forgotten and asked again, nor sizes no reader asked for.
+        let feed = try await ServedFeed.start(items: 0, dataFolder: data) { configuration in
+            configuration.prewarmPages = 0
+            configuration.firstNegativeTTL = .seconds(600)
+            configuration.negativeTTL = .seconds(600)
+        }
         do {
             let page = try #require(try await feed.app.store.page(.number(1), size: 100))
             func id(_ guid: String) throws -> Int64 { try #require(page.items.first { $0.guid == guid }?.id) }

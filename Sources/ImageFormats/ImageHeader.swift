@@ -8,10 +8,12 @@
 /// be the byte count, a JPEG must end with its end-of-image marker, an AVIF's
 /// boxes must fill the bytes exactly.
 public struct ImageHeader: Sendable, Equatable {
-    /// The width and height in pixels (for an AVIF, the largest of its images').
+    /// The width in pixels (for an AVIF, the largest of its images').
     public var width: Int
+    /// The height in pixels (for an AVIF, the largest of its images').
     public var height: Int
 
+    /// A size.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

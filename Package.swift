@@ -363,6 +363,8 @@ let package = Package(
                 "FeedImport",
                 "HTMLTemplates",
                 "Reckoning",
+                "RedisClient",
+                "ImageFormats",
                 .product(name: "Logging", package: "swift-log"),
                 // Only as the oracle the compiled templates are checked against, byte for byte.
                 .product(name: "Mustache", package: "swift-mustache"),

@@ -52,6 +52,11 @@ package final class WarmfeedMetrics: Sendable {
         ("shared_claims_unavailable", { $0.shared.map { Double($0.claimsUnavailable) } }),
         ("shared_pages_warmed_elsewhere", { $0.shared.map { Double($0.pagesWarmedElsewhere) } }),
         ("shared_errors", { $0.shared.map { Double($0.errors) } }),
+        // What a node refused to believe of Redis and its peers (issue 34).
+        ("shared_owners_refused", { $0.shared.map { Double($0.ownersRefused) } }),
+        ("shared_bad_values", { $0.shared.map { Double($0.badValues) } }),
+        ("shared_owner_answers_refused", { $0.shared.map { Double($0.ownerAnswersRefused) } }),
+        ("shared_lifetimes_capped", { $0.shared.map { Double($0.lifetimesCapped) } }),
         ("shared_latency_p50_seconds", { seconds($0.shared?.latency.p50Ms) }), ("shared_latency_p99_seconds", { seconds($0.shared?.latency.p99Ms) }),
     ]
 

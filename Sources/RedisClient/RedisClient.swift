@@ -8,8 +8,9 @@ import Synchronization
 /// hiredis is blocking: each of `connections` threads owns one context and
 /// runs one command at a time, so a slow Redis holds those threads, never
 /// Swift's cooperative pool. Every command is bounded: at most `timeout` to
-/// connect, at most `timeout` on the wire, and at most `timeout` waiting for a
-/// free connection (then `.busy`). A broken connection is freed and made
+/// connect (and as much to authenticate), at most `timeout` for the whole
+/// exchange on the wire however Redis paces its bytes, at most `limits` in
+/// its reply, and at most `timeout` waiting for a free connection (then `.busy`). A broken connection is freed and made
 /// again on the next command; while Redis cannot be reached, commands fail at
 /// once (`.down`) and one probe per back-off period tries again.
 public final class RedisClient: Sendable {
@@ -46,6 +47,8 @@ public final class RedisClient: Sendable {
 
     public let location: RedisLocation
     public let timeout: Duration
+    /// What one reply may hold; a larger one fails its command (`.tooLarge`).
+    public let limits: RedisReplyLimits
     private let condition = NSCondition()
     // Only touched with `condition` locked.
     private nonisolated(unsafe) var shared = Shared()
@@ -54,9 +57,13 @@ public final class RedisClient: Sendable {
 
     /// Starts `connections` threads for `location`; connections are made on first use.
     /// `firstBackOff` is how long Redis is left alone after a first failure (it doubles, up to 5 s or more).
-    public init(_ location: RedisLocation, connections: Int = 4, timeout: Duration = .milliseconds(250), firstBackOff: Duration = .milliseconds(250)) {
+    public init(
+        _ location: RedisLocation, connections: Int = 4, timeout: Duration = .milliseconds(250), firstBackOff: Duration = .milliseconds(250),
+        limits: RedisReplyLimits = RedisReplyLimits()
+    ) {
         self.location = location
         self.timeout = timeout
+        self.limits = limits
         let firstBackOff = Self.seconds(firstBackOff)
         shared.health = RedisHealth(firstBackOff: firstBackOff, longestBackOff: max(5, firstBackOff))
         maxQueued = 64 * max(1, connections)
@@ -155,10 +162,6 @@ public final class RedisClient: Sendable {
         duration.inSeconds
     }
 
-    private var timeoutMilliseconds: Int {
-        Int(timeout.wholeMilliseconds)
-    }
-
     // MARK: The threads
 
     private func work() {
@@ -176,8 +179,8 @@ public final class RedisClient: Sendable {
             }
             let result: Result<RedisValue, RedisError>
             do throws(RedisError) {
-                if connection == nil { connection = try RedisConnection(location, timeoutMilliseconds: timeoutMilliseconds) }
-                result = .success(try connection!.run(job.arguments))
+                if connection == nil { connection = try RedisConnection(location, timeout: timeout, limits: limits) }
+                result = .success(try connection!.run(job.arguments, deadline: .now + timeout))
             } catch {
                 result = .failure(error)
             }

@@ -13,6 +13,11 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     case reply(String)
     /// The client is closed.
     case closed
+    /// The command's whole exchange (writing it, reading every byte of its
+    /// reply) did not end within the timeout: the connection is dropped.
+    case timedOut
+    /// The reply went past `RedisReplyLimits` (what it was, in words): the connection is dropped.
+    case tooLarge(String)
 
     public var description: String {
         switch self {
@@ -22,6 +27,8 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .busy: "no Redis connection came free within the timeout"
         case .reply(let message): "Redis answered: \(message)"
         case .closed: "the Redis client is closed"
+        case .timedOut: "Redis did not answer a command within the timeout"
+        case .tooLarge(let what): "Redis sent \(what): refused"
         }
     }
 }

@@ -22,11 +22,12 @@ package final class NodeAddress: Sendable {
     package func bound(host: String, port: Int, nodeName: String) {
         address.withLock { address in
             guard address.isEmpty else { return }
-            address = "http://\(host == "0.0.0.0" ? nodeName : host):\(port)"
+            address = Self.trimmed("http://\(host == "0.0.0.0" ? nodeName : host):\(port)")
         }
     }
 
+    /// The address in the spelling the other nodes' peer lists compare (`KnownPeers.canonical`).
     private static func trimmed(_ url: String) -> String {
-        url.hasSuffix("/") ? String(url.dropLast()) : url
+        KnownPeers.canonical(url) ?? (url.hasSuffix("/") ? String(url.dropLast()) : url)
     }
 }

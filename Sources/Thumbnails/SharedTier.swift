@@ -22,6 +22,15 @@ import WarmfeedCore
 /// over. Nodes that miss a claimed original poll (a few milliseconds apart,
 /// backing off) until its owner or its failure appears, or the claim is gone.
 ///
+/// Nothing read from Redis is believed further than this node can check:
+/// whoever can write to it could otherwise make every node fetch any URL or
+/// serve any bytes. A thumbnail must be a whole image of its format that fits
+/// its box (`ThumbnailCheck`), or it is a miss and goes; an owner must be one
+/// of the `peers` this node was given, or it is not asked (its record goes
+/// and this node claims the original itself); a failure lives at most
+/// `longestFailure`, a claim `claimTTL` and an owner record a day, and a
+/// longer lifetime is cut to that in Redis too.
+///
 /// Every call is bounded by the client's timeout; when Redis cannot be
 /// reached the tier misses, claims are `.unavailable`, and each node carries
 /// on with its own tiers (as it would without `--redis`). A command the
@@ -31,6 +40,9 @@ package final class SharedTier: SharedThumbnailTier, Service {
     private struct Counters {
         var hits = 0, misses = 0, failedHits = 0, writes = 0
         var claimsTakenOver = 0
+        /// Owner records naming a node not among the peers (never asked), thumbnails
+        /// that were not what their key says (dropped), lifetimes cut to their ceiling.
+        var ownersRefused = 0, badValues = 0, lifetimesCapped = 0
         /// Claims asked again because this node's queue to Redis was full (not Redis's fault).
         var busyRetries = 0
         var pagesClaimed = 0, pagesWarmedElsewhere = 0
@@ -53,15 +65,21 @@ package final class SharedTier: SharedThumbnailTier, Service {
     private let held = Mutex<Set<Picture>>([])
     /// This node's address, as the others reach it: what an original's owner record names.
     let address: NodeAddress
+    /// The nodes an owner record may name.
+    let peers: KnownPeers
+    /// The longest a failure read from Redis is believed (the longest negative TTL).
+    let longestFailure: Duration
     private let counters = Mutex(Counters())
     private let logger: Logger
 
     package init(
-        client: RedisClient, epoch: UInt32, node: String, address: NodeAddress, claimTTL: Duration = .seconds(5), longestWait: Duration = .seconds(20),
-        logger: Logger
+        client: RedisClient, epoch: UInt32, node: String, address: NodeAddress, peers: KnownPeers, longestFailure: Duration,
+        claimTTL: Duration = .seconds(5), longestWait: Duration = .seconds(20), logger: Logger
     ) {
         self.client = client
         self.address = address
+        self.peers = peers
+        self.longestFailure = longestFailure
         prefix = "wf:\(epoch):"
         token = Array("\(node):\(UUID().uuidString)".utf8)
         self.claimTTL = claimTTL
@@ -80,6 +98,8 @@ package final class SharedTier: SharedThumbnailTier, Service {
     }
 
     private var claimMilliseconds: [UInt8] { Array(String(Self.milliseconds(claimTTL)).utf8) }
+    private var failureMilliseconds: [UInt8] { Array(String(max(1, Self.milliseconds(longestFailure))).utf8) }
+    private static let ownerMilliseconds = Array(String(ownerSeconds * 1000).utf8)
 
     /// How long an owner record lives: about as long as an original stays on its owner's disk.
     static let ownerSeconds = 86_400
@@ -88,64 +108,24 @@ package final class SharedTier: SharedThumbnailTier, Service {
         Int(duration.wholeMilliseconds)
     }
 
-    /// A value, with the time to live of a failure: `{value, pttl}`; nil when there is none.
-    private static let look = """
-        local v = redis.call('get', KEYS[1])
-        if not v then return nil end
-        return {v, redis.call('pttl', KEYS[1])}
-        """
-    /// An original's record (its owner, or its failure, with its time to
-    /// live), unless it names the asker itself (which lost the original: the
-    /// record goes); else the claim taken (1) or held by another (0).
-    private static let claimOriginalScript = """
-        local v = redis.call('get', KEYS[1])
-        if v then
-          if v == ARGV[3] then redis.call('del', KEYS[1]) else return {v, redis.call('pttl', KEYS[1])} end
-        end
-        if redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-        return 0
-        """
-    /// Records this node as the original's owner, then lets its claim go if it still holds it.
-    private static let own = """
-        redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[3])
-        if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('del', KEYS[2]) end
-        return 1
-        """
-    /// Records the original's failure for a while, then lets the claim go if this node still holds it.
-    private static let failOriginal = """
-        redis.call('set', KEYS[1], 'N', 'PX', ARGV[2])
-        if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('del', KEYS[2]) end
-        return 1
-        """
-    /// Deletes the owner record only if it still names that owner.
-    private static let forget = """
-        if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-        return 0
-        """
-    /// Deletes the claim only if this node still holds it.
-    private static let release = """
-        if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-        return 0
-        """
-    /// Extends the claim only if this node still holds it.
-    private static let renew = """
-        if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-        return 0
-        """
-
     private func eval(_ script: String, keys: [[UInt8]], arguments: [[UInt8]] = []) async throws(RedisError) -> RedisValue {
         try await client.run([Array("EVAL".utf8), Array(script.utf8), Array(String(keys.count).utf8)] + keys + arguments)
     }
 
-    /// What a stored value says: a thumbnail, a failure, or nothing usable.
-    private static func read(_ value: RedisValue) -> TierRead {
-        guard case .array(let parts) = value, parts.count == 2, let bytes = parts[0].bytes, let first = bytes.first else { return .miss }
+    /// What a stored value says: a thumbnail (its bytes unchecked yet), a
+    /// failure (at most `longestFailure` more), or nothing usable; and whether
+    /// its lifetime was cut.
+    private func decode(_ value: RedisValue) -> (TierRead, capped: Bool) {
+        guard case .array(let parts) = value, (2...3).contains(parts.count), let bytes = parts[0].bytes, let first = bytes.first else {
+            return (.miss, false)
+        }
+        let capped = parts.count == 3
         switch first {
-        case UInt8(ascii: "T"): return .hit(Array(bytes.dropFirst()))
+        case UInt8(ascii: "T"): return (.hit(Array(bytes.dropFirst())), capped)
         case UInt8(ascii: "N"):
-            let remaining = Double(parts[1].integer ?? 0) / 1000
-            return remaining > 0 ? .failed(remaining: remaining) : .miss
-        default: return .miss
+            let remaining = min(Double(parts[1].integer ?? 0) / 1000, Uptime.seconds(longestFailure))
+            return (remaining > 0 ? .failed(remaining: remaining) : .miss, capped)
+        default: return (.miss, capped)
         }
     }
 
@@ -153,11 +133,21 @@ package final class SharedTier: SharedThumbnailTier, Service {
 
     package func read(_ key: ThumbnailKey) async -> TierRead {
         let start = ContinuousClock.now
-        guard let value = try? await eval(Self.look, keys: [self.key("t", key)]) else { return .miss }
+        let name = self.key("t", key)
+        guard let value = try? await eval(Self.look, keys: [name], arguments: [failureMilliseconds]) else { return .miss }
         let seconds = Uptime.seconds(ContinuousClock.now - start)
-        let read = Self.read(value)
+        var (answer, capped) = decode(value)
+        if case .hit(let bytes) = answer, !ThumbnailCheck.holds(bytes, as: key.variant) {
+            // Not a whole image of the key's format in its box: never served, and gone
+            // from Redis (a value another node wrote meanwhile may go too: one more miss).
+            answer = .miss
+            counters.withLock { $0.badValues += 1 }
+            logger.warning("the shared tier held a value that is not the thumbnail its key names: dropped", metadata: ["key": "\(key)"])
+            _ = try? await client.run([Array("DEL".utf8), name])
+        }
         counters.withLock {
-            switch read {
+            if capped { $0.lifetimesCapped += 1 }
+            switch answer {
             case .hit:
                 $0.hits += 1
                 $0.latency.record(seconds)
@@ -165,7 +155,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
             case .miss: $0.misses += 1
             }
         }
-        return read
+        return answer
     }
 
     package func write(_ key: ThumbnailKey, _ bytes: [UInt8]) async {
@@ -191,6 +181,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
         // it too, without having waited: the original fetched twice). The renewal extends
         // only a claim holding this node's token, so renewing one not won changes nothing.
         var won = false
+        var forgotStranger = false
         held.withLock { _ = $0.insert(picture) }
         defer { if !won { held.withLock { _ = $0.remove(picture) } } }
         while true {
@@ -198,7 +189,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
             do throws(RedisError) {
                 answer = try await eval(
                     Self.claimOriginalScript, keys: [key("o", picture: picture), key("c", picture: picture)],
-                    arguments: [token, claimMilliseconds, ownerRecord])
+                    arguments: [token, claimMilliseconds, ownerRecord, failureMilliseconds, Self.ownerMilliseconds])
             } catch .busy {
                 // This node's own queue to Redis was full: Redis is there, ask again shortly.
                 counters.withLock { $0.busyRetries += 1 }
@@ -213,16 +204,30 @@ package final class SharedTier: SharedThumbnailTier, Service {
                 return .won
             case .integer?, nil:
                 // Another node fetches it: wait for it to own it, its failure, or its claim to lapse.
+                if answer == .integer(2) { counters.withLock { $0.lifetimesCapped += 1 } }
                 waited = waited || answer != nil
                 guard ContinuousClock.now + pause < deadline, !Task.isCancelled else { return .unavailable }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(100))
             case let value?:
-                guard case .array(let parts) = value, parts.count == 2, let bytes = parts[0].bytes, let first = bytes.first else { return .unavailable }
+                guard case .array(let parts) = value, (2...3).contains(parts.count), let bytes = parts[0].bytes, let first = bytes.first else {
+                    return .unavailable
+                }
+                if parts.count == 3 { counters.withLock { $0.lifetimesCapped += 1 } }
                 switch first {
-                case UInt8(ascii: "U"): return .owner(String(decoding: bytes.dropFirst(), as: UTF8.self))
+                case UInt8(ascii: "U"):
+                    if let peer = peers.known(String(decoding: bytes.dropFirst(), as: UTF8.self)) { return .owner(peer) }
+                    // Not a node this one was given: never asked. Its record goes (if it still
+                    // says the same) and the claim is asked again; a stranger named again
+                    // at once leaves this node to fetch the original without one.
+                    counters.withLock { $0.ownersRefused += 1 }
+                    logger.warning("an owner record names a node that is not a peer: not asked", metadata: ["picture": "\(picture.name)"])
+                    guard !forgotStranger else { return .unavailable }
+                    forgotStranger = true
+                    _ = try? await eval(Self.forget, keys: [key("o", picture: picture)], arguments: [bytes])
+                    continue
                 case UInt8(ascii: "N"):
-                    let remaining = Double(parts[1].integer ?? 0) / 1000
+                    let remaining = min(Double(parts[1].integer ?? 0) / 1000, Uptime.seconds(longestFailure))
                     return remaining > 0 ? .failed(remaining: remaining) : .unavailable
                 default: return .unavailable
                 }
@@ -379,6 +384,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
             (shared.keys, shared.bytes, shared.maxBytes) = ($0.keys, $0.bytes, $0.maxBytes)
             (shared.hits, shared.failedHits, shared.misses, shared.writes) = ($0.hits, $0.failedHits, $0.misses, $0.writes)
             shared.claimsTakenOver = $0.claimsTakenOver
+            (shared.ownersRefused, shared.badValues, shared.lifetimesCapped) = ($0.ownersRefused, $0.badValues, $0.lifetimesCapped)
             shared.claimsBusyRetries = $0.busyRetries
             (shared.pagesClaimed, shared.pagesWarmedElsewhere) = ($0.pagesClaimed, $0.pagesWarmedElsewhere)
             shared.latency = CacheStats.Latency($0.latency)

@@ -78,13 +78,25 @@ extension ThumbnailService {
         limits.connectTimeout = .seconds(2)
         limits.totalTimeout = limits.totalTimeout + .seconds(20)
         limits.lowSpeedLimit = 0
+        // A node answers for itself: a redirect (anywhere) is not followed, and a
+        // thumbnail is tens of kilobytes.
+        limits.maxRedirects = 0
+        limits.maxBodyBytes = Self.largestPeerAnswer
         let url = "\(owner)/thumbs/\(key.picture.name)/\(key.variant.name)"
         let start = clock.now
         do throws(FetchError) {
             let reply = try await fetcher.fetch(
                 url, limits: limits, urgent: urgent, headers: [("Accept", key.variant.format.mediaType), (ThumbnailRoutes.nodeHeader, nodeName)])
-            if reply.contentType?.hasPrefix(key.variant.format.mediaType) == true, let made = made(key, from: reply.bytes) {
-                answer = .made(made)
+            if reply.contentType?.hasPrefix(key.variant.format.mediaType) == true {
+                if ThumbnailCheck.holds(reply.bytes, as: key.variant), let made = made(key, from: reply.bytes) {
+                    answer = .made(made)
+                } else {
+                    // Not the image it says it is: neither served nor stored. The owner is
+                    // treated as gone, and the original looked for again.
+                    ownerAnswersRefused.add(1, ordering: .relaxed)
+                    logger.warning("a peer answered a thumbnail with bytes that are not one: refused", metadata: ["url": "\(url)"])
+                    answer = .unreachable
+                }
             } else {
                 // The owner's placeholder: the origin failed there, and it said so in the shared tier too.
                 answer = .failed(remaining: firstFailureSeconds)

@@ -82,6 +82,10 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// seconds of uptime (-1: never); the machine hears of it when pre-warm
     /// asks which scales are in demand. Written only when the second changes.
     private let lastDenseHit = Atomic<Int>(-1)
+    /// Thumbnails a peer answered with bytes that were not one (`askOwner`).
+    let ownerAnswersRefused = Atomic<Int>(0)
+    /// The largest answer a peer may give for a thumbnail, in bytes.
+    static let largestPeerAnswer = 1 << 20
     /// How long a first failure is remembered, in seconds (fixed at the start).
     let firstFailureSeconds: Double
     private let waiterIDs = Atomic<UInt64>(0)
@@ -343,6 +347,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         if var shared = tiers.lazy.compactMap({ $0 as? SharedTier }).first?.snapshot {
             (shared.claimsWon, shared.claimsWaited, shared.claimsUnavailable) = (counters.claimsWon, counters.claimsWaited, counters.claimsUnavailable)
             (shared.ownerAsks, shared.ownerUnreachable) = (counters.ownerAsks, counters.ownerUnreachable)
+            shared.ownerAnswersRefused = ownerAnswersRefused.load(ordering: .relaxed)
             stats.shared = shared
         }
     }

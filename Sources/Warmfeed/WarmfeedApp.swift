@@ -37,6 +37,8 @@ public final class WarmfeedApp: Sendable {
     let shared: SharedTier?
     /// This node's address as the cluster's other nodes reach it.
     let address: NodeAddress
+    /// The nodes an owner record in Redis may name (`--peer`).
+    let peers: KnownPeers
     let nodeName: String
     let previews: PreviewKeeper
     /// Renders rows ahead into the store.
@@ -104,8 +106,15 @@ public final class WarmfeedApp: Sendable {
         let address = NodeAddress(configured: configuration.advertisedAddress)
         self.address = address
         nodeName = configuration.nodeName
+        let peers = KnownPeers(configuration.peers)
+        self.peers = peers
         let shared = try configuration.redis.map { url in
-            SharedTier(client: RedisClient(try RedisLocation(url)), epoch: store.epoch, node: configuration.nodeName, address: address, logger: logger)
+            SharedTier(
+                client: RedisClient(try RedisLocation(url)), epoch: store.epoch, node: configuration.nodeName, address: address, peers: peers,
+                longestFailure: configuration.negativeTTL, logger: logger)
+        }
+        if shared != nil, peers.isEmpty {
+            logger.warning("--redis without --peer: no other node is asked for an original it fetched; this one fetches what it needs itself")
         }
         self.shared = shared
         var limits = FetchLimits()

@@ -86,8 +86,13 @@ public struct WarmfeedConfiguration: Sendable {
     /// validators, so an unchanged feed costs one 304); nil imports once.
     public var refreshInterval: Duration?
 
-    /// The shared thumbnail tier of a cluster: `redis://host:port/db`; nil keeps every tier in this process.
+    /// The shared thumbnail tier of a cluster: `redis://[:password@]host:port/db`; nil keeps every tier in this process.
     public var redis: String?
+    /// The cluster's nodes (`http://node2:8080`), the only ones this node
+    /// asks for the sizes of an original another node fetched: an owner
+    /// record in Redis naming any other address is not believed. May include
+    /// this node itself; empty: no other node is asked.
+    public var peers: [String] = []
     /// An origin serving the demo items' originals (`warmfeed origin`), so the
     /// nodes of a cluster share one; nil runs the demo origin inside this process.
     public var demoOrigin: String?
@@ -157,6 +162,9 @@ public struct WarmfeedConfiguration: Sendable {
             do throws(RedisError) { _ = try RedisLocation(redis) } catch { throw ConfigurationError("--redis: \(error)") }
         }
         _ = try originAllowances()
+        for peer in peers where KnownPeers.canonical(peer) == nil {
+            throw ConfigurationError("--peer \(peer): a node's address is an http:// or https:// URL with no path, such as http://node2:8080")
+        }
         if let demoOrigin {
             let lower = demoOrigin.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), demoOrigin.count > 8, !demoOrigin.contains(where: \.isWhitespace) else {

@@ -95,9 +95,17 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The shared thumbnail tier of a cluster, redis://host:port/db; also WARMFEED_REDIS. Without it every tier is this process's own.", valueName: "url")
+            "The shared thumbnail tier of a cluster, redis://[:password@]host:port/db; also WARMFEED_REDIS (keeps the password out of the process list). Without it every tier is this process's own.",
+            valueName: "url")
     )
     var redis: String?
+
+    @Option(
+        name: .customLong("peer"),
+        help: ArgumentHelp(
+            "A node of the cluster this one may ask for the sizes of an original it fetched, e.g. http://node2:8080; repeat for each (this node may be among them); also WARMFEED_PEERS, separated by spaces or commas. An owner in Redis naming any other address is not asked.",
+            valueName: "url"))
+    var peers: [String] = []
 
     @Option(
         name: .customLong("demo-origin"),
@@ -177,6 +185,10 @@ struct Serve: AsyncParsableCommand {
         configuration.source = source
         configuration.refreshInterval = refresh?.duration
         configuration.redis = redis ?? ProcessInfo.processInfo.environment["WARMFEED_REDIS"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.peers =
+            peers.isEmpty
+            ? (ProcessInfo.processInfo.environment["WARMFEED_PEERS"] ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+            : peers
         configuration.demoOrigin = demoOrigin
         configuration.allowedOrigins = allowOrigin
         configuration.trustedProxies = trustedProxies

@@ -239,6 +239,14 @@ public struct CacheStats: Codable, Sendable {
         /// (the owner is forgotten and the original looked for again).
         public var ownerAsks = 0
         public var ownerUnreachable = 0
+        /// What this node refused to believe of the cluster: owner records naming a node
+        /// not among its peers (never asked), thumbnails in Redis that were not what their
+        /// key says (dropped), a peer's answers that were not the thumbnail asked for, and
+        /// lifetimes in Redis past their ceiling (cut to it).
+        public var ownersRefused = 0
+        public var badValues = 0
+        public var ownerAnswersRefused = 0
+        public var lifetimesCapped = 0
         /// Pages whose thumbnails this node warmed, and pages another node had warmed already.
         public var pagesClaimed: Int = 0
         public var pagesWarmedElsewhere: Int = 0

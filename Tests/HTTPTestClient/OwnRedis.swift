@@ -10,6 +10,8 @@ public final class OwnRedis: Sendable {
 
     public let port: Int
     public let folder: String
+    /// The password it asks for (`requirepass`), when it asks for one.
+    public let password: String?
 
     /// Whether Debian's redis-server is installed (`scripts/setup --tests` installs it).
     public static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") }
@@ -22,14 +24,15 @@ public final class OwnRedis: Sendable {
     /// PING. Two tests sharing one Redis lose each other's keys when one
     /// restarts it, so the server that answers must be this one (its process
     /// id is the one in this folder's pid file), or another port is tried.
-    public init() throws {
+    public init(password: String? = nil) throws {
+        self.password = password
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-redis-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var failure: any Error = Failure(description: "no free port for redis-server")
         for _ in 0..<5 {
             let candidate = try Self.freePort()
             do {
-                try Self.launch(port: candidate, folder: folder)
+                try Self.launch(port: candidate, folder: folder, password: password)
                 port = candidate
                 return
             } catch {
@@ -41,27 +44,27 @@ public final class OwnRedis: Sendable {
 
     deinit { remove() }
 
-    /// `redis://127.0.0.1:PORT/0`.
-    public var url: String { "redis://127.0.0.1:\(port)/0" }
+    /// `redis://[:password@]127.0.0.1:PORT/0`.
+    public var url: String { "redis://\(password.map { ":\($0)@" } ?? "")127.0.0.1:\(port)/0" }
 
     /// Starts the server again on the same port (after `stop`), and waits until it answers.
     public func start() throws {
-        try Self.launch(port: port, folder: folder)
+        try Self.launch(port: port, folder: folder, password: password)
     }
 
     /// Starts a server on `port` in `folder` and waits until it, and no other, answers.
-    private static func launch(port: Int, folder: String) throws {
+    private static func launch(port: Int, folder: String, password: String?) throws {
         let status = try Self.run(
             "/usr/bin/redis-server",
             [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--daemonize", "yes", "--pidfile", "\(folder)/redis.pid", "--dir", folder,
                 "--logfile", "\(folder)/redis.log", "--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru",
-            ]
+            ] + (password.map { ["--requirepass", $0] } ?? [])
         ).status
         guard status == 0 else { throw Failure(description: "redis-server did not start (status \(status)); see \(folder)/redis.log") }
         for _ in 0..<200 {
-            let info = try? Self.run("/usr/bin/redis-cli", ["-p", String(port), "INFO", "server"])
+            let info = try? Self.run("/usr/bin/redis-cli", ["-p", String(port)] + authentication(password) + ["INFO", "server"])
             if let info, info.status == 0, let line = info.output.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("process_id:") }) {
                 let answering = line.dropFirst("process_id:".count).trimmingCharacters(in: .whitespaces)
                 let ours = (try? String(contentsOfFile: "\(folder)/redis.pid", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -95,7 +98,7 @@ public final class OwnRedis: Sendable {
     /// Runs `redis-cli` against it and returns what it printed.
     @discardableResult
     public func cli(_ arguments: String...) throws -> String {
-        let (status, output) = try Self.run("/usr/bin/redis-cli", ["-p", String(port)] + arguments)
+        let (status, output) = try Self.run("/usr/bin/redis-cli", ["-p", String(port)] + Self.authentication(password) + arguments)
         guard status == 0 else { throw Failure(description: "redis-cli \(arguments.joined(separator: " ")) failed: \(output)") }
         return output
     }
@@ -104,6 +107,11 @@ public final class OwnRedis: Sendable {
     /// (`CLIENT PAUSE`), as a Redis swapping or saving would.
     public func freeze(seconds: Double) throws {
         try cli("CLIENT", "PAUSE", String(Int(seconds * 1000)), "ALL")
+    }
+
+    /// redis-cli's arguments for `password`.
+    private static func authentication(_ password: String?) -> [String] {
+        password.map { ["-a", $0, "--no-auth-warning"] } ?? []
     }
 
     /// Runs a program to its end (posix_spawn and waitpid: Foundation's Process

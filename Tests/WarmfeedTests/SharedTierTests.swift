@@ -22,7 +22,8 @@ import Testing
         static func start(
             nodes count: Int = 2, items: Int = 200, redisURL: String? = nil, configure: (inout WarmfeedConfiguration) -> Void = { _ in }
         ) async throws -> Cluster {
-            let redis = try OwnRedis()
+            // As deployed: Redis asks for a password (docker-compose.yml), and each node knows its peers.
+            let redis = try OwnRedis(password: "cluster-secret")
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-cluster-\(UUID().uuidString.prefix(8))").path
             let origin = try DemoOrigin(
                 folder: URL(fileURLWithPath: folder).appendingPathComponent("origin"), poolFolder: URL(fileURLWithPath: sharedDemoPool),
@@ -42,6 +43,9 @@ import Testing
                         configure(&configuration)
                     })
             }
+            // Each node learns the others' ports once they listen (`--peer` names them in a deployment).
+            let peers = nodes.map { "http://127.0.0.1:\($0.port)" }
+            for node in nodes { node.app.peers.set(peers) }
             return Cluster(redis: redis, origin: origin, nodes: nodes, folder: folder)
         }
 

@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 WARMFEED_BIN = os.environ.get("WARMFEED_BIN", str(ROOT / ".build" / "debug" / "warmfeed"))
 TOKEN = "test-token-of-thirty-two-characters"
+# Redis asks for a password, as docker-compose.yml's does (WARMFEED_REDIS_PASSWORD).
+REDIS_PASSWORD = "cluster-test-password"
 
 
 def free_port() -> int:
@@ -117,19 +119,23 @@ class Process:
 
 
 class Redis:
+    """redis-server on deploy/redis.conf, on loopback, with REDIS_PASSWORD."""
+
     def __init__(self, folder: str):
         self.folder = folder
         self.port = free_port()
+        self.password = REDIS_PASSWORD
         self.proc: subprocess.Popen | None = None
         self.start()
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
             ["redis-server", str(ROOT / "deploy" / "redis.conf"), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--requirepass", self.password,
              "--maxmemory", "64mb", "--dir", self.folder, "--logfile", os.path.join(self.folder, "redis.log")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(200):
@@ -154,12 +160,13 @@ class Redis:
         assert answer == "OK", f"CLIENT PAUSE: {answer!r}"
 
     def cli(self, *words: str) -> str:
-        r = subprocess.run(["redis-cli", "-p", str(self.port), *words], capture_output=True, text=True, timeout=10)
+        r = subprocess.run(["redis-cli", "-p", str(self.port), *words], capture_output=True, text=True, timeout=10,
+                           env={**os.environ, "REDISCLI_AUTH": self.password})
         return r.stdout.strip()
 
     def count(self, pattern: str) -> int:
         r = subprocess.run(["redis-cli", "-p", str(self.port), "--scan", "--pattern", pattern],
-                           capture_output=True, text=True, timeout=30)
+                           capture_output=True, text=True, timeout=30, env={**os.environ, "REDISCLI_AUTH": self.password})
         return len([line for line in r.stdout.splitlines() if line])
 
     def stop(self) -> None:
@@ -256,13 +263,16 @@ class Cluster:
             self.redis = Redis(self.folder) if redis else None
             self.origin = Process(["origin", "--port", "0", "--data", f"{self.folder}/origin", "--latency", str(origin_latency),
                                    *(("--demo-pool", pool) if pool else ())], f"{self.folder}/origin.log")
-            env = {"WARMFEED_ADMIN_TOKEN": TOKEN}
-            for n in range(1, nodes + 1):
+            env = {"WARMFEED_ADMIN_TOKEN": TOKEN, **({"WARMFEED_REDIS": self.redis.url} if self.redis else {})}
+            # Each node is told the others (and itself) as peers, as docker-compose.yml's
+            # WARMFEED_PEERS does: their ports are chosen before they start.
+            ports = [free_port() for _ in range(nodes)]
+            peers = [arg for port in ports for arg in ("--peer", f"http://127.0.0.1:{port}")]
+            for n, port in enumerate(ports, start=1):
                 # One after the other: the first seeds the demo feed into the empty store.
                 self.nodes.append(Process(
-                    ["serve", "--port", "0", "--data", f"{self.folder}/node{n}", "--node-name", f"node{n}",
-                     "--store", self.postgres.url, "--demo-origin", self.origin.url,
-                     *(("--redis", self.redis.url) if self.redis else ()),
+                    ["serve", "--port", str(port), "--data", f"{self.folder}/node{n}", "--node-name", f"node{n}",
+                     "--store", self.postgres.url, "--demo-origin", self.origin.url, *(peers if self.redis else ()),
                      "--demo-items", str(demo_items), "--page-size", str(page_size),
                      "--public", str(ROOT / "Public"), "--templates", str(ROOT / "Templates"), *node_args],
                     f"{self.folder}/node{n}.log", env=env))

@@ -27,23 +27,31 @@ def folder():
         shutil.rmtree(path, ignore_errors=True)
 
 
-def redis_ping(port: int, timeout: float) -> bytes:
-    """PING over a socket of our own: b"+PONG\\r\\n", or socket.timeout."""
+def redis_ping(port: int, timeout: float, password: str = topology.REDIS_PASSWORD) -> bytes:
+    """AUTH and PING over a socket of our own: b"+OK\\r\\n+PONG\\r\\n", or socket.timeout."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(b"PING\r\n")
-        return s.recv(64)
+        s.sendall(f"AUTH {password}\r\nPING\r\n".encode())
+        answer = b""
+        while answer.count(b"\r\n") < 2:
+            chunk = s.recv(64)
+            if not chunk:
+                break
+            answer += chunk
+        return answer
 
 
 def test_redis_pauses_stops_and_comes_back_on_its_port(folder):
     redis = topology.Redis(folder)
     try:
-        assert redis.url == f"redis://127.0.0.1:{redis.port}/0"
+        assert redis.url == f"redis://:{topology.REDIS_PASSWORD}@127.0.0.1:{redis.port}/0"
+        # deploy/redis.conf's password and protected mode: nothing answers without the password.
+        assert redis_ping(redis.port, timeout=5, password="wrong").startswith(b"-")
         assert redis.cli("SET", "k", "v") == "OK"
         redis.pause(5)
         with pytest.raises(socket.timeout):
             redis_ping(redis.port, timeout=0.5)
         # Answered once the pause is over (well within 30 s).
-        assert redis_ping(redis.port, timeout=30) == b"+PONG\r\n"
+        assert redis_ping(redis.port, timeout=30) == b"+OK\r\n+PONG\r\n"
         port = redis.port
         redis.stop()
         with pytest.raises(OSError):

@@ -26,23 +26,24 @@ import yaml
 import cluster as topology
 
 NODES = ("node1", "node2", "node3")
+# What an operator must set before compose starts anything.
+REDIS_PASSWORD = "0123456789abcdef0123456789abcdef"
+REQUIRED = {"WARMFEED_REDIS_PASSWORD": REDIS_PASSWORD, "WARMFEED_ADMIN_TOKEN": "0123456789abcdef0123456789abcdef"}
+
+
+def compose_config(env: dict[str, str]) -> subprocess.CompletedProcess:
+    if shutil.which("docker-compose") is None:
+        pytest.fail("docker-compose is missing: scripts/setup --tests installs it")
+    return subprocess.run(["docker-compose", "-f", str(topology.ROOT / "docker-compose.yml"), "config"],
+                          capture_output=True, text=True, cwd=topology.ROOT, env={"PATH": "/usr/bin:/bin", **env})
 
 
 A_TOKEN = "0123456789abcdef0123456789abcdef"  # 32 characters: the least a token may have
 
 
-def compose_config(environment: dict[str, str]) -> subprocess.CompletedProcess:
-    """`docker-compose config` on docker-compose.yml, with only `environment` (and PATH) set."""
-    if shutil.which("docker-compose") is None:
-        pytest.fail("docker-compose is missing: scripts/setup --tests installs it")
-    return subprocess.run(["docker-compose", "-f", str(topology.ROOT / "docker-compose.yml"), "config"],
-                          capture_output=True, text=True, cwd=topology.ROOT,
-                          env={"PATH": "/usr/bin:/bin", **environment})
-
-
 @pytest.fixture(scope="module")
 def compose() -> dict:
-    result = compose_config({"WARMFEED_ADMIN_TOKEN": A_TOKEN})
+    result = compose_config(REQUIRED)
     assert result.returncode == 0, f"docker-compose config refused docker-compose.yml:\n{result.stderr}"
     return yaml.safe_load(result.stdout)
 
@@ -50,7 +51,7 @@ def compose() -> dict:
 @pytest.mark.parametrize("environment", [{}, {"WARMFEED_ADMIN_TOKEN": ""}], ids=["unset", "empty"])
 def test_compose_refuses_to_start_without_an_admin_token(environment):
     # No default token: a cluster started as the README says, without one, does not start at all.
-    result = compose_config(environment)
+    result = compose_config({k: v for k, v in REQUIRED.items() if k != "WARMFEED_ADMIN_TOKEN"} | environment)
     assert result.returncode != 0, "docker-compose accepted docker-compose.yml without WARMFEED_ADMIN_TOKEN"
     assert "WARMFEED_ADMIN_TOKEN" in result.stderr and "at least 32 characters" in result.stderr, result.stderr
     assert "change-me" not in (topology.ROOT / "docker-compose.yml").read_text()
@@ -79,6 +80,29 @@ def test_a_node_refuses_a_short_token_as_a_configuration_error(tmp_path):
         assert A_TOKEN[:31] not in result.stderr + result.stdout and "short-token-by-hand" not in result.stderr, "the refusal names the token"
 
 
+def test_compose_refuses_to_start_without_a_redis_password():
+    for env in ({}, {"WARMFEED_REDIS_PASSWORD": ""}):
+        result = compose_config({k: v for k, v in REQUIRED.items() if k != "WARMFEED_REDIS_PASSWORD"} | env)
+        assert result.returncode != 0 and "WARMFEED_REDIS_PASSWORD" in result.stderr, (env, result.stderr)
+
+
+def test_redis_asks_for_the_password_and_is_on_the_clusters_network_only(compose):
+    services = compose["services"]
+    redis = services["redis"]
+    assert "ports" not in redis, "Redis publishes no port"
+    assert set(redis["networks"]) == {"cluster"}
+    assert compose["networks"]["cluster"].get("internal") is True
+    assert redis["environment"]["REDISCLI_AUTH"] == REDIS_PASSWORD
+    assert "--requirepass" in " ".join(redis["command"])
+    for node in NODES:
+        environment = services[node]["environment"]
+        assert environment["WARMFEED_REDIS"] == f"redis://:{REDIS_PASSWORD}@redis:6379/0"
+        assert environment["WARMFEED_PEERS"].split() == [f"http://{n}:8080" for n in NODES]
+        assert {"default", "cluster"} <= set(services[node]["networks"])
+    for name in ("postgres", "origin"):
+        assert "ports" not in services[name] and set(services[name]["networks"]) == {"cluster"}, name
+
+
 def test_compose_names_the_whole_cluster(compose):
     services = compose["services"]
     assert set(services) == {"nginx", *NODES, "redis", "postgres", "origin"}
@@ -103,6 +127,9 @@ def test_the_redis_config_bounds_redis_as_a_cache():
     text = (topology.ROOT / "deploy" / "redis.conf").read_text()
     assert "maxmemory-policy allkeys-lru" in text and "\nmaxmemory " in text
     assert 'save ""' in text and "appendonly no" in text
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert "protected-mode yes" in lines and "protected-mode no" not in lines
+    assert not any(line.startswith("requirepass") for line in lines), "no password in the repository: compose passes it"
 
 
 def test_the_dockerfile_builds_in_one_stage_and_runs_in_a_slim_one():

@@ -9,7 +9,7 @@
 #
 #   bench/contention.sh                        # warm pages, 100,000 items, every page cached
 #   DEEP=1 bench/contention.sh                 # random pages of 1,000,000 items, 64 MB page cache
-#   THUMBS=120 bench/contention.sh             # random cached thumbnails (1x WebP) of the oldest 120 items
+#   THUMBS=120 bench/contention.sh             # random cached thumbnails (1x WebP) of the newest 120 items, by picture
 #   THREADS=2 bench/contention.sh              # as many threads as cores
 #   WARMFEED_BIN=path bench/contention.sh      # measure that binary, build nothing
 #   STORE=postgres DEEP=1 bench/contention.sh  # the feed in PostgreSQL (scripts/postgres starts one
@@ -74,10 +74,16 @@ done
 [ -n "$url" ] || { log "warmfeed did not start"; exit 1; }
 log "$(python3 bench/pages_helper.py rows-ready "$url" "$(cat "$tmp/data/admin-token")")"
 if [ "$THUMBS" != 0 ]; then
-  log "making thumbnails 1..$THUMBS once (kept in memory)"
-  for id in $(seq 1 "$THUMBS"); do
-    curl -sf -H 'Accept: image/webp,*/*' -o /dev/null "$url/thumbs/$id/1x" || { log "thumbnail $id failed"; exit 1; }
+  log "making the newest $THUMBS items' thumbnails once (kept in memory), by the addresses their pages give"
+  : >"$tmp/thumbs"
+  for page in $(seq 1 $(((THUMBS + 29) / 30))); do
+    curl -sf "$url/?page=$page" | grep -o 'src="/thumbs/[0-9]*-[0-9a-f]*/1x"' | sed 's/^src="//; s/"$//' >>"$tmp/thumbs"
   done
+  head -n "$THUMBS" "$tmp/thumbs" >"$tmp/thumbs.n" && mv "$tmp/thumbs.n" "$tmp/thumbs"
+  export THUMB_LIST="$tmp/thumbs"
+  while read -r path; do
+    curl -sf -H 'Accept: image/webp,*/*' -o /dev/null "$url$path" || { log "thumbnail $path failed"; exit 1; }
+  done <"$tmp/thumbs"
 elif [ "$DEEP" != 1 ]; then
   log "warming every page once"
   python3 bench/pages_helper.py dump "$url" "$PAGES" "$tmp/pages" >/dev/null

@@ -3,9 +3,9 @@
 # serving the very same bytes as static files, side by side in one run.
 #
 # Warmfeed (release) starts on a demo feed (its demo origin serves originals
-# from its pool); every /thumbs/ID/1x (WebP) of the newest THUMBS is fetched once, which
-# makes it and keeps it in Warmfeed's memory, and its bytes are written for
-# nginx at the same URL. wrk asks both for uniformly random thumbnails,
+# from its pool); every thumbnail (WebP) the newest THUMBS items' pages name
+# (/thumbs/<id>-<tag>/1x, as a reader asks) is fetched once, which makes it and
+# keeps it in Warmfeed's memory, and its bytes are written for nginx at the same URL. wrk asks both for uniformly random thumbnails,
 # alternating rounds. Usage: bench/thumbs.sh   (ROUNDS, DURATION, THUMBS knobs)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,18 +32,22 @@ for _ in $(seq 600); do grep -q "^Warmfeed is serving" "$tmp/wf.out" 2>/dev/null
 wf=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/wf.out")
 [ -n "$wf" ] || { log "warmfeed did not start"; cat "$tmp/wf.err" >&2; exit 1; }
 
-# The demo feed's newest items have the highest ids: item 1000 is the newest.
+# The newest THUMBS items, by the addresses their pages give (/thumbs/<id>-<tag>/1x): a
+# reader asks by picture, which memory answers with no store read.
 log "making $THUMBS thumbnails once (this also caches them in warmfeed)"
-first=$((1000 - THUMBS + 1))
-n=0
-for id in $(seq "$first" 1000); do
-  n=$((n + 1))
-  curl -sf -H 'Accept: image/webp,*/*' -o "$tmp/nginx/root/thumbs/$n.webp" -D "$tmp/h" "$wf/thumbs/$id/1x" \
-    || { log "thumbnail $id failed"; exit 1; }
-  grep -qi '^content-type: image/webp' "$tmp/h" || { log "thumbnail $id is not WebP (a placeholder?)"; exit 1; }
+: >"$tmp/list"
+for page in $(seq 1 $(((THUMBS + 29) / 30))); do
+  curl -sf "$wf/?page=$page" | grep -o 'src="/thumbs/[0-9]*-[0-9a-f]*/1x"' | sed 's/^src="//; s/"$//' >>"$tmp/list"
 done
-# nginx's file n is warmfeed's item first+n-1; the wrk scripts below ask each
-# server for its own name of the same thumbnail.
+head -n "$THUMBS" "$tmp/list" >"$tmp/list.n" && mv "$tmp/list.n" "$tmp/list"
+[ "$(wc -l <"$tmp/list")" -eq "$THUMBS" ] || { log "the pages name $(wc -l <"$tmp/list") thumbnails, not $THUMBS"; exit 1; }
+while read -r path; do
+  name=${path#/thumbs/}; name=${name%/1x}
+  curl -sf -H 'Accept: image/webp,*/*' -o "$tmp/nginx/root/thumbs/$name.webp" -D "$tmp/h" "$wf$path" \
+    || { log "thumbnail $path failed"; exit 1; }
+  grep -qi '^content-type: image/webp' "$tmp/h" || { log "thumbnail $path is not WebP (a placeholder?)"; exit 1; }
+done <"$tmp/list"
+# Both servers are asked for the same addresses, nginx's files named by picture.
 bytes=$(cat "$tmp/nginx/root/thumbs/"*.webp | wc -c)
 log "$THUMBS thumbnails, $bytes bytes (mean $((bytes / THUMBS)) B)"
 
@@ -61,7 +65,7 @@ http {
   server {
     listen 127.0.0.1:$port;
     root $tmp/nginx/root;
-    location ~ ^/thumbs/([0-9]+)/1x\$ {
+    location ~ ^/thumbs/([0-9]+-[0-9a-f]+)/1x\$ {
       types { } default_type image/webp;
       add_header Cache-Control "public, max-age=86400"; add_header Vary Accept;
       try_files /thumbs/\$1.webp =404;
@@ -74,10 +78,11 @@ pids+=($!)
 sleep 0.5
 ng="http://127.0.0.1:$port"
 
-cp bench/random_thumb.lua "$tmp/ng.lua"
-sed "s|\"/thumbs/\" .. math.random(1, count)|\"/thumbs/\" .. (math.random(1, count) + $((first - 1)))|" bench/random_thumb.lua >"$tmp/wf.lua"
-cmp -s <(curl -s -H 'Accept: image/webp' "$wf/thumbs/$first/1x") "$tmp/nginx/root/thumbs/1.webp" || { log "bytes differ"; exit 1; }
-cmp -s <(curl -s "$ng/thumbs/1/1x") "$tmp/nginx/root/thumbs/1.webp" || { log "nginx bytes differ"; exit 1; }
+export THUMB_LIST="$tmp/list"
+cp bench/random_thumb.lua "$tmp/ng.lua"; cp bench/random_thumb.lua "$tmp/wf.lua"
+one=$(head -1 "$tmp/list"); one_file="$tmp/nginx/root/thumbs/$(basename "$(dirname "$one")").webp"
+cmp -s <(curl -s -H 'Accept: image/webp' "$wf$one") "$one_file" || { log "bytes differ"; exit 1; }
+cmp -s <(curl -s "$ng$one") "$one_file" || { log "nginx bytes differ"; exit 1; }
 
 run() { wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$2" "$1" 2>&1; }
 rps() { awk '/^Requests\/sec/ {print $2}'; }

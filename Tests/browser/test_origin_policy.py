@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from conftest import Server
 
-TOKEN = "origin-policy-token"
+TOKEN = "origin-policy-token-of-32-characters"
 
 
 class Canary(ThreadingHTTPServer):
@@ -95,7 +95,7 @@ def test_env_proxies_carry_the_operators_source_but_never_a_feeds_image():
         assert proxy.requests == ["http://feed.invalid/feed.json"], proxy.requests
         page = get(server.url, "/")
         assert page.status == 200
-        ids = list(dict.fromkeys(re.findall(r"/thumbs/(\d+)/1x", page.body.decode())))
+        ids = list(dict.fromkeys(re.findall(r"/thumbs/(\d+-[0-9a-f]{8})/1x", page.body.decode())))
         assert len(ids) == len(spellings), page.body[:2000]
         for thumb in ids:
             response = get(server.url, f"/thumbs/{thumb}/1x", {"Accept": "image/webp,*/*"})

@@ -110,13 +110,18 @@ async def run(args, port: int, server_pid: int) -> dict:
         crowd_answers[what] = crowd_answers.get(what, 0) + 1
 
     probes: list[float | None] = []
+    probe_failures: dict[str, int] = {}
 
     async def probe():
         try:
             status, _, seconds = await ask("127.0.0.1", port, "/", PROBE_ADDRESS, 1.0)
             probes.append(seconds if status == 200 else None)
-        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError):
+            if status != 200:
+                probe_failures[f"status {status}"] = probe_failures.get(f"status {status}", 0) + 1
+        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as error:
             probes.append(None)
+            name = type(error).__name__
+            probe_failures[name] = probe_failures.get(name, 0) + 1
 
     crowd = [loop.create_task(one(i)) for i in range(args.crowd)]
     # Probes start once the crowd is connecting and are spread over DELAY * 3 seconds.
@@ -129,7 +134,7 @@ async def run(args, port: int, server_pid: int) -> dict:
     await asyncio.gather(*probe_tasks)
     await asyncio.gather(*crowd)
     answered = sorted(p for p in probes if p is not None)
-    return {"probes": len(probes), "within_1s": len(answered), "answers": crowd_answers,
+    return {"probes": len(probes), "within_1s": len(answered), "answers": crowd_answers, "probe_failures": probe_failures,
             "p50_ms": 1000 * answered[len(answered) // 2] if answered else None,
             "p99_ms": 1000 * answered[min(len(answered) - 1, int(len(answered) * 0.99))] if answered else None,
             "rss_peak_mb": peak_rss(server_pid) / 1048576}
@@ -176,7 +181,8 @@ def main():
             origin.shutdown()
     share = 100 * result["within_1s"] / max(1, result["probes"])
     print(f"probes from {PROBE_ADDRESS} answered 200 within 1 s: {result['within_1s']}/{result['probes']} ({share:.1f}%), "
-          f"p50 {result['p50_ms'] or 0:.1f} ms, p99 {result['p99_ms'] or 0:.1f} ms")
+          f"p50 {result['p50_ms'] or 0:.1f} ms, p99 {result['p99_ms'] or 0:.1f} ms"
+          + (f"; not answered: {result['probe_failures']}" if result["probe_failures"] else ""))
     print(f"crowd of {args.crowd} cold 2x waits from {len(CROWD_ADDRESSES)} addresses, origin {args.delay:g} s late: "
           + ", ".join(f"{v} {k}" for k, v in sorted(result["answers"].items(), key=lambda kv: -kv[1])))
     print(f"server: waits shed {connections.get('waits_shed')}, late {connections.get('waits_late')}, "

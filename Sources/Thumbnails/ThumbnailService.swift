@@ -280,6 +280,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         (stats.evictions, stats.diskHits, stats.sharedHits) = (counters.evictions, hits(in: "disk"), hits(in: "shared"))
         (stats.negativeEntries, stats.negativeHits, stats.failures) = (usage.negative, counters.negativeHits, counters.failures)
         stats.inFlight = usage.inFlight
+        stats.decode = CacheStats.Decode(thumbnailer.decodeBudget.stats)
         stats.resizes = counters.resizes
         stats.avifFallbacks = lockFreeHits.value(1)
         let fetched = fetcher.stats

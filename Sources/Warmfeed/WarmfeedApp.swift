@@ -111,6 +111,8 @@ public final class WarmfeedApp: Sendable {
         limits.lowSpeedLimit = 512
         limits.lowSpeedTime = configuration.originStall
         let metrics = WarmfeedMetrics()
+        // The process's one budget: servers sharing a process (the tests) share it, the last one's setting applies.
+        Thumbnailer.shared.decodeBudget.setBytes(configuration.decodeBytes)
         thumbnails = ThumbnailService(
             store: store, memoryBudget: configuration.thumbnailCacheBytes,
             originalsBudget: configuration.originalsCacheBytes,

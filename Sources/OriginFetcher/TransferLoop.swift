@@ -54,7 +54,8 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Hands a fetch to the thread, or ends it with `cancelled` when refused.
     func submit(_ id: UInt64, _ request: FetchRequest) {
-        let host = OriginURL.host(of: request.url), now = ContinuousClock.now
+        let host = OriginURL.host(of: request.url)
+        let now = ContinuousClock.now
         switch queue.withLock({ $0.submit(id, request, host: host, urgent: request.urgent, now: now) }) {
         case .wakeLoop: wake()
         case .refuse(let request): request.resume(.failure(.cancelled))
@@ -102,8 +103,11 @@ final class TransferLoop: @unchecked Sendable {
                 logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
             }
             collectFinished()
+            let paused = resumePausedForRoom()
             // A transfer that ended freed a connection a waiting fetch can have at once.
-            let wait = queue.withLock({ $0.canStartMore }) ? 0 : endOverdue()
+            var wait = queue.withLock({ $0.canStartMore }) ? 0 : endOverdue()
+            // Room in an allowance comes as other bodies end or are let go: look again soon.
+            if paused { wait = min(wait, 20) }
             // Sleeps until a socket is ready, libcurl's next timeout, a wakeup, or the next deadline.
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
@@ -132,7 +136,8 @@ final class TransferLoop: @unchecked Sendable {
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let id = handles[easy], let transfer = transfers[id] else { continue }
+                let id = handles[easy], let transfer = transfers[id]
+            else { continue }
             // Read the code before the message is invalidated by the removal below.
             let code = message.pointee.data.result
             if transfer.mayRetryOnFreshConnection(after: code) {
@@ -141,6 +146,29 @@ final class TransferLoop: @unchecked Sendable {
                 end(id, transfer.result(for: code))
             }
         }
+    }
+
+    /// Resumes the transfers paused for room in their body's allowance (each
+    /// pauses again while there is none), and ends with `busy` the one an
+    /// allowance names as stalled: every fetch holding its bytes is paused
+    /// and none will be let go. Answers whether any is still paused.
+    private func resumePausedForRoom() -> Bool {
+        let waiting = transfers.filter { $0.value.pausedForRoom }
+        guard !waiting.isEmpty else { return false }
+        for transfer in waiting.values { transfer.resumeForRoom() }
+        var stillPaused = false
+        var asked: Set<ObjectIdentifier> = []
+        for (_, transfer) in waiting where transfer.pausedForRoom {
+            stillPaused = true
+            guard let allowance = transfer.request.allowance, asked.insert(ObjectIdentifier(allowance)).inserted,
+                let token = allowance.stalled(),
+                let (id, _) = transfers.first(where: { $0.value.allowanceToken == token && $0.value.request.allowance === allowance })
+            else { continue }
+            allowance.countShed()
+            logger.debug("ended for room in its allowance", metadata: ["url": "\(transfers[id]?.request.url ?? "")"])
+            end(id, .failure(.busy))
+        }
+        return stillPaused
     }
 
     /// Replaces a transfer whose reused connection failed before its answer
@@ -170,7 +198,7 @@ final class TransferLoop: @unchecked Sendable {
         for (id, transfer) in transfers {
             if transfer.deadline <= now { overdue.append(id) } else { next = min(next, transfer.deadline) }
         }
-        for id in overdue { end(id, .failure(.timedOut)) }
+        for id in overdue { end(id, .failure(transfers[id]?.waitedForRoom == true ? .busy : .timedOut)) }
         return Int32(clamping: max(1, (next - now).wholeMillisecondsRoundedUp))
     }
 
@@ -197,10 +225,12 @@ final class TransferLoop: @unchecked Sendable {
         queue.withLock { _ = $0.ended(id, outcome) }
         switch result {
         case .success(let reply):
-            logger.debug("fetched", metadata: [
-                "url": "\(request.url)", "status": "\(reply.status)", "bytes": "\(reply.bodyBytes)",
-                "elapsed": "\(reply.elapsed)", "redirects": "\(reply.redirects)",
-            ])
+            logger.debug(
+                "fetched",
+                metadata: [
+                    "url": "\(request.url)", "status": "\(reply.status)", "bytes": "\(reply.bodyBytes)",
+                    "elapsed": "\(reply.elapsed)", "redirects": "\(reply.redirects)",
+                ])
         case .failure(let error):
             logger.debug("fetch failed", metadata: ["url": "\(request.url)", "error": "\(error)"])
         }

@@ -36,6 +36,12 @@ extension ThumbnailCacheState {
         (pipeline.heldBytes, pipeline.deferredCount)
     }
 
+    /// Whether a resize holds item `itemID`'s original now: when none does,
+    /// the service lets the bytes of the body it fetched go from its allowance.
+    public func holdsOriginal(of itemID: Int64) -> Bool {
+        pipeline.holds(itemID)
+    }
+
     /// Drops failures whose time is up and that have been quiet since for `negativeTTL`.
     public mutating func purgeExpired(now: Double) {
         failed.purgeExpired(now: now)

@@ -100,6 +100,7 @@ extension ThumbnailService {
     func fetchOriginal(_ itemID: Int64, of item: FeedItem, urgent: Bool) async -> [State.Action] {
         let result: Result<[UInt8], State.Failure>
         var seconds: Double?
+        var lease: BodyLease?
         if let url = origin.url(for: item) {
             var limits = limits
             // Only a folder import stores file:// URLs (feeds are refused them at import);
@@ -109,7 +110,8 @@ extension ThumbnailService {
             do throws(FetchError) {
                 // A reader may have joined since the fetch was decided: it raised this task (`promoteFetch`).
                 let urgentNow = urgent || Task.currentPriority >= .high
-                result = .success(try await fetcher.fetch(url, limits: limits, urgent: urgentNow).bytes)
+                let body = try await fetcher.fetch(url, limits: limits, urgent: urgentNow, allowance: bodies)
+                (result, lease) = (.success(body.bytes), body.lease)
                 seconds = clock.now - start
                 metrics.originFetched(seconds: seconds!)
             } catch .busy, .cancelled {
@@ -132,7 +134,11 @@ extension ThumbnailService {
         let now = clock.now
         return apply { locked in
             locked.prewarmFetches[itemID] = nil
-            return locked.machine.originalArrived(itemID: itemID, result, seconds: seconds, now: now)
+            if let lease { locked.leases[itemID, default: []].append(lease) }
+            let actions = locked.machine.originalArrived(itemID: itemID, result, seconds: seconds, now: now)
+            // No resize took it (nobody waits any more): its bytes go at once.
+            if !locked.machine.holdsOriginal(of: itemID) { locked.leases[itemID] = nil }
+            return actions
         }
     }
 
@@ -154,7 +160,10 @@ extension ThumbnailService {
         let now = clock.now
         return apply { locked in
             locked.prewarmResizes[key] = nil
-            return locked.machine.resized(key, result, seconds: seconds, now: now)
+            let actions = locked.machine.resized(key, result, seconds: seconds, now: now)
+            // The last resize of the original ended: the bytes of its body go.
+            if !locked.machine.holdsOriginal(of: key.itemID) { locked.leases[key.itemID] = nil }
+            return actions
         }
     }
 

@@ -46,6 +46,8 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         var prewarmResizes: [ThumbnailKey: Task<Void, Never>] = [:]
         /// Pre-warm's fetches under way, by item.
         var prewarmFetches: [Int64: Task<Void, Never>] = [:]
+        /// The bytes of each original fetched, counted in `bodies` until no resize holds it.
+        var leases: [Int64: [BodyLease]] = [:]
     }
 
     let locked: Mutex<Locked>
@@ -88,6 +90,9 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// The lookup tiers, in the order the state machine numbers them.
     let tiers: [any ThumbnailTier]
     let fetcher: OriginFetcher
+    /// The bytes of originals fetched and not yet let go by the resizes, as
+    /// they arrive: half the originals' budget (the machine's resizing budget).
+    let bodies: BodyAllowance
     let thumbnailer: Thumbnailer
     let origin: ImageSource
     let limits: FetchLimits
@@ -120,6 +125,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
             negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
         )
         firstFailureSeconds = machine.firstNegativeTTL
+        bodies = BodyAllowance(bytes: machine.resizingBudget)
         memory = machine.memory
         locked = Mutex(Locked(machine: machine))
         self.tiers = tiers
@@ -280,7 +286,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         (stats.evictions, stats.diskHits, stats.sharedHits) = (counters.evictions, hits(in: "disk"), hits(in: "shared"))
         (stats.negativeEntries, stats.negativeHits, stats.failures) = (usage.negative, counters.negativeHits, counters.failures)
         stats.inFlight = usage.inFlight
-        stats.decode = CacheStats.Decode(thumbnailer.decodeBudget.stats)
+        publishMemory(into: &stats)
         stats.resizes = counters.resizes
         stats.avifFallbacks = lockFreeHits.value(1)
         let fetched = fetcher.stats

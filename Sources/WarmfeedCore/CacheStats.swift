@@ -68,6 +68,15 @@ public struct CacheStats: Codable, Sendable {
         public var cancelled: Int = 0
         /// Fetches sent again on a new connection: the kept-alive one failed before the answer (closed idle, a stale 408).
         public var retried: Int = 0
+        /// Bytes of originals in memory as they arrive, on the wire and waiting for
+        /// libvips, their bound (half of `--originals-mb`), and the most held at once.
+        public var bodyBytes = 0
+        public var bodyBudgetBytes = 0
+        public var bodyPeakBytes = 0
+        /// Times a body paused for room since the start, and fetches ended
+        /// (busy, not remembered) so the others could go on.
+        public var bodyPauses = 0
+        public var bodyShed = 0
         public var latency: Latency = Latency()
     }
 

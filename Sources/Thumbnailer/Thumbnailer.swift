@@ -93,19 +93,18 @@ public final class Thumbnailer: Sendable {
         return try result.get()
     }
 
-    /// Runs `job` on a worker once its `cost` fits in the decode budget.
+    /// Runs `job` on a worker once its `cost` fits in the decode budget (the
+    /// worker waits for it), or refuses it at once when it never can.
     private func make(_ job: ThumbnailJob, info: ImageInfo, cost: Int) async -> Result<Thumbnail, ThumbnailError> {
-        switch await decodeBudget.admit(cost: cost) {
-        case .refused: return .failure(.overDecodeBudget(bytes: cost))
-        case .cancelled: return .failure(.cancelled)
-        case .admitted: break
-        }
-        defer { decodeBudget.leave(cost: cost) }
+        guard decodeBudget.couldFit(cost) else { return .failure(.overDecodeBudget(bytes: cost)) }
         // A search for AVIF's quality gives way, between its encodes, to work more urgent than its own.
         let priority = Task.currentPriority
-        let maxWorkTime = limits.maxWorkTime
-        let result = await pool.perform(cancelled: .failure(.cancelled)) { [pool] in
-            job.run(info: info, deadline: .now + maxWorkTime, hurry: { pool.hasQueued(above: priority) })
+        let (maxWorkTime, budget) = (limits.maxWorkTime, decodeBudget)
+        let result = await pool.perform(cancelled: .failure(.cancelled)) { [pool] () -> Result<Thumbnail, ThumbnailError> in
+            guard budget.enter(cost: cost, priority: priority.rawValue) else { return .failure(.overDecodeBudget(bytes: cost)) }
+            defer { budget.leave(cost: cost) }
+            // The deadline runs from the decode's start, not from the wait for its memory.
+            return job.run(info: info, deadline: .now + maxWorkTime, hurry: { pool.hasQueued(above: priority) })
         }
         if case .failure(.timedOut) = result { decodeBudget.countTimedOut() }
         return result
@@ -133,13 +132,13 @@ public final class Thumbnailer: Sendable {
     /// they fit in the decode budget (`refused` when they never can); used by
     /// ``original(width:height:seed:format:orientation:)``.
     func perform<T: Sendable>(cost: Int, refused: T, cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
-        switch await decodeBudget.admit(cost: cost) {
-        case .refused: return refused
-        case .cancelled: return cancelled
-        case .admitted: break
+        guard decodeBudget.couldFit(cost) else { return refused }
+        let (budget, priority) = (decodeBudget, Task.currentPriority.rawValue)
+        return await pool.perform(cancelled: cancelled) {
+            guard budget.enter(cost: cost, priority: priority) else { return refused }
+            defer { budget.leave(cost: cost) }
+            return work()
         }
-        defer { decodeBudget.leave(cost: cost) }
-        return await pool.perform(cancelled: cancelled, work)
     }
 
     /// Why a job is refused before it is queued, if it is.

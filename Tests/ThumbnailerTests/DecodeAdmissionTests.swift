@@ -10,6 +10,9 @@ struct DecodeAdmissionTests {
     @Test("A job that fits decodes at once; one over the whole budget is refused")
     func fitsOrNever() {
         var admission = DecodeAdmission(budget: 100)
+        let could = (admission.couldFit(100), admission.couldFit(101))
+        #expect(could == (true, false) && admission.refused == 1)
+        admission = DecodeAdmission(budget: 100)
         #expect(admission.enter(1, cost: 60, priority: Self.reader, now: 0) == .admitted)
         #expect(admission.enter(2, cost: 40, priority: Self.reader, now: 0) == .admitted)
         #expect(admission.inUse == 100 && admission.running == 2)
@@ -53,31 +56,6 @@ struct DecodeAdmissionTests {
         #expect(admission.enter(4, cost: 50, priority: Self.reader, now: 0) == .waiting)
         #expect(admission.leave(cost: 100, now: 0.1) == [3, 4])
         #expect(admission.leave(cost: 50, now: 0.2) == [2])
-    }
-
-    @Test("A raised job moves up the line; a cancelled one leaves it and stops holding it")
-    func raiseAndCancel() {
-        var admission = DecodeAdmission(budget: 100, patience: 1)
-        #expect(admission.enter(1, cost: 100, priority: Self.prewarm, now: 0) == .admitted)
-        #expect(admission.enter(2, cost: 90, priority: Self.prewarm, now: 0) == .waiting)
-        #expect(admission.enter(3, cost: 10, priority: Self.prewarm, now: 0) == .waiting)
-        #expect(admission.raise(3, to: Self.reader, now: 0.1).isEmpty)
-        #expect(admission.raise(3, to: Self.prewarm, now: 0.1).isEmpty, "lowering is ignored")
-        // Both fit once job 1 ends: the raised one first.
-        #expect(admission.leave(cost: 100, now: 2) == [3, 2])
-        #expect(admission.enter(4, cost: 10, priority: Self.prewarm, now: 2) == .waiting)
-        #expect(admission.cancel(4, now: 2.5) == (true, []))
-        #expect(admission.cancel(4, now: 2.5) == (false, []), "cancelled twice, or never waiting")
-        #expect(admission.waiting == 0)
-    }
-
-    @Test("A job waiting out its patience is passed no more once its caller gives up")
-    func cancelReleasesTheLine() {
-        var admission = DecodeAdmission(budget: 100, patience: 1)
-        #expect(admission.enter(1, cost: 50, priority: Self.reader, now: 0) == .admitted)
-        #expect(admission.enter(2, cost: 80, priority: Self.reader, now: 0) == .waiting)
-        #expect(admission.enter(3, cost: 30, priority: Self.reader, now: 2) == .waiting)
-        #expect(admission.cancel(2, now: 2.1) == (true, [3]))
     }
 
     @Test("A lower budget refuses the waiting jobs over it; a higher one lets waiting jobs in")

@@ -123,8 +123,7 @@ struct DecodeBudgetTests {
         #expect(made == 8)
         let stats = budget.stats
         #expect(stats.admitted == 8 && stats.peakBytes == one && stats.inUseBytes == 0 && stats.waiting == 0)
-        #expect(stats.waited >= 1, "eight jobs asked at once for room for one")
-        #expect(thumbnailer.stats.peakRunning == 1)
+        #expect(stats.waited >= 1, "eight jobs asked at once, on two workers, for room for one")
     }
 
     @Test("A lower budget refuses the jobs waiting over it")

@@ -69,6 +69,14 @@ struct DecodeAdmission {
         waiters.map(\.since).min().map { max(0, now - $0) }
     }
 
+    /// Whether a job of `cost` bytes could ever decode: a job over the whole
+    /// budget is refused (and counted) before it takes a worker.
+    mutating func couldFit(_ cost: Int) -> Bool {
+        guard max(0, cost) > budget else { return true }
+        refused += 1
+        return false
+    }
+
     /// A job of `cost` bytes asks to decode, under `ticket` (unique while it lives).
     mutating func enter(_ ticket: UInt64, cost: Int, priority: UInt8, now: Double) -> Entry {
         let cost = max(0, cost)
@@ -87,25 +95,6 @@ struct DecodeAdmission {
         precondition(running > 0, "leave without an admission")
         running -= 1
         inUse -= max(0, cost)
-        return admitWaiting(now: now).admitted
-    }
-
-    /// A waiting job gave up (its caller was cancelled): answers whether it
-    /// was waiting (false: admitted or unknown), and the jobs that go in now
-    /// that it no longer holds the line.
-    mutating func cancel(_ ticket: UInt64, now: Double) -> (removed: Bool, admitted: [UInt64]) {
-        guard let index = waiters.firstIndex(where: { $0.ticket == ticket }) else { return (false, []) }
-        waiters.remove(at: index)
-        return (true, admitWaiting(now: now).admitted)
-    }
-
-    /// A waiting job's priority rose (a reader now waits on pre-warm's job): it moves up the line.
-    mutating func raise(_ ticket: UInt64, to priority: UInt8, now: Double) -> [UInt64] {
-        guard let index = waiters.firstIndex(where: { $0.ticket == ticket }), waiters[index].priority < priority else { return [] }
-        var waiter = waiters.remove(at: index)
-        waiter.priority = priority
-        let position = waiters.firstIndex { $0.priority < priority } ?? waiters.endIndex
-        waiters.insert(waiter, at: position)
         return admitWaiting(now: now).admitted
     }
 

@@ -1,144 +1,94 @@
 import Foundation
-import Synchronization
 
 /// The memory libvips may hold for decoding, shared by all the process's
 /// libvips work: every ``Thumbnailer`` (the server's, the demo origin's
-/// painter) asks it before a job goes to a worker, with the job's estimate
-/// (``DecodeCost``), and waits until the estimate fits. What can never fit is
-/// refused. The decisions are ``DecodeAdmission``'s, under this one lock;
-/// callers wait on continuations, resumed after the lock is let go.
-public final class DecodeBudget: Sendable {
+/// painter) asks it with a job's estimate (``DecodeCost``) and the job waits
+/// until the estimate fits; what can never fit is refused before it takes a
+/// worker. The decisions are ``DecodeAdmission``'s, under this one lock.
+///
+/// A job asks once a worker has taken it, and the worker waits: only jobs
+/// decoding hold the budget, never jobs queued for a worker (a queue of
+/// pre-warm's jobs admitted ahead of time would hold it from a reader's job,
+/// whatever their priorities). Every job that holds the budget is running,
+/// so a waiting worker always sees the budget come back.
+public final class DecodeBudget: @unchecked Sendable {
+    // Safe to share: every field but `start` is touched only with `condition` locked.
     /// The process's budget, which every thumbnailer uses unless given its own
     /// (tests). 128 MiB by default: a 24-megapixel progressive JPEG (72 MB of
     /// coefficients) beside a few small decodes; `warmfeed serve --decode-mb` sets it.
     public static let shared = DecodeBudget(bytes: 128 << 20)
 
-    /// What a job's request came to.
-    enum Admission: Equatable {
-        case admitted
-        /// Over the whole budget.
-        case refused
-        /// The caller was cancelled while it waited.
-        case cancelled
-    }
-
-    private struct State {
-        var machine: DecodeAdmission
-        var waiting: [UInt64: CheckedContinuation<Admission, Never>] = [:]
-        /// Tickets handed out whose job has not entered the machine yet, and
-        /// of those the ones cancelled or raised before it did.
-        var reserved: Set<UInt64> = []
-        var cancelledEarly: Set<UInt64> = []
-        var raisedEarly: [UInt64: UInt8] = [:]
-        var nextTicket: UInt64 = 1
-        var timedOut = 0
-    }
-
-    private let state: Mutex<State>
+    private let condition = NSCondition()
+    private var machine: DecodeAdmission
+    private var nextTicket: UInt64 = 1
+    /// Tickets let in, or refused (the budget was lowered under them), not yet seen by their waiter.
+    private var answered: [UInt64: Bool] = [:]
+    private var timedOut = 0
     private let start = ContinuousClock.now
 
     /// A budget of `bytes`; a job waiting `patience` seconds holds the line (see ``DecodeAdmission``).
     public init(bytes: Int, patience: Double = 1) {
-        state = Mutex(State(machine: DecodeAdmission(budget: bytes, patience: patience)))
+        machine = DecodeAdmission(budget: bytes, patience: patience)
     }
 
     /// Sets the budget (the operator's `--decode-mb`). Waiting jobs over the
     /// new budget are refused; jobs decoding are left to end.
     public func setBytes(_ bytes: Int) {
-        let now = seconds()
-        let (admitted, refused) = state.withLock { state in
-            let change = state.machine.setBudget(bytes, now: now)
-            return (take(change.admitted, from: &state), take(change.refused, from: &state))
+        condition.withLock {
+            let change = machine.setBudget(bytes, now: seconds())
+            for ticket in change.admitted { answered[ticket] = true }
+            for ticket in change.refused { answered[ticket] = false }
+            condition.broadcast()
         }
-        for continuation in admitted { continuation.resume(returning: .admitted) }
-        for continuation in refused { continuation.resume(returning: .refused) }
     }
 
     /// What the budget holds now and did since the start.
     public var stats: DecodeStats {
-        let now = seconds()
-        return state.withLock { state in
-            let machine = state.machine
-            return DecodeStats(
+        condition.withLock {
+            DecodeStats(
                 budgetBytes: machine.budget, inUseBytes: machine.inUse, peakBytes: machine.peak, decoding: machine.running,
-                waiting: machine.waiting, longestWaitSeconds: machine.longestWait(now: now), admitted: machine.admitted,
-                waited: machine.admittedAfterWaiting, refused: machine.refused, timedOut: state.timedOut)
+                waiting: machine.waiting, longestWaitSeconds: machine.longestWait(now: seconds()), admitted: machine.admitted,
+                waited: machine.admittedAfterWaiting, refused: machine.refused, timedOut: timedOut)
         }
     }
 
-    /// Waits until `cost` bytes fit, then answers `.admitted` (the caller
-    /// must call ``leave(cost:)`` when its work ends), or `.refused` at once
-    /// when they never can, or `.cancelled` when the calling task is
-    /// cancelled while it waits. A waiter whose task's priority is raised
-    /// moves up the line.
-    func admit(cost: Int) async -> Admission {
-        let ticket = state.withLock { state in
-            defer { state.nextTicket += 1 }
-            state.reserved.insert(state.nextTicket)
-            return state.nextTicket
-        }
-        let priority = Task.currentPriority.rawValue
-        return await withTaskCancellationHandler {
-            await withTaskPriorityEscalationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
-                    let now = seconds()
-                    let answer: Admission? = state.withLock { state in
-                        state.reserved.remove(ticket)
-                        if state.cancelledEarly.remove(ticket) != nil { return .cancelled }
-                        let raised = max(priority, state.raisedEarly.removeValue(forKey: ticket) ?? 0)
-                        switch state.machine.enter(ticket, cost: cost, priority: raised, now: now) {
-                        case .admitted: return .admitted
-                        case .refused: return .refused
-                        case .waiting:
-                            state.waiting[ticket] = continuation
-                            return nil
-                        }
-                    }
-                    if let answer { continuation.resume(returning: answer) }
-                }
-            } onPriorityEscalated: { _, raised in
-                let now = seconds()
-                let admitted = state.withLock { state in
-                    guard state.waiting[ticket] != nil else {
-                        if state.reserved.contains(ticket) {
-                            state.raisedEarly[ticket] = max(raised.rawValue, state.raisedEarly[ticket] ?? 0)
-                        }
-                        return [CheckedContinuation<Admission, Never>]()
-                    }
-                    return take(state.machine.raise(ticket, to: raised.rawValue, now: now), from: &state)
-                }
-                for continuation in admitted { continuation.resume(returning: .admitted) }
+    /// Whether `cost` bytes could ever fit; a job that cannot is counted as refused.
+    func couldFit(_ cost: Int) -> Bool {
+        condition.withLock { machine.couldFit(cost) }
+    }
+
+    /// Waits, on the calling thread (a worker's), until `cost` bytes fit:
+    /// true, and the caller must call ``leave(cost:)`` when its work ends;
+    /// false when they never can (the budget was lowered under them).
+    func enter(cost: Int, priority: UInt8) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let ticket = nextTicket
+        nextTicket += 1
+        switch machine.enter(ticket, cost: cost, priority: priority, now: seconds()) {
+        case .admitted: return true
+        case .refused: return false
+        case .waiting:
+            while true {
+                if let answer = answered.removeValue(forKey: ticket) { return answer }
+                condition.wait()
             }
-        } onCancel: {
-            let now = seconds()
-            let (cancelled, admitted) = state.withLock { state in
-                guard let continuation = state.waiting.removeValue(forKey: ticket) else {
-                    // Not entered yet: its entry answers `.cancelled`. (Admitted already: it runs.)
-                    if state.reserved.contains(ticket) { state.cancelledEarly.insert(ticket) }
-                    return (CheckedContinuation<Admission, Never>?.none, [CheckedContinuation<Admission, Never>]())
-                }
-                let removed = state.machine.cancel(ticket, now: now)
-                return (continuation, take(removed.admitted, from: &state))
-            }
-            cancelled?.resume(returning: .cancelled)
-            for continuation in admitted { continuation.resume(returning: .admitted) }
         }
     }
 
     /// An admitted job of `cost` bytes ended: the jobs that fit now go in.
     func leave(cost: Int) {
-        let now = seconds()
-        let admitted = state.withLock { state in take(state.machine.leave(cost: cost, now: now), from: &state) }
-        for continuation in admitted { continuation.resume(returning: .admitted) }
+        condition.withLock {
+            let admitted = machine.leave(cost: cost, now: seconds())
+            guard !admitted.isEmpty else { return }
+            for ticket in admitted { answered[ticket] = true }
+            condition.broadcast()
+        }
     }
 
     /// Counts a job that libvips stopped at its deadline.
     func countTimedOut() {
-        state.withLock { $0.timedOut += 1 }
-    }
-
-    private func take(_ tickets: [UInt64], from state: inout State) -> [CheckedContinuation<Admission, Never>] {
-        tickets.compactMap { state.waiting.removeValue(forKey: $0) }
+        condition.withLock { timedOut += 1 }
     }
 
     private func seconds() -> Double {
@@ -154,7 +104,7 @@ public struct DecodeStats: Sendable, Equatable {
     /// The bytes the decodes running now hold, and the most ever held at once.
     public var inUseBytes: Int
     public var peakBytes: Int
-    /// Jobs decoding now, and waiting for memory now.
+    /// Jobs decoding now, and waiting (on a worker) for memory now.
     public var decoding: Int
     public var waiting: Int
     /// How long the job waiting longest has waited, nil when none waits.

@@ -16,6 +16,9 @@ import Synchronization
 /// ``BodyAllowanceState``'s, under one lock.
 public final class BodyAllowance: Sendable {
     private let state: Mutex<BodyAllowanceState>
+    /// How to wake the transfer loops that hold a paused body, called once
+    /// room comes (they would otherwise look again only 20 ms later).
+    private let wakes = Mutex<[@Sendable () -> Void]>([])
 
     /// An allowance of `bytes`.
     public init(bytes: Int) {
@@ -35,15 +38,26 @@ public final class BodyAllowance: Sendable {
         state.withLock { $0.take(token, atLeast: atLeast, upTo: upTo) }
     }
 
-    /// Fetch `token` paused: it found no room.
-    func pause(_ token: UInt64) {
+    /// Fetch `token` paused: it found no room; `wake` is called when some comes.
+    func pause(_ token: UInt64, wake: @escaping @Sendable () -> Void) {
         state.withLock { $0.pause(token) }
+        wakes.withLock { $0.append(wake) }
+    }
+
+    /// Wakes the loops of the bodies paused for room, once.
+    private func roomCame() {
+        let waiting = wakes.withLock { wakes in
+            defer { wakes.removeAll() }
+            return wakes
+        }
+        for wake in waiting { wake() }
     }
 
     /// The fetch `token` ended: its bytes are let go, or handed over with the
     /// body in a lease (`keeping`) that lets them go when it is released.
     func end(_ token: UInt64, keeping: Bool) -> BodyLease? {
         let kept = state.withLock { $0.end(token, keeping: keeping) }
+        if !keeping { roomCame() }
         return kept > 0 ? BodyLease(allowance: self, bytes: kept) : nil
     }
 
@@ -59,6 +73,7 @@ public final class BodyAllowance: Sendable {
 
     fileprivate func letGo(_ bytes: Int) {
         state.withLock { $0.letGo(bytes) }
+        roomCame()
     }
 }
 

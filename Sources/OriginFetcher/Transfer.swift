@@ -33,6 +33,8 @@ final class Transfer {
     /// Whether it ever waited for room: its time then ran on this server's
     /// memory, not on the origin, and running out of it is `busy`, not `timedOut`.
     private(set) var waitedForRoom = false
+    /// Wakes the transfer loop (`curl_multi_wakeup`), for an allowance that has room again.
+    var wake: (@Sendable () -> Void)?
     /// libcurl writes its explanation of a failure here (CURLOPT_ERRORBUFFER).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The extra request headers (CURLOPT_HTTPHEADER), which libcurl reads
@@ -138,7 +140,7 @@ final class Transfer {
             guard let size = room(needing: needed, wanting: grown) else {
                 pausedForRoom = true
                 waitedForRoom = true
-                if let allowanceToken { request.allowance?.pause(allowanceToken) }
+                if let allowanceToken, let wake { request.allowance?.pause(allowanceToken, wake: wake) }
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             body.reserveCapacity(size)

@@ -130,6 +130,10 @@ final class TransferLoop: @unchecked Sendable {
         }
         transfers[id] = transfer
         handles[transfer.easy] = id
+        if request.allowance != nil {
+            // Weak: the allowance may outlive this loop (curl_multi_wakeup may be called from any thread).
+            transfer.wake = { [weak self] in self?.wake() }
+        }
     }
 
     private func collectFinished() {

@@ -7,7 +7,7 @@ import DequeModule
 /// the bound, readers' first.
 ///
 /// That weight only paces how many fetches start. The bytes themselves are
-/// bounded by the service's `BodyAllowance` of the same budget, which counts
+/// bounded by the service's `BodyAllowance` (the budget and a quarter), which counts
 /// each body as its bytes arrive and until the resizes let it go, and pauses
 /// a body that finds no room: an origin that serves small originals first,
 /// then large ones (or lies in its `Content-Length`), cannot hold more.

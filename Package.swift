@@ -339,7 +339,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
-        .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "ImageFormats"]),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "ImageFormats", "CZlib"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "HTTPTestClient"]),
         .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),
         .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),

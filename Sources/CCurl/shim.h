@@ -121,4 +121,11 @@ static inline CURLMcode wf_multi_setopt_long(CURLM *multi, CURLMoption option, l
     return curl_multi_setopt(multi, option, value);
 }
 
+/** Resumes a transfer paused by its write callback (CURL_WRITEFUNC_PAUSE):
+ * libcurl hands the data it kept to the callback again, from inside this call. */
+static inline CURLcode wf_easy_resume(CURL *easy)
+{
+    return curl_easy_pause(easy, CURLPAUSE_CONT);
+}
+
 #endif

@@ -79,6 +79,11 @@ static inline int warmfeed_vips_thumbnail(const void *buf, size_t len, VipsImage
                                  NULL);
 }
 
+/// The bytes of one band of one pixel in `image`'s format (1 for uchar, 2 for ushort, ...).
+static inline int warmfeed_vips_sample_bytes(VipsImage *image) {
+    return (int)vips_format_sizeof(vips_image_get_format(image));
+}
+
 /// The pixels of a generated original: `sketch` (small 8-bit RGB) enlarged to
 /// `width` x `height` (bilinear: soft edges, and cheap), with Gaussian grain of
 /// `sigma` from `seed` added and the result clipped back to 8 bits. The grain
@@ -163,6 +168,20 @@ static inline int warmfeed_vips_save_avif(VipsImage *in, void **buf, size_t *len
 /// 0 to 9 (libvips' default is 6).
 static inline int warmfeed_vips_save_png(VipsImage *in, void **buf, size_t *len, int compression) {
     return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE, NULL);
+}
+
+/// The costly sources a decode budget is tested with: a progressive JPEG, an
+/// interlaced (Adam7) PNG of `bitdepth` 8 or 16 bits, a GIF. Not used to serve.
+static inline int warmfeed_vips_save_jpeg_progressive(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "interlace", TRUE, "strip", TRUE, NULL);
+}
+
+static inline int warmfeed_vips_save_png_interlaced(VipsImage *in, void **buf, size_t *len, int bitdepth) {
+    return vips_pngsave_buffer(in, buf, len, "interlace", TRUE, "bitdepth", bitdepth, "compression", 9, "strip", TRUE, NULL);
+}
+
+static inline int warmfeed_vips_save_gif(VipsImage *in, void **buf, size_t *len) {
+    return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
 }
 
 #endif

@@ -44,6 +44,12 @@ package final class WarmfeedMetrics: Sendable {
         ("page_cache_not_kept", { Double($0.pageNotKept) }),
         ("disk_index_bytes", { Double($0.memoryUse.diskIndexBytes) }), ("disk_index_budget_bytes", { Double($0.memoryUse.diskIndexBudgetBytes) }),
         ("resident_bytes", { $0.memoryUse.rssBytes.map(Double.init) }),
+        ("decode_budget_bytes", { Double($0.decode.budgetBytes) }), ("decode_in_use_bytes", { Double($0.decode.inUseBytes) }),
+        ("decode_peak_bytes", { Double($0.decode.peakBytes) }), ("decode_running", { Double($0.decode.running) }),
+        ("decode_waiting", { Double($0.decode.waiting) }), ("decode_refused", { Double($0.decode.refused) }),
+        ("decode_timed_out", { Double($0.decode.timedOut) }),
+        ("origin_body_bytes", { Double($0.origin.bodyBytes) }), ("origin_body_budget_bytes", { Double($0.origin.bodyBudgetBytes) }),
+        ("origin_body_pauses", { Double($0.origin.bodyPauses) }), ("origin_body_shed", { Double($0.origin.bodyShed) }),
         // A cluster's shared tier: set only with `--redis`.
         ("shared_up", { $0.shared.map { $0.up ? 1 : 0 } }), ("shared_keys", { $0.shared?.keys.map(Double.init) }),
         ("shared_bytes", { $0.shared?.bytes.map(Double.init) }), ("shared_claims_won", { $0.shared.map { Double($0.claimsWon) } }),

@@ -26,8 +26,9 @@ public enum FetchError: Error, Sendable, Equatable, Hashable {
     /// or renaming it failed); the text says which and why.
     case writeFailed(String)
     /// The origin was busy: the fetch waited longer than the fetcher's bound for
-    /// one of its connections to that host and never started. Not the origin's
-    /// failure: asking again later may well succeed.
+    /// one of its connections to that host and never started; or this server
+    /// was: the body found no room in its ``BodyAllowance`` in time. Not the
+    /// origin's failure: asking again later may well succeed.
     case busy
     /// The caller's task was cancelled, or the fetcher was shut down.
     case cancelled

@@ -12,13 +12,17 @@ public struct FetchedBody: Sendable {
     public var elapsed: Duration
     /// How many redirects were followed.
     public var redirects: Int
+    /// With a fetch given a ``BodyAllowance``: the body's bytes, counted in
+    /// it until this is released (keep it as long as the bytes are held).
+    public var lease: BodyLease?
 
     /// Makes a body; the fetcher makes these, tests and callers may too.
-    public init(status: Int, contentType: String?, bytes: [UInt8], elapsed: Duration, redirects: Int) {
+    public init(status: Int, contentType: String?, bytes: [UInt8], elapsed: Duration, redirects: Int, lease: BodyLease? = nil) {
         self.status = status
         self.contentType = contentType
         self.bytes = bytes
         self.elapsed = elapsed
         self.redirects = redirects
+        self.lease = lease
     }
 }

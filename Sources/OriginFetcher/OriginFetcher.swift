@@ -51,13 +51,17 @@ public final class OriginFetcher: Sendable {
     /// throws `FetchError.cancelled`; after `shutdown()` every fetch does. An
     /// `urgent` fetch (someone waits on it) starts before its host's others.
     /// `headers` go with the request (checked as `RequestHeaders` checks them).
+    /// With an `allowance`, the body takes its bytes from it as they arrive,
+    /// and pauses while it has no room (see ``BodyAllowance``); the body
+    /// comes with their ``BodyLease``.
     public func fetch(
-        _ url: String, limits: FetchLimits = FetchLimits(), urgent: Bool = true, headers: [(String, String)] = []
+        _ url: String, limits: FetchLimits = FetchLimits(), urgent: Bool = true, headers: [(String, String)] = [],
+        allowance: BodyAllowance? = nil
     ) async throws(FetchError) -> FetchedBody {
-        let reply = try await perform(url, limits: limits, destination: .memory, headers: headers, urgent: urgent)
+        let reply = try await perform(url, limits: limits, destination: .memory, headers: headers, urgent: urgent, allowance: allowance)
         return FetchedBody(
             status: reply.status, contentType: reply.contentType, bytes: reply.body,
-            elapsed: reply.elapsed, redirects: reply.redirects)
+            elapsed: reply.elapsed, redirects: reply.redirects, lease: reply.lease)
     }
 
     /// Runs one transfer on the transfer thread, for `fetch` and `download`:
@@ -65,7 +69,8 @@ public final class OriginFetcher: Sendable {
     /// calling task is cancelled. `headers` are checked first (see `RequestHeaders`).
     func perform(
         _ url: String, limits: FetchLimits, destination: BodyDestination,
-        headers: [(String, String)] = [], conditional: ConditionalRequest = .init(), urgent: Bool = true
+        headers: [(String, String)] = [], conditional: ConditionalRequest = .init(), urgent: Bool = true,
+        allowance: BodyAllowance? = nil
     ) async throws(FetchError) -> TransferReply {
         let headerLines: [String]
         do throws(FetchError) {
@@ -81,9 +86,11 @@ public final class OriginFetcher: Sendable {
         let startedAt = ContinuousClock.now
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                loop.submit(id, FetchRequest(
-                    url: url, limits: limits, destination: destination, headerLines: headerLines,
-                    startedAt: startedAt, urgent: urgent, continuation: continuation))
+                loop.submit(
+                    id,
+                    FetchRequest(
+                        url: url, limits: limits, destination: destination, headerLines: headerLines,
+                        startedAt: startedAt, urgent: urgent, allowance: allowance, continuation: continuation))
             }
         } onCancel: {
             loop.cancel(id)

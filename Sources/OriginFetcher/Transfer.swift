@@ -21,7 +21,20 @@ final class Transfer {
     /// The final response's validators, for `.file`.
     private var responseHeaders = ResponseHeaders()
     private var bodyLimitExceeded = false
-    private var reserved = false
+    /// The allowance's token for this transfer's body, when it has an allowance.
+    let allowanceToken: UInt64?
+    /// Bytes of the allowance this body holds: what its buffer can hold.
+    private var allowed = 0
+    /// Whether the body is handed over (its bytes then go with it, in a lease).
+    private var handedOver = false
+    /// Whether the write callback paused the transfer for room in the
+    /// allowance; the loop resumes it (`resumeForRoom`) on its next turn.
+    private(set) var pausedForRoom = false
+    /// Whether it ever waited for room: its time then ran on this server's
+    /// memory, not on the origin, and running out of it is `busy`, not `timedOut`.
+    private(set) var waitedForRoom = false
+    /// Wakes the transfer loop (`curl_multi_wakeup`), for an allowance that has room again.
+    var wake: (@Sendable () -> Void)?
     /// libcurl writes its explanation of a failure here (CURLOPT_ERRORBUFFER).
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The extra request headers (CURLOPT_HTTPHEADER), which libcurl reads
@@ -49,6 +62,7 @@ final class Transfer {
         self.request = request
         self.easy = easy
         isRetry = retry
+        allowanceToken = request.allowance?.register()
         // Counted from now, when the fetch got its connection: the wait in the
         // queue has its own bound, and a busy origin is not a slow one.
         deadline = ContinuousClock.now + request.limits.totalTimeout
@@ -59,6 +73,8 @@ final class Transfer {
     }
 
     deinit {
+        // A body not handed over (a failure, a cancellation) lets its bytes go.
+        if let allowanceToken, !handedOver { _ = request.allowance?.end(allowanceToken, keeping: false) }
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
@@ -161,15 +177,47 @@ final class Transfer {
         if let file {
             return file.append(chunk) ? chunk.count : 0
         }
-        if !reserved {
-            reserved = true
+        let needed = body.count + chunk.count
+        if needed > allowed {
+            // The buffer grows here, by the declared length or by doubling (as an
+            // array does), and what it can hold is what the allowance counts.
             var declared: curl_off_t = -1
-            if wf_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK, declared > 0 {
-                body.reserveCapacity(min(Int(declared), limit))
+            let known = wf_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK && declared > 0
+            let grown = min(limit, max(needed, known && allowed == 0 ? Int(declared) : allowed * 2))
+            guard let size = room(needing: needed, wanting: grown) else {
+                pausedForRoom = true
+                waitedForRoom = true
+                if let allowanceToken, let wake { request.allowance?.pause(allowanceToken, wake: wake) }
+                return Int(CURL_WRITEFUNC_PAUSE)
             }
+            body.reserveCapacity(size)
+            allowed = size
         }
+        pausedForRoom = false
         body.append(contentsOf: chunk)
         return chunk.count
+    }
+
+    /// The size the body's buffer may grow to, at least `needed`, at most
+    /// `wanted`: `wanted` without an allowance, else what it gives; nil when
+    /// it gives no room.
+    private func room(needing needed: Int, wanting wanted: Int) -> Int? {
+        guard let allowance = request.allowance, let allowanceToken else { return wanted }
+        return allowance.take(allowanceToken, atLeast: needed - allowed, upTo: wanted - allowed).map { allowed + $0 }
+    }
+
+    /// Resumes a transfer paused for room: libcurl hands the chunk it kept to
+    /// the write callback again, which pauses it again while there is still none.
+    func resumeForRoom() {
+        pausedForRoom = false
+        _ = wf_easy_resume(easy)
+    }
+
+    /// The lease of the body's bytes in its allowance, once, as the body goes to the caller.
+    private func handOver() -> BodyLease? {
+        guard let allowanceToken, let allowance = request.allowance, !handedOver else { return nil }
+        handedOver = true
+        return allowance.end(allowanceToken, keeping: true)
     }
 
     /// Takes a header line from the header callback (downloads only).
@@ -200,6 +248,7 @@ final class Transfer {
                 redirects: redirectCount,
                 body: body,
                 bodyBytes: received,
+                lease: handOver(),
                 elapsed: ContinuousClock.now - request.startedAt
             ))
     }
@@ -260,7 +309,7 @@ final class Transfer {
         }
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            return .timedOut
+            return waitedForRoom ? .busy : .timedOut
         case CURLE_FILESIZE_EXCEEDED:
             return .tooLarge
         case CURLE_WRITE_ERROR where bodyLimitExceeded:

@@ -103,8 +103,11 @@ final class TransferLoop: @unchecked Sendable {
                 logger.error("curl_multi_perform failed", metadata: ["code": "\(performed.rawValue)"])
             }
             collectFinished()
+            let paused = resumePausedForRoom()
             // A transfer that ended freed a connection a waiting fetch can have at once.
-            let wait = queue.withLock({ $0.canStartMore }) ? 0 : endOverdue()
+            var wait = queue.withLock({ $0.canStartMore }) ? 0 : endOverdue()
+            // Room in an allowance comes as other bodies end or are let go: look again soon.
+            if paused { wait = min(wait, 20) }
             // Sleeps until a socket is ready, libcurl's next timeout, a wakeup, or the next deadline.
             _ = curl_multi_poll(multi, nil, 0, wait, nil)
         }
@@ -127,6 +130,10 @@ final class TransferLoop: @unchecked Sendable {
         }
         transfers[id] = transfer
         handles[transfer.easy] = id
+        if request.allowance != nil {
+            // Weak: the allowance may outlive this loop (curl_multi_wakeup may be called from any thread).
+            transfer.wake = { [weak self] in self?.wake() }
+        }
     }
 
     private func collectFinished() {
@@ -143,6 +150,29 @@ final class TransferLoop: @unchecked Sendable {
                 end(id, transfer.result(for: code))
             }
         }
+    }
+
+    /// Resumes the transfers paused for room in their body's allowance (each
+    /// pauses again while there is none), and ends with `busy` the one an
+    /// allowance names as stalled: every fetch holding its bytes is paused
+    /// and none will be let go. Answers whether any is still paused.
+    private func resumePausedForRoom() -> Bool {
+        let waiting = transfers.filter { $0.value.pausedForRoom }
+        guard !waiting.isEmpty else { return false }
+        for transfer in waiting.values { transfer.resumeForRoom() }
+        var stillPaused = false
+        var asked: Set<ObjectIdentifier> = []
+        for (_, transfer) in waiting where transfer.pausedForRoom {
+            stillPaused = true
+            guard let allowance = transfer.request.allowance, asked.insert(ObjectIdentifier(allowance)).inserted,
+                let token = allowance.stalled(),
+                let (id, _) = transfers.first(where: { $0.value.allowanceToken == token && $0.value.request.allowance === allowance })
+            else { continue }
+            allowance.countShed()
+            logger.debug("ended for room in its allowance", metadata: ["url": "\(transfers[id]?.request.url ?? "")"])
+            end(id, .failure(.busy))
+        }
+        return stillPaused
     }
 
     /// Replaces a transfer whose reused connection failed before its answer
@@ -172,7 +202,7 @@ final class TransferLoop: @unchecked Sendable {
         for (id, transfer) in transfers {
             if transfer.deadline <= now { overdue.append(id) } else { next = min(next, transfer.deadline) }
         }
-        for id in overdue { end(id, .failure(.timedOut)) }
+        for id in overdue { end(id, .failure(transfers[id]?.waitedForRoom == true ? .busy : .timedOut)) }
         return Int32(clamping: max(1, (next - now).wholeMillisecondsRoundedUp))
     }
 

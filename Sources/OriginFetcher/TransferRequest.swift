@@ -20,6 +20,8 @@ struct FetchRequest: Sendable {
     var startedAt: ContinuousClock.Instant
     /// Whether someone waits on it now (a reader): it starts before the host's other fetches.
     var urgent = true
+    /// What bounds the bytes its body may hold in memory, with other fetches' (nil: only the body limit).
+    var allowance: BodyAllowance?
     /// Resumed exactly once: by the transfer thread when the transfer ends, or
     /// by whoever takes the request out of the `FetchQueue` before it starts.
     var continuation: CheckedContinuation<Result<TransferReply, FetchError>, Never>
@@ -49,6 +51,8 @@ struct TransferReply: Sendable {
     var body: [UInt8]
     /// The body's size: kept in memory or written to the file.
     var bodyBytes: Int
+    /// The body's bytes, counted in the fetch's allowance until it is released.
+    var lease: BodyLease?
     /// From the call to the end of the transfer.
     var elapsed: Duration
 }

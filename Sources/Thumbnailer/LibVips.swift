@@ -37,6 +37,10 @@ enum LibVips {
         case avif(quality: Int, effort: Int)
         /// zlib compression from 0 to 9.
         case png(compression: Int = 6)
+        /// Sources whose decoders hold the whole picture, for the decode budget's tests.
+        case progressiveJPEG(quality: Int)
+        case interlacedPNG(bitDepth: Int)
+        case gif
     }
 
     /// The libvips loader that recognises these bytes (for example
@@ -146,6 +150,12 @@ enum LibVips {
         return String(cString: copy)
     }
 
+    /// Stops the computation of `image` from any thread: the next strip asked
+    /// of it fails, and so does the save or copy that asked.
+    static func kill(_ image: UnsafeMutablePointer<VipsImage>) {
+        vips_image_set_kill(image, 1)
+    }
+
     /// Frees libvips' per-thread state; called by a worker thread as it exits.
     static func threadDidFinish() {
         vips_thread_shutdown()
@@ -160,6 +170,9 @@ struct VipsImageView {
     var width: Int { Int(vips_image_get_width(pointer)) }
     var height: Int { Int(vips_image_get_height(pointer)) }
     var bands: Int { Int(vips_image_get_bands(pointer)) }
+
+    /// The bytes of one band of one pixel: 1 for 8-bit images, 2 for 16-bit.
+    var sampleBytes: Int { Int(warmfeed_vips_sample_bytes(pointer)) }
 
     /// Whether each band of a pixel is one byte (libvips' `uchar`).
     var isEightBit: Bool { vips_image_get_format(pointer) == VIPS_FORMAT_UCHAR }
@@ -240,6 +253,12 @@ struct VipsImageView {
             status = warmfeed_vips_save_avif(pointer, &buffer, &length, Int32(quality), Int32(effort))
         case .png(let compression):
             status = warmfeed_vips_save_png(pointer, &buffer, &length, Int32(compression))
+        case .progressiveJPEG(let quality):
+            status = warmfeed_vips_save_jpeg_progressive(pointer, &buffer, &length, Int32(quality))
+        case .interlacedPNG(let bitDepth):
+            status = warmfeed_vips_save_png_interlaced(pointer, &buffer, &length, Int32(bitDepth))
+        case .gif:
+            status = warmfeed_vips_save_gif(pointer, &buffer, &length)
         }
         return LibVips.takeBuffer(buffer, length: length, ok: status == 0)
     }

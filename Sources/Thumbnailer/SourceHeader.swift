@@ -15,19 +15,31 @@ enum SourceHeader {
 
     /// The header facts of `bytes`, or `.notAnImage`.
     static func read(_ bytes: UnsafeRawBufferPointer) -> Result<ImageInfo, ThumbnailError> {
+        facts(of: bytes).map(\.info)
+    }
+
+    /// What the header of `bytes` says, with what its decode will cost
+    /// (``SourceFacts``), or `.notAnImage`. Decodes no pixels: a GIF's
+    /// frames are scanned, not decoded.
+    static func facts(of bytes: UnsafeRawBufferPointer) -> Result<SourceFacts, ThumbnailError> {
         guard LibVips.started else { return .failure(.failed("libvips did not start")) }
         guard let loader = LibVips.loaderName(of: bytes), let format = acceptedLoaders[loader] else {
             return .failure(.notAnImage)
         }
-        let info: ImageInfo? = LibVips.withHeader(of: bytes) { image in
+        let facts: SourceFacts? = LibVips.withHeader(of: bytes) { image in
             let upright = image.uprightSize
-            return ImageInfo(width: upright.width, height: upright.height, format: format, orientation: image.orientation)
+            let info = ImageInfo(width: upright.width, height: upright.height, format: format, orientation: image.orientation)
+            return SourceFacts(
+                info: info, bands: image.bands, sampleBytes: image.sampleBytes,
+                interlaced: (image.intField("interlaced") ?? 0) != 0,
+                jpegFrame: format == "jpeg" ? JPEGFrame.read(bytes) : nil,
+                webp: format == "webp" ? SourceFacts.webpCoding(of: bytes) : nil)
         }
-        guard let info, info.width > 0, info.height > 0 else {
+        guard let facts, facts.info.width > 0, facts.info.height > 0 else {
             _ = LibVips.takeError()
             return .failure(.notAnImage)
         }
-        return .success(info)
+        return .success(facts)
     }
 
     /// Whether `bytes` of `format` stop before the format's end marker: the

@@ -11,6 +11,12 @@ public enum ThumbnailError: Error, Sendable, Equatable {
     case tooManyPixels(width: Int, height: Int)
     /// The encoded source is larger than ``ThumbnailLimits/maxSourceBytes``.
     case tooLarge
+    /// Decoding the source would take more memory than the whole decode
+    /// budget (``DecodeBudget``), estimated from its header (`bytes`);
+    /// nothing was decoded.
+    case overDecodeBudget(bytes: Int)
+    /// libvips was stopped at the job's deadline (``ThumbnailLimits/maxWorkTime``).
+    case timedOut
     /// The caller's task was cancelled while the work was still queued.
     case cancelled
     /// Anything else: a damaged image, a bad request (a size out of range) or

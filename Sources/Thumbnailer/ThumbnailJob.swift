@@ -21,30 +21,45 @@ struct ThumbnailJob: Sendable {
     var matchesWebP = false
     var limits: ThumbnailLimits
 
-    /// Makes the thumbnail: header checks first, then one decode with
-    /// shrink-on-load, resize, crop and save. `hurry` says whether more urgent
-    /// work waits for this thread (an AVIF's quality search then ends early).
-    func run(hurry: () -> Bool = { false }) -> Result<Thumbnail, ThumbnailError> {
+    /// What the source's header says, checked against the pixel limit, and
+    /// what making this thumbnail of it will hold (``DecodeCost``). Reads the
+    /// header only.
+    func facts() -> Result<(facts: SourceFacts, cost: Int), ThumbnailError> {
         source.withUnsafeBytes { bytes in
-            let info: ImageInfo
-            switch SourceHeader.read(bytes) {
-            case .success(let read): info = read
-            case .failure(let error): return .failure(error)
+            SourceHeader.facts(of: bytes).flatMap { facts in
+                // Width × height is the same whichever way the image is turned.
+                guard facts.pixels <= limits.maxPixels else {
+                    return .failure(.tooManyPixels(width: facts.info.width, height: facts.info.height))
+                }
+                return .success((facts, DecodeCost.bytes(of: facts, width: width, height: height, format: format)))
             }
-            // Width × height is the same whichever way the image is turned.
-            guard info.width * info.height <= limits.maxPixels else {
-                return .failure(.tooManyPixels(width: info.width, height: info.height))
-            }
+        }
+    }
+
+    /// Makes the thumbnail of a source whose header said `info`: one decode
+    /// with shrink-on-load, resize, crop and save, stopped at `deadline`
+    /// (an AVIF's quality search, whose encodes read pixels in memory, ends
+    /// at the next quality tried instead).
+    /// `hurry` says whether more urgent work waits for this thread (an AVIF's
+    /// quality search then ends early, as it does past the deadline).
+    func run(info: ImageInfo, deadline: ContinuousClock.Instant, hurry: () -> Bool = { false }) -> Result<Thumbnail, ThumbnailError> {
+        source.withUnsafeBytes { bytes in
             let encoding: LibVips.Encoding =
                 switch format {
                 case .webp: .webp(quality: quality)
                 case .jpeg: .jpeg(quality: quality)
                 case .avif: .avif(quality: quality, effort: Self.avifEffort)
                 }
+            var expired = false
             let made = LibVips.withThumbnail(
                 of: bytes, width: width, height: height, crop: Self.crop, failOn: .error
             ) { image -> Thumbnail? in
-                let saved = matchesWebP ? Self.avifMatchingWebP(image, fallback: quality, hurry: hurry) : image.save(encoding)
+                let (saved, stopped) = WorkDeadlines.shared.run(image, until: deadline) {
+                    matchesWebP
+                        ? Self.avifMatchingWebP(image, fallback: quality, hurry: { hurry() || deadline <= .now })
+                        : image.save(encoding)
+                }
+                expired = stopped
                 guard var encoded = saved else { return nil }
                 if format == .webp {
                     guard let stripped = WebPMetadata.stripped(encoded) else { return nil }
@@ -54,6 +69,7 @@ struct ThumbnailJob: Sendable {
             }
             guard let made, var thumbnail = made else {
                 let message = LibVips.takeError()
+                if expired { return .failure(.timedOut) }
                 if SourceHeader.isCut(bytes, format: info.format) { return .failure(.truncated) }
                 return .failure(.failed("libvips could not make a thumbnail of a \(info.format) image: \(Self.firstLine(of: message))"))
             }

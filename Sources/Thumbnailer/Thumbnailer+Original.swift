@@ -33,7 +33,10 @@ extension Thumbnailer {
             case .png: .png(compression: 1)
             case .webp: .webp(quality: 80, effort: 0)
             }
-        let result: Result<[UInt8], ThumbnailError> = await perform(cancelled: .failure(.cancelled)) {
+        let cost = DecodeCost.painting(width: width)
+        let result: Result<[UInt8], ThumbnailError> = await perform(
+            cost: cost, refused: .failure(.overDecodeBudget(bytes: cost)), cancelled: .failure(.cancelled)
+        ) {
             guard LibVips.started else { return .failure(.failed("libvips did not start")) }
             let size = OriginalPainter.sketchSize(width: width, height: height)
             let painter = OriginalPainter(width: size.width, height: size.height, seed: seed)

@@ -24,6 +24,8 @@ public final class Thumbnailer: Sendable {
     /// The largest width or height a thumbnail may be asked for.
     public static let maxSide = 4096
 
+    /// The memory decodes may hold, shared with the process's other thumbnailers.
+    public let decodeBudget: DecodeBudget
     private let pool: WorkerPool
     private let counters = Mutex(ThumbnailerStats())
 
@@ -36,9 +38,13 @@ public final class Thumbnailer: Sendable {
     /// cluster's claims among it).
     public static let shared = Thumbnailer()
 
-    /// Starts `workers` worker threads (at least one). The default is one per core.
-    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, limits: ThumbnailLimits = .init()) {
+    /// Starts `workers` worker threads (at least one). The default is one per
+    /// core; every job waits for its memory in `decodeBudget`, by default the process's.
+    public init(
+        workers: Int = ProcessInfo.processInfo.activeProcessorCount, limits: ThumbnailLimits = .init(), decodeBudget: DecodeBudget = .shared
+    ) {
         self.limits = limits
+        self.decodeBudget = decodeBudget
         _ = LibVips.started
         pool = WorkerPool(threads: workers, name: "thumbnailer", onThreadExit: { LibVips.threadDidFinish() })
     }
@@ -70,10 +76,11 @@ public final class Thumbnailer: Sendable {
         if let refusal = refusal(of: job) {
             result = .failure(refusal)
         } else {
-            // A search for AVIF's quality gives way, between its encodes, to work more urgent than its own.
-            let priority = Task.currentPriority
-            result = await pool.perform(cancelled: .failure(.cancelled)) { [pool] in
-                job.run(hurry: { pool.hasQueued(above: priority) })
+            // The header is read here, on the caller's thread (microseconds), so the
+            // decode's memory is known before the job waits for it.
+            switch job.facts() {
+            case .failure(let error): result = .failure(error)
+            case .success(let (facts, cost)): result = await make(job, info: facts.info, cost: cost)
             }
         }
         counters.withLock { counters in
@@ -84,6 +91,23 @@ public final class Thumbnailer: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Runs `job` on a worker once its `cost` fits in the decode budget (the
+    /// worker waits for it), or refuses it at once when it never can.
+    private func make(_ job: ThumbnailJob, info: ImageInfo, cost: Int) async -> Result<Thumbnail, ThumbnailError> {
+        guard decodeBudget.couldFit(cost) else { return .failure(.overDecodeBudget(bytes: cost)) }
+        // A search for AVIF's quality gives way, between its encodes, to work more urgent than its own.
+        let priority = Task.currentPriority
+        let (maxWorkTime, budget) = (limits.maxWorkTime, decodeBudget)
+        let result = await pool.perform(cancelled: .failure(.cancelled)) { [pool] () -> Result<Thumbnail, ThumbnailError> in
+            guard budget.enter(cost: cost, priority: priority.rawValue) else { return .failure(.overDecodeBudget(bytes: cost)) }
+            defer { budget.leave(cost: cost) }
+            // The deadline runs from the decode's start, not from the wait for its memory.
+            return job.run(info: info, deadline: .now + maxWorkTime, hurry: { pool.hasQueued(above: priority) })
+        }
+        if case .failure(.timedOut) = result { decodeBudget.countTimedOut() }
+        return result
     }
 
     /// What the header of `source` says (size as displayed, format,
@@ -104,9 +128,17 @@ public final class Thumbnailer: Sendable {
         return stats
     }
 
-    /// Runs work on the thumbnailer's workers; used by ``original(width:height:seed:format:)``.
-    func perform<T: Sendable>(cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
-        await pool.perform(cancelled: cancelled, work)
+    /// Runs work that holds `cost` bytes on the thumbnailer's workers once
+    /// they fit in the decode budget (`refused` when they never can); used by
+    /// ``original(width:height:seed:format:orientation:)``.
+    func perform<T: Sendable>(cost: Int, refused: T, cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
+        guard decodeBudget.couldFit(cost) else { return refused }
+        let (budget, priority) = (decodeBudget, Task.currentPriority.rawValue)
+        return await pool.perform(cancelled: cancelled) {
+            guard budget.enter(cost: cost, priority: priority) else { return refused }
+            defer { budget.leave(cost: cost) }
+            return work()
+        }
     }
 
     /// Why a job is refused before it is queued, if it is.

@@ -7,6 +7,12 @@ import WarmfeedCore
 /// original has weighed lately, and the fetches held back while that is at
 /// the bound, readers' first.
 ///
+/// That weight only paces how many fetches start. The bytes themselves are
+/// bounded by the service's `BodyAllowance` (the budget and a quarter), which counts
+/// each body as its bytes arrive and until the resizes let it go, and pauses
+/// a body that finds no room: an origin that serves small originals first,
+/// then large ones (or lies in its `Content-Length`), cannot hold more.
+///
 /// Fetches on the wire count too: before the first original arrives, each at
 /// an eighth of the bound (a megabyte at most). Counted as nothing, the first
 /// burst of a crowd (a hundred readers' misses at once) started every fetch,
@@ -29,6 +35,9 @@ struct OriginalsPipeline {
         self.budget = budget
         typical = min(1 << 20, max(1, budget / 8))
     }
+
+    /// Whether a resize holds `picture`'s original.
+    func holds(_ picture: Picture) -> Bool { held[picture] != nil }
 
     /// Whether the originals held, with those on their way, fill the budget.
     /// Never while nothing is held or on its way: one fetch always goes ahead.

@@ -36,6 +36,12 @@ extension ThumbnailCacheState {
         (pipeline.heldBytes, pipeline.deferredCount)
     }
 
+    /// Whether a resize holds `picture`'s original now: when none does,
+    /// the service lets the bytes of the body it fetched go from its allowance.
+    public func holdsOriginal(of picture: Picture) -> Bool {
+        pipeline.holds(picture)
+    }
+
     /// Drops failures whose time is up and that have been quiet since for `negativeTTL`.
     public mutating func purgeExpired(now: Double) {
         failed.purgeExpired(now: now)

@@ -11,7 +11,7 @@ extension ThumbnailService {
     /// with no redirect, a folder import's file only beneath the folders
     /// imported, asked again once when it was refused (a folder may have been
     /// imported since they were read).
-    func fetchBytes(of original: ImageSource.Original, urgent: Bool) async throws(FetchError) -> [UInt8] {
+    func fetchBody(of original: ImageSource.Original, urgent: Bool) async throws(FetchError) -> FetchedBody {
         var limits = limits
         switch original.kind {
         case .feed:
@@ -26,14 +26,14 @@ extension ThumbnailService {
             let folders = await origin.folders(false)
             limits.fileRoots = folders
             do throws(FetchError) {
-                return try await fetcher.fetch(original.url, limits: limits, urgent: urgent).bytes
+                return try await fetcher.fetch(original.url, limits: limits, urgent: urgent, allowance: bodies)
             } catch .fileRefused(let path) {
                 let again = await origin.folders(true)
                 guard again != folders else { throw .fileRefused(path) }
                 limits.fileRoots = again
             }
         }
-        return try await fetcher.fetch(original.url, limits: limits, urgent: urgent).bytes
+        return try await fetcher.fetch(original.url, limits: limits, urgent: urgent, allowance: bodies)
     }
 
     /// Whether `error` is a refusal of where the URL leads; the first refusal

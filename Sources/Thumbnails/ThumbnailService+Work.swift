@@ -124,13 +124,15 @@ extension ThumbnailService {
     func fetchOriginal(_ picture: Picture, of item: FeedItem, urgent: Bool) async -> [State.Action] {
         let result: Result<[UInt8], State.Failure>
         var seconds: Double?
+        var lease: BodyLease?
         if let original = origin.original(of: item) {
             let url = original.url
             let start = clock.now
             do throws(FetchError) {
                 // A reader may have joined since the fetch was decided: it raised this task (`promoteFetch`).
                 let urgentNow = urgent || Task.currentPriority >= .high
-                result = .success(try await fetchBytes(of: original, urgent: urgentNow))
+                let body = try await fetchBody(of: original, urgent: urgentNow)
+                (result, lease) = (.success(body.bytes), body.lease)
                 seconds = clock.now - start
                 metrics.originFetched(seconds: seconds!)
             } catch .busy, .cancelled {
@@ -157,7 +159,11 @@ extension ThumbnailService {
         let now = clock.now
         return apply { locked in
             locked.prewarmFetches[picture] = nil
-            return locked.machine.originalArrived(picture: picture, result, seconds: seconds, now: now)
+            if let lease { locked.leases[picture, default: []].append(lease) }
+            let actions = locked.machine.originalArrived(picture: picture, result, seconds: seconds, now: now)
+            // No resize took it (nobody waits any more): its bytes go at once.
+            if !locked.machine.holdsOriginal(of: picture) { locked.leases[picture] = nil }
+            return actions
         }
     }
 
@@ -179,7 +185,10 @@ extension ThumbnailService {
         let now = clock.now
         return apply { locked in
             locked.prewarmResizes[key] = nil
-            return locked.machine.resized(key, result, seconds: seconds, now: now)
+            let actions = locked.machine.resized(key, result, seconds: seconds, now: now)
+            // The last resize of the original ended: the bytes of its body go.
+            if !locked.machine.holdsOriginal(of: key.picture) { locked.leases[key.picture] = nil }
+            return actions
         }
     }
 

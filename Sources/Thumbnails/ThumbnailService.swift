@@ -46,6 +46,8 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         var prewarmResizes: [ThumbnailKey: Task<Void, Never>] = [:]
         /// Pre-warm's fetches under way, by item.
         var prewarmFetches: [Picture: Task<Void, Never>] = [:]
+        /// The bytes of each original fetched, counted in `bodies` until no resize holds it.
+        var leases: [Picture: [BodyLease]] = [:]
     }
 
     let locked: Mutex<Locked>
@@ -92,6 +94,15 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// The lookup tiers, in the order the state machine numbers them.
     let tiers: [any ThumbnailTier]
     let fetcher: OriginFetcher
+    /// The bytes of originals fetched and not yet let go by the resizes, as
+    /// they arrive: the machine's resizing budget (half the originals') and a
+    /// quarter more. The machine paces fetches to its budget by what
+    /// originals weigh; the quarter keeps an honest origin's bodies from
+    /// pausing at the margin (at exactly the budget they paused 225 times a
+    /// second in `bench/mixed.sh`, and the mix lost a quarter of its requests
+    /// a second), and the allowance bounds what an origin whose sizes surprise
+    /// the pacing can make the server hold.
+    let bodies: BodyAllowance
     let thumbnailer: Thumbnailer
     let origin: ImageSource
     let limits: FetchLimits
@@ -133,6 +144,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
             negativeTTL: negativeTTL.longest, firstNegativeTTL: negativeTTL.first
         )
         firstFailureSeconds = machine.firstNegativeTTL
+        bodies = BodyAllowance(bytes: machine.resizingBudget + machine.resizingBudget / 4)
         memory = machine.memory
         locked = Mutex(Locked(machine: machine))
         self.tiers = tiers
@@ -331,6 +343,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         (stats.evictions, stats.diskHits, stats.sharedHits) = (counters.evictions, hits(in: "disk"), hits(in: "shared"))
         (stats.negativeEntries, stats.negativeHits, stats.failures) = (usage.negative, counters.negativeHits, counters.failures)
         stats.inFlight = usage.inFlight
+        publishMemory(into: &stats)
         stats.resizes = counters.resizes
         stats.avifFallbacks = lockFreeHits.value(1)
         let fetched = fetcher.stats

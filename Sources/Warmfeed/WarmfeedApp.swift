@@ -131,6 +131,8 @@ public final class WarmfeedApp: Sendable {
         var folderSource: [String] = []
         if let source = configuration.source, case .folder(let path)? = try? ImportSource(source) { folderSource = [path] }
         let imageFolders = ImportedFolders(store: store, configured: folderSource)
+        // The process's one budget: servers sharing a process (the tests) share it, the last one's setting applies.
+        Thumbnailer.shared.decodeBudget.setBytes(configuration.decodeBytes)
         thumbnails = ThumbnailService(
             store: store, memoryBudget: configuration.thumbnailCacheBytes,
             originalsBudget: configuration.originalsCacheBytes,

@@ -34,6 +34,12 @@ public struct WarmfeedConfiguration: Sendable {
     /// Memory for originals kept after a resize, so the item's other size needs
     /// no second fetch, in bytes. The demo origin keeps as much of what it painted.
     public var originalsCacheBytes = 32 << 20
+    /// Memory libvips may hold at once to decode pictures, in bytes: each
+    /// decode's share is estimated from the picture's header before any pixel
+    /// is decoded; decodes wait until theirs fits, and a picture that needs
+    /// more than all of it is refused (its placeholder is served). Shared by
+    /// the whole process (`DecodeBudget.shared`).
+    public var decodeBytes = 128 << 20
     /// Disk for thumbnails (in the data folder), in bytes.
     public var diskCacheBytes = 1024 << 20
     /// Disk for originals kept after their fetch (in the data folder), so an
@@ -143,6 +149,7 @@ public struct WarmfeedConfiguration: Sendable {
         guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0, originalsCacheBytes >= 0, diskIndexBytes >= 0, originalsDiskBytes >= 0 else {
             throw ConfigurationError("cache sizes cannot be negative")
         }
+        guard decodeBytes >= 16 << 20 else { throw ConfigurationError("--decode-mb must be at least 16") }
         if let advertisedAddress {
             let lower = advertisedAddress.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), advertisedAddress.count > 8, !advertisedAddress.contains(where: \.isWhitespace)

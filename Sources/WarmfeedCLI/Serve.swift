@@ -44,6 +44,13 @@ struct Serve: AsyncParsableCommand {
         help: "Memory for originals, in MiB: half kept after a resize for an item's other size, half for those fetched and waiting for libvips.")
     var originalsMB = defaults.originalsCacheBytes >> 20
 
+    @Option(
+        name: .customLong("decode-mb"),
+        help:
+            "Memory libvips may hold at once to decode pictures, in MiB, estimated from each picture's header before decoding; decodes wait for room, and a picture that needs more than all of it gets its placeholder."
+    )
+    var decodeMB = defaults.decodeBytes >> 20
+
     @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")
     var diskCacheMB = defaults.diskCacheBytes >> 20
 
@@ -171,6 +178,7 @@ struct Serve: AsyncParsableCommand {
         configuration.pageCacheBytes = pageCacheMB << 20
         configuration.thumbnailCacheBytes = cacheMB << 20
         configuration.originalsCacheBytes = originalsMB << 20
+        configuration.decodeBytes = decodeMB << 20
         configuration.diskCacheBytes = diskCacheMB << 20
         configuration.originalsDiskBytes = originalsDiskMB << 20
         configuration.advertisedAddress = advertise

@@ -72,6 +72,15 @@ public struct CacheStats: Codable, Sendable {
         /// led to an address the operator did not allow (`--allow-origin`), or a folder
         /// import's file was outside the folder or behind a symbolic link.
         public var refused: Int = 0
+        /// Bytes of originals in memory as they arrive, on the wire and waiting for
+        /// libvips, their bound (half of `--originals-mb`), and the most held at once.
+        public var bodyBytes = 0
+        public var bodyBudgetBytes = 0
+        public var bodyPeakBytes = 0
+        /// Times a body paused for room since the start, and fetches ended
+        /// (busy, not remembered) so the others could go on.
+        public var bodyPauses = 0
+        public var bodyShed = 0
         public var latency: Latency = Latency()
     }
 
@@ -141,6 +150,27 @@ public struct CacheStats: Codable, Sendable {
         public var freeBytes = 0
     }
 
+    /// The memory libvips' decodes hold (`--decode-mb`), as estimated from
+    /// each picture's header before it is decoded, and what the budget did.
+    public struct Decode: Codable, Sendable {
+        public init() {}
+
+        /// The budget, what the decodes running now hold, and the most ever held at once.
+        public var budgetBytes = 0
+        public var inUseBytes = 0
+        public var peakBytes = 0
+        /// Decodes running now, and waiting for room now.
+        public var running = 0
+        public var waiting = 0
+        /// Decodes let in since the start, and of those how many waited for room.
+        public var admitted = 0
+        public var waited = 0
+        /// Pictures refused since the start: their decode needs more than the whole budget.
+        public var refused = 0
+        /// libvips work stopped at its deadline since the start.
+        public var timedOut = 0
+    }
+
     /// The feed store: which, where, and whether it answers.
     public struct Store: Codable, Sendable {
         public init() {}
@@ -169,6 +199,8 @@ public struct CacheStats: Codable, Sendable {
     public var memory: Tier = Tier()
     public var disk: Tier = Tier()
     public var originals: Originals = Originals()
+    /// libvips' decodes: their memory and its budget (`--decode-mb`).
+    public var decode = Decode()
     public var diskCorruptFilesReplaced: Int = 0
     /// The most thumbnails the disk tier's index holds within its memory budget.
     public var diskMaxEntries: Int = 0

@@ -38,7 +38,7 @@ struct ConcurrencyTests {
         let thumbnailer = Thumbnailer(workers: 1)
         let original = try await Fixtures.shared.original(.jpeg)
         let gate = Gate()
-        let blocker = Task { await thumbnailer.perform(cancelled: ()) { gate.wait() } }
+        let blocker = Task { await thumbnailer.perform(cost: 0, refused: (), cancelled: ()) { gate.wait() } }
         let waiting = Task {
             try await thumbnailer.thumbnail(of: original, width: 240, height: 180, format: .jpeg)
         }
@@ -58,14 +58,14 @@ struct ConcurrencyTests {
         let thumbnailer = Thumbnailer(workers: 1)
         let gate = Gate()
         let order = Recorder()
-        let blocker = Task { await thumbnailer.perform(cancelled: ()) { gate.wait() } }
+        let blocker = Task { await thumbnailer.perform(cost: 0, refused: (), cancelled: ()) { gate.wait() } }
         try await until { thumbnailer.stats.running == 1 }
         let low = Task(priority: .low) {
-            await thumbnailer.perform(cancelled: ()) { order.append("low") }
+            await thumbnailer.perform(cost: 0, refused: (), cancelled: ()) { order.append("low") }
         }
         try await until { thumbnailer.stats.queued == 1 }
         let high = Task(priority: .high) {
-            await thumbnailer.perform(cancelled: ()) { order.append("high") }
+            await thumbnailer.perform(cost: 0, refused: (), cancelled: ()) { order.append("high") }
         }
         try await until { thumbnailer.stats.queued == 2 }
         gate.open()

@@ -1,6 +1,8 @@
 -- The mixed load of issue 9: 60% random pages, 30% random (so mostly cold)
 -- thumbnails, 10% the thin client's static script. Counts, per thread, the
--- answers that were not 2xx and the thumbnails that came back as placeholders.
+-- answers that were not 2xx, the thumbnails that came back as placeholders
+-- (the picture failed) and those that came back as see-through "late" boxes (a
+-- wait cut short at its deadline or shed past the cap: the next look gets it).
 -- PAGES, ITEMS and STATIC come from the environment.
 local pages = tonumber(os.getenv("PAGES") or "5000")
 local items = tonumber(os.getenv("ITEMS") or "100000")
@@ -11,7 +13,7 @@ local seeded = false
 setup = function(thread) table.insert(threads, thread) end
 
 init = function()
-  non2xx, placeholders, thumbs = 0, 0, 0
+  non2xx, placeholders, late, thumbs = 0, 0, 0, 0
 end
 
 request = function()
@@ -28,14 +30,15 @@ end
 
 response = function(status, headers, body)
   if status < 200 or status > 299 then non2xx = non2xx + 1 end
-  if headers["X-Warmfeed-Placeholder"] then placeholders = placeholders + 1 end
+  local placeholder = headers["X-Warmfeed-Placeholder"]
+  if placeholder == "late" then late = late + 1 elseif placeholder then placeholders = placeholders + 1 end
 end
 
 done = function(summary, latency, requests)
-  local n, p, t = 0, 0, 0
+  local n, p, l, t = 0, 0, 0, 0
   for _, thread in ipairs(threads) do
-    n = n + thread:get("non2xx"); p = p + thread:get("placeholders"); t = t + thread:get("thumbs")
+    n = n + thread:get("non2xx"); p = p + thread:get("placeholders"); l = l + thread:get("late"); t = t + thread:get("thumbs")
   end
-  io.write(string.format("MIXED non2xx=%d placeholders=%d thumbs=%d timeouts=%d requests=%d p99_ms=%.1f max_ms=%.1f\n",
-    n, p, t, summary.errors.timeout, summary.requests, latency:percentile(99) / 1000, latency.max / 1000))
+  io.write(string.format("MIXED non2xx=%d placeholders=%d late=%d thumbs=%d timeouts=%d requests=%d p99_ms=%.1f max_ms=%.1f\n",
+    n, p, l, t, summary.errors.timeout, summary.requests, latency:percentile(99) / 1000, latency.max / 1000))
 end

@@ -111,7 +111,8 @@ measure() {  # measure NAME BINARY
   mixed=$(grep '^MIXED' "$tmp/$name.wrk" | cut -d' ' -f2-)
   use=$(curl -s -H 'Authorization: Bearer bench-token-of-thirty-two-characters' "$url/admin/cache" | python3 -c '
 import json, sys
-m = json.load(sys.stdin).get("memory_use", {})
+stats = json.load(sys.stdin)
+m = stats.get("memory_use", {})
 def show(prefix, d):
     for k, v in d.items():
         if isinstance(v, dict):
@@ -120,7 +121,8 @@ def show(prefix, d):
             yield f"{prefix}{k[:-6]}={(v or 0) / 1048576:.1f}MB"
         else:
             yield f"{prefix}{k}={v}"
-print(" ".join(show("", m)))' 2>/dev/null || echo "-")
+c = stats.get("connections", {})
+print(" ".join(show("", m)), "| waits shed=%s late=%s waiting=%s" % (c.get("waits_shed"), c.get("waits_late"), c.get("waiting")))' 2>/dev/null || echo "-")
   echo "$name: $rps req/s; $mixed"
   echo "$name: RSS every 10 s (MB): $(awk '{printf "%d ", $1/1024}' "$tmp/$name.rss")"
   # Where the resident memory is: heap and other anonymous pages (what the

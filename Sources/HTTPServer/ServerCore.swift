@@ -40,10 +40,14 @@ final class ServerCore: Sendable {
             perAddress: share(configuration.connectionsPerAddress),
             headTimeout: .seconds(max(1, configuration.headTimeout))
         )
-        // Waits hold their connection: at most half the connections wait, and
-        // half an address's, so the rest always hold one a newcomer can take.
+        // Waits hold their connection: at most half the connections wait, so the
+        // rest always hold one a newcomer can take; an address as many as it may
+        // hold connections. Half of those (as first built) shed a quarter of the
+        // 512-connection mix's thumbnails: a closed-loop crowd from one address
+        // (or behind one proxy) has a request waiting on almost every connection,
+        // and waits of connections its client closed stay until their work ends.
         let waits = SuspendedWaits.Limits(
-            total: share(configuration.connectionLimit / 2), perAddress: share(configuration.connectionsPerAddress / 2))
+            total: share(configuration.connectionLimit / 2), perAddress: share(configuration.connectionsPerAddress))
         // Worker w takes handlers w, w + count, …: no handler's queue is fed by
         // two workers (with fewer handlers than workers, they share by remainder).
         shards = (0..<count).map { [executors] worker in

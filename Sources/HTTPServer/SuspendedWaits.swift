@@ -8,7 +8,8 @@ import DequeModule
 /// slow origin) filled the connection table and new clients were refused. So
 /// waits are shed as head-waiters are, oldest first: past `perAddress` waits
 /// of one address its oldest is answered now, past `total` waits the oldest
-/// anywhere; and a wait whose deadline passes is answered then. A shed or late
+/// of the address that holds the most (a crowd from a few addresses sheds its
+/// own, never the lone reader's); and a wait whose deadline passes is answered then. A shed or late
 /// wait gets the answer its handler gave for that case (a placeholder, a 503),
 /// its connection goes back to waiting for a head, and the work goes on for
 /// whoever asks next.
@@ -63,8 +64,8 @@ struct SuspendedWaits {
 
     /// A wait begins, from `address`, to end by `deadline` (nil: its handler
     /// bounds it). Returns the waits to answer now to stay within the caps:
-    /// the oldest of the address, or the oldest of all; never the new one
-    /// unless it alone is over a cap of 1.
+    /// the oldest of the address, or the oldest of the address holding the
+    /// most; never the new one unless it alone is over a cap of 1.
     mutating func began(_ id: ID, address: UInt32, deadline: Duration?) -> [ID] {
         waits[id] = Wait(id: id, address: address, deadline: deadline)
         order.append(id)
@@ -74,7 +75,9 @@ struct SuspendedWaits {
             shed.append(oldest)
             remove(oldest)
         }
-        if waits.count > limits.total, let oldest = oldest(where: { _ in true }) {
+        if waits.count > limits.total, let (most, _) = byAddress.max(by: { $0.value < $1.value }),
+            let oldest = oldest(where: { $0.address == most })
+        {
             shed.append(oldest)
             remove(oldest)
         }

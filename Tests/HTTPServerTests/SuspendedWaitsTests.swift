@@ -21,13 +21,17 @@ import Testing
         #expect(waits.counts == .init(shed: 1, late: 0))
     }
 
-    @Test func pastTheTotalCapTheOldestOfAllIsAnswered() {
-        var waits = SuspendedWaits(limits: .init(total: 3, perAddress: 10))
-        let ids = (0..<4).map { _ in waits.nextID() }
-        for (index, id) in ids.prefix(3).enumerated() { #expect(waits.began(id, address: UInt32(index), deadline: nil).isEmpty) }
-        let shedOldest = waits.began(ids[3], address: 9, deadline: nil)
-        #expect(shedOldest == [ids[0]])
-        #expect(waits.count == 3)
+    @Test func pastTheTotalCapTheOldestOfTheAddressHoldingTheMostIsAnswered() {
+        var waits = SuspendedWaits(limits: .init(total: 4, perAddress: 10))
+        let ids = (0..<6).map { _ in waits.nextID() }
+        // A lone reader's wait first, then a crowd's from address 7.
+        #expect(waits.began(ids[0], address: 1, deadline: nil).isEmpty)
+        for id in ids[1...3] { #expect(waits.began(id, address: 7, deadline: nil).isEmpty) }
+        // Past the cap: the crowd's oldest goes, not the reader's older wait.
+        #expect(waits.began(ids[4], address: 7, deadline: nil) == [ids[1]])
+        #expect(waits.began(ids[5], address: 9, deadline: nil) == [ids[2]])
+        #expect(waits.count == 4 && waits.count(of: 1) == 1 && waits.count(of: 9) == 1)
+        #expect(waits.counts == .init(shed: 2, late: 0))
     }
 
     @Test func waitsPastTheirDeadlineAreAnsweredThenAndOnlyThose() {

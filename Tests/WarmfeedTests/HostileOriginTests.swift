@@ -19,9 +19,12 @@ import Testing
             for path in small { origin.script(path, .respond(contentType: "image/jpeg", body: jpeg)) }
             for path in heavy { origin.script(path, .respond(contentType: "image/jpeg", body: large, contentLength: false)) }
             // 8 MiB of originals: 4 MiB for those on the wire and waiting for libvips, and the allowance a quarter above.
-            try await ServedFeed.with(items: 0, configure: {
-                $0.originalsCacheBytes = 8 << 20; $0.allowedOrigins = ServedFeed.loopbackOrigins
-            }) { feed in
+            try await ServedFeed.with(
+                items: 0,
+                configure: {
+                    $0.originalsCacheBytes = 8 << 20; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
                 let ids = try await feed.addItems(imagesAt: small + heavy, on: origin)
                 for id in ids.prefix(small.count) {
                     #expect(try await feed.thumbnail(id).status == 200)

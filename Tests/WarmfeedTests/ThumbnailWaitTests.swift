@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    /// One address's crowd of cold thumbnails behind a slow origin: past its
+    /// One address's crowd of cold thumbnails behind a slow origin: past the
     /// cap its oldest waits are answered at once, and another client is served.
     @Test func aCrowdOfWaitsIsShedPastItsCapAndAnotherClientIsServed() async throws {
         let jpeg = try await OriginImages.jpeg(seed: 42)
@@ -56,8 +56,9 @@ import Testing
                 configuration.prewarmPages = 0
                 configuration.allowedOrigins = ServedFeed.loopbackOrigins
                 configuration.http.threads = 1
-                // Half of 32: at most 16 waits from one address (and room for 32 connections).
-                configuration.http.connectionsPerAddress = 32
+                // Half of 32 connections: at most 16 waits at once, the oldest shed from the
+                // address that holds the most (this crowd's, never the other client's).
+                configuration.http.connectionLimit = 32
                 configuration.thumbnailWait = .seconds(30)
             }
             try await ServedFeed.with(items: 0, configure: configure) { feed in

@@ -59,8 +59,8 @@ print(len(times), total, f"{1000 * times[min(len(times) - 1, int(len(times) * 0.
 PY
 }
 
-echo "| attack | connections | probes answered 200 within 1 s | p99 ms | server RSS peak MB |"
-echo "|---|---:|---:|---:|---:|"
+echo "| attack | connections asked | most connected at once | probes answered 200 within 1 s | p99 ms | server RSS peak MB |"
+echo "|---|---:|---:|---:|---:|---:|"
 for mode in slowloris slowbody slowread range; do
   case $mode in
     slowloris) args=(-H -i 10 -r 200 -t GET -x 24 -p 3) ;;
@@ -74,6 +74,8 @@ for mode in slowloris slowbody slowread range; do
   read -r answered total p99 < <(probe $((SECONDS_EACH - 10)))
   wait "$attack" 2>/dev/null || true
   rss=$(awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$pid/status")
-  echo "| $mode | $CONNECTIONS | $answered / $total ($(python3 -c "print(f'{100 * $answered / max(1, $total):.1f}%')")) | $p99 | $rss |"
+  # slowhttptest's status lines: the most connections it held at once (the attack reached the server).
+  held=$(sed 's/\x1b\[[0-9;]*m//g' "$tmp/$mode.log" | sed -n 's/^connected:[[:space:]]*\([0-9]*\).*/\1/p' | sort -n | tail -1)
+  echo "| $mode | $CONNECTIONS | ${held:-?} | $answered / $total ($(python3 -c "print(f'{100 * $answered / max(1, $total):.1f}%')")) | $p99 | $rss |"
   sleep 3
 done

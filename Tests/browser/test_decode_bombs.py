@@ -109,7 +109,8 @@ def peak_resident_mb(pid: int) -> float:
 def test_sixteen_bombs_at_once_stay_within_the_budgets(server):
     status, _, page = get(server, "/")
     assert status == 200
-    items = sorted(set(int(i) for i in re.findall(rb"/thumbs/(\d+)/", page)))
+    # The addresses the page gives: each picture's item id and tag.
+    items = sorted(set(i.decode() for i in re.findall(rb"/thumbs/(\d+-[0-9a-f]{8})/", page)))
     assert len(items) == 16, "one row per picture"
     before = peak_resident_mb(server.proc.pid)
     with ThreadPoolExecutor(max_workers=16) as pool:

@@ -262,6 +262,7 @@ let package = Package(
                 "WarmfeedCore",
                 "FeedPages",
                 "Thumbnails",
+                "ThreadSlots",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

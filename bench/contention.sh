@@ -14,6 +14,14 @@
 #   WARMFEED_BIN=path bench/contention.sh      # measure that binary, build nothing
 #   STORE=postgres DEEP=1 bench/contention.sh  # the feed in PostgreSQL (scripts/postgres starts one
 #                                              # in the temporary folder); its server's CPU is not counted
+#   MODE=readers bench/contention.sh           # readers as browsers send them (bench/readers.lua): READERS
+#                                              # (200) readers, each with its wf cookie, Accept-Encoding gzip
+#                                              # and br, Sec-Fetch-*, and Sec-CH-DPR: DPR (1; DPR= for none,
+#                                              # as Firefox and Safari send); ORDER=random|sequential;
+#                                              # KIND=document|fragment; pre-warm on, on a feed of ITEMS
+#                                              # (600) items whose pages and thumbnails are all made first, so
+#                                              # pre-warm has nothing left to make (issue 35)
+#   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
 #
 # perf (Debian's linux-perf) counts the futex calls through the tracepoint
 # syscalls:sys_enter_futex and the switches through the software event
@@ -28,6 +36,8 @@ DEEP=${DEEP:-0}
 THUMBS=${THUMBS:-0}
 STORE=${STORE:-sqlite}
 THREADS=${THREADS:-8}
+MODE=${MODE:-crawler}
+if [ "$MODE" = readers ] && [ "$DEEP" != 1 ] && [ "${THUMBS:-0}" = 0 ]; then ITEMS=${ITEMS:-600}; fi
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-20}
 WINDOW=${WINDOW:-10}
@@ -53,7 +63,9 @@ fi
 cp "$built" "$tmp/warmfeed"
 serve_args=()
 # Thumbnails are made once before the measurement: from a demo origin with no latency.
-if [ "$THUMBS" != 0 ]; then serve_args=(--origin-latency 0); ITEMS=${ITEMS_FOR_THUMBS:-1000}; fi
+if [ "$THUMBS" != 0 ] || [ "$MODE" = readers ]; then serve_args=(--origin-latency 0); fi
+if [ "$THUMBS" != 0 ]; then ITEMS=${ITEMS_FOR_THUMBS:-1000}; fi
+prewarm=0; [ "$MODE" = readers ] && prewarm=2
 if [ "$STORE" = postgres ]; then
   log "starting PostgreSQL (scripts/postgres) for the feed"
   chmod 755 "$tmp"  # PostgreSQL runs as its own user in "$tmp/pg"
@@ -62,7 +74,7 @@ fi
 
 log "seeding $ITEMS items, serving with --threads $THREADS on $(nproc) cores"
 "$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
-  --page-cache-mb "$PAGE_CACHE_MB" --threads "$THREADS" --prewarm 0 \
+  --page-cache-mb "$PAGE_CACHE_MB" --threads "$THREADS" --prewarm "$prewarm" \
   --public "$repo/Public" --templates "$repo/Templates" ${serve_args[@]+"${serve_args[@]}"} >"$tmp/out" 2>"$tmp/err" &
 wf_pid=$!
 url=""
@@ -88,6 +100,19 @@ elif [ "$DEEP" != 1 ]; then
   log "warming every page once"
   python3 bench/pages_helper.py dump "$url" "$PAGES" "$tmp/pages" >/dev/null
 fi
+if [ "$MODE" = readers ] && [ "$DEEP" != 1 ]; then
+  # Pre-warm is on: make what it would make (every page, documents and fragments, plain and
+  # gzipped, and every thumbnail in 1x and 2x), so it finds nothing left to do.
+  log "readers: making every page and thumbnail first, so pre-warm has nothing left to make"
+  for page in $(seq 1 "$PAGES"); do
+    for path in "/?page=$page" "/fragment?page=$page"; do
+      curl -sf -o /dev/null "$url$path"; curl -sf -o /dev/null -H 'Accept-Encoding: gzip' "$url$path"
+    done
+    curl -sf "$url/?page=$page" | grep -o 'src="/thumbs/[0-9]*-[0-9a-f]*/1x"' | sed 's/^src="//; s/"$//; s|/1x$||' | while read -r thumb; do
+      for variant in 1x 2x; do curl -sf -o /dev/null -H 'Accept: image/webp,*/*' "$url$thumb/$variant"; done
+    done
+  done
+fi
 
 switches() {  # voluntary and involuntary switches of every thread of the server, summed
   cat /proc/"$wf_pid"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v + 0, n + 0}'
@@ -96,8 +121,13 @@ cpu() { awk '{print $14 + $15}' "/proc/$wf_pid/stat"; }
 
 script=bench/random_page.lua what=pages
 if [ "$THUMBS" != 0 ]; then script=bench/random_thumb.lua what=thumbnails; fi
+if [ "$MODE" = readers ]; then
+  script=bench/readers.lua
+  what="readers' ${KIND:-document}s (${READERS:-200} readers, ${ORDER:-random}, Sec-CH-DPR ${DPR-1}${DPR:+}, gzip ${GZIP:-1})"
+  [ "$THUMBS" != 0 ] && what="readers' thumbnail hits (${READERS:-200} readers)"
+fi
 log "wrk: $CONNECTIONS connections, $DURATION s, random $what; perf over the middle $WINDOW s"
-WF_PAGES=$PAGES wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
+WF_PAGES=$PAGES KIND=${KIND:-document} wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
 wrk_pid=$!
 sleep $(( (DURATION - WINDOW) / 2 ))
 read -r v0 n0 < <(switches)
@@ -109,12 +139,13 @@ wait "$wrk_pid" || true
 rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
 futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
 ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
-python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" <<'PY'
+python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$what" <<'PY'
 import sys
-rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs = sys.argv[1:]
+rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label = sys.argv[1:]
 requests = float(rps) * float(window)
 per = lambda x: float(x) / requests
 what = f"cached thumbnails ({thumbs})" if thumbs != "0" else f"{'deep' if deep == '1' else 'warm'} pages ({store})"
+if mode == "readers": what = f"{label}, {'deep' if deep == '1' else 'warm'} ({store})"
 print(f"{what}, --threads {threads}: {float(rps):,.0f} req/s (wrk on the same cores)")
 print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
       f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")

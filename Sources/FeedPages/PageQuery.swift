@@ -4,7 +4,7 @@ import WarmfeedCore
 /// The page a request's query names: `?page=N`, optionally with `after=` or
 /// `before=` a cursor. Checked strictly, because every malformed value must get
 /// a clear 4xx rather than a guess.
-package struct PageQuery: Sendable, Hashable {
+package struct PageQuery: Sendable, Hashable, BitwiseCopyable {
     /// What to read from the store.
     package var request: PageRequest
     /// The page number shown to the reader, when the URL gave one.

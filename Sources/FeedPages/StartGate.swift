@@ -16,19 +16,28 @@ package final class StartGate: Sendable {
     }
 
     private let state = Mutex(State())
+    /// `state.open`, read by every request for page 1 without the lock (written
+    /// under it, twice in a process's life).
+    private let opened = Atomic<Bool>(true)
     let limit: Duration
 
     package init(limit: Duration) { self.limit = limit }
 
-    package var isOpen: Bool { state.withLock { $0.open } }
+    package var isOpen: Bool { opened.load(ordering: .acquiring) }
 
     /// Holds page 1 from now until `open()` (called once, at start).
-    package func close() { state.withLock { $0.open = false } }
+    package func close() {
+        state.withLock {
+            $0.open = false
+            opened.store(false, ordering: .releasing)
+        }
+    }
 
     /// Lets everyone through, now and from now on.
     package func open() {
         let waiting = state.withLock { state in
             state.open = true
+            opened.store(true, ordering: .releasing)
             defer { state.waiting = [:] }
             return Array(state.waiting.values)
         }

@@ -69,13 +69,19 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     let avifPagesInput: AsyncStream<AVIFPage>.Continuation
     private let pages: any PrewarmPages
     let thumbnails: ThumbnailService
-    private let clock: Uptime
+    let clock: Uptime
     private let thumbnailsAtOnce: Int
     private let metrics: PrewarmMetrics
     /// In a cluster: who warms a page's thumbnails (the first node to ask;
     /// the others wait for it, then find them in the shared tier).
     private let claims: SharedTier?
     let logger: Logger
+    /// Readers' page views, recorded without a lock, drained into the planner (`Prewarmer+Readers`).
+    let views = ReaderViews()
+    /// Drains run one at a time (the loop's, and the admin view's); never on a reader's path.
+    let draining = Mutex(())
+    /// Set at shutdown: the drain loop ends.
+    let viewsStopped = Atomic<Bool>(false)
 
     /// A pre-warmer warming `lead` pages ahead of each reader, at most
     /// `concurrency` pages at a time and `thumbnailsAtOnce` thumbnails per page,
@@ -96,21 +102,6 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         self.clock = clock
         self.thumbnailsAtOnce = max(1, thumbnailsAtOnce)
         self.logger = logger
-    }
-
-    /// A reader was served page `number` (asked for with `query`), whose
-    /// neighbours are `older` and `newer`, at store revision `revision`, on a
-    /// screen that loads thumbnails at `scale` (nil when it did not say:
-    /// then the scales readers have been asking this node for).
-    package func readerViewed(
-        _ reader: String, number: Int, query: PageQuery? = nil, older olderCursor: Cursor?, newer newerCursor: Cursor?, revision: Int,
-        scale: Int? = nil
-    ) {
-        let (older, newer) = Self.neighbours(older: olderCursor, newer: newerCursor, number: number)
-        let variants = ThumbnailVariant.bits(scales: scale.map { [$0] } ?? thumbnails.scalesInDemand, formats: thumbnails.formatsInDemand)
-        viewed(
-            reader, number: number, target: query.map { PageQuery(request: $0.request, number: number) }, older: older, newer: newer,
-            revision: revision, variants: variants)
     }
 
     /// New items landed at the top of the feed, or the server has just
@@ -145,7 +136,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// the last `warmTop`, in seconds; nil while it is not yet.
     var topWarmAfter: Double? { top.withLock { $0.warmAfter } }
 
-    private func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int, variants: UInt8) {
+    func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int, variants: UInt8) {
         let now = clock.now
         decide { state in
             state.planner.readerViewed(reader, page: number, target: target, older: older, newer: newer, revision: revision, variants: variants, now: now)
@@ -157,6 +148,8 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
 
     /// Pre-warm's section of the operator's views.
     package func publish(into stats: inout CacheStats) {
+        // What the operator sees includes the views recorded a moment ago.
+        drainViews()
         let warm = snapshot
         let leads = leads
         stats.prewarm.queued = warm.queued
@@ -198,6 +191,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
             await withGracefulShutdownHandler {
                 await withDiscardingTaskGroup { group in
                     for task in avif { group.addTask { await task.value } }
+                    group.addTask { await self.drainViewsUntilShutdown() }
                     if !startGate.isOpen { group.addTask { await self.startGate.openAfterLimit() } }
                     for await start in starts {
                         // Low priority: a reader's own thumbnail overtakes pre-warm work in the libvips queue.
@@ -207,6 +201,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
                     }
                 }
             } onGracefulShutdown: {
+                self.viewsStopped.store(true, ordering: .relaxed)
                 self.startsInput.finish()
                 self.stopAVIF(avif)
                 self.startGate.open()
@@ -233,7 +228,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
 
     /// Gives the planner one event under the lock, records what it counted
     /// in the metrics, and carries out its actions once the lock is released.
-    private func decide(_ event: (inout State) -> [Planner.Action]) {
+    func decide(_ event: (inout State) -> [Planner.Action]) {
         let (work, before, after, idle) = state.withLock { state in
             let before = state.planner.counters
             let work = state.take(event(&state))

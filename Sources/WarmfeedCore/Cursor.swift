@@ -10,7 +10,7 @@ import Reckoning
 /// On the wire it is 34 URL-safe characters: a format byte, the feed's epoch, the
 /// item's published time and id, and a checksum, so garbage and truncation are
 /// told apart from a cursor of another feed (another epoch).
-public struct Cursor: Sendable, Hashable {
+public struct Cursor: Sendable, Hashable, BitwiseCopyable {
     /// The epoch of the feed the cursor belongs to.
     public var epoch: UInt32
     /// The published time of the item, in milliseconds since 1970.
@@ -59,7 +59,8 @@ public struct Cursor: Sendable, Hashable {
             var index = 0
             while index < bytes.count {
                 let remaining = bytes.count - index
-                let group = UInt32(bytes[index]) << 16
+                let group =
+                    UInt32(bytes[index]) << 16
                     | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0)
                     | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
                 for digit in 0..<min(4, remaining + 1) {
@@ -75,7 +76,9 @@ public struct Cursor: Sendable, Hashable {
     /// Reads a token, checking that it belongs to the feed of `epoch`.
     public static func parse(_ token: String, epoch expected: UInt32) throws(Problem) -> Cursor {
         guard token.utf8.count == 34,
-              token.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) })
+            token.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0)
+            })
         else { throw .malformed }
         // 25 bytes fill 33 characters and the top 2 bits of the 34th. The
         // decoder ignores its other 4 bits, and so would the checksum: a typo

@@ -1,5 +1,5 @@
 /// Which page a reader asks for.
-public enum PageRequest: Sendable, Hashable {
+public enum PageRequest: Sendable, Hashable, BitwiseCopyable {
     /// The N-th page from the top, counted now (a deep link, `/?page=N`).
     case number(Int)
     /// The page of items just older than the cursor (following a sentinel).

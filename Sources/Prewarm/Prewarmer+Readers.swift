@@ -1,0 +1,59 @@
+import FeedPages
+import Thumbnails
+import WarmfeedCore
+
+/// Readers' page views: recorded on the request's thread with no lock another
+/// thread takes (`ReaderViews`), and replayed into the planner a few
+/// milliseconds later, off the request path, under pre-warm's one lock.
+extension Prewarmer {
+    /// How long views wait in their rings before the planner hears of them:
+    /// far shorter than a page takes to warm (hundreds of milliseconds), and
+    /// one wake-up of the drain for every few hundred requests at full load.
+    static let drainInterval: Duration = .milliseconds(10)
+
+    /// A reader was served page `number` (asked for with `query`), whose
+    /// neighbours are `older` and `newer`, at store revision `revision`, on a
+    /// screen that loads thumbnails at `scale` (nil when it did not say:
+    /// then the scales readers have been asking this node for). Recorded in
+    /// this thread's ring: no lock, no wait, no allocation.
+    package func readerViewed(
+        _ reader: String, number: Int, query: PageQuery? = nil, older: Cursor?, newer: Cursor?, revision: Int, scale: Int? = nil
+    ) {
+        guard let id = ReaderViews.number(reader) else { return }
+        views.record(
+            ReaderView(
+                reader: id, number: number, target: query, older: older, newer: newer, revision: revision, scale: Int8(clamping: scale ?? 0)))
+    }
+
+    /// Hands the views recorded since the last drain to the planner, in one
+    /// decision: the scales and formats in demand are read once for all of them.
+    func drainViews() {
+        draining.withLock { _ in
+            let drained = views.drain()
+            guard !drained.isEmpty else { return }
+            let scales = thumbnails.scalesInDemand
+            let formats = thumbnails.formatsInDemand
+            let now = clock.now
+            decide { state in
+                var actions: [Planner.Action] = []
+                for view in drained {
+                    let (older, newer) = Self.neighbours(older: view.older, newer: view.newer, number: view.number)
+                    let variants = ThumbnailVariant.bits(scales: view.scale > 0 ? [Int(view.scale)] : scales, formats: formats)
+                    actions += state.planner.readerViewed(
+                        ReaderViews.name(view.reader), page: view.number,
+                        target: view.target.map { PageQuery(request: $0.request, number: view.number) }, older: older, newer: newer,
+                        revision: view.revision, variants: variants, now: now)
+                }
+                return actions
+            }
+        }
+    }
+
+    /// Drains every `drainInterval` until shutdown.
+    func drainViewsUntilShutdown() async {
+        while !viewsStopped.load(ordering: .relaxed), !Task.isCancelled {
+            try? await Task.sleep(for: Self.drainInterval)
+            drainViews()
+        }
+    }
+}

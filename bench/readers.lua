@@ -1,0 +1,75 @@
+-- Readers as browsers send them (issue 35): each request is one of READERS
+-- readers, with its own `wf` cookie, and the headers a browser sends with a
+-- page (Accept, Accept-Encoding with gzip and br, Sec-Fetch-*, and Sec-CH-DPR
+-- unless DPR is empty, as Firefox and Safari send none).
+--
+--   ORDER=random      each request a random page of PAGES (a jumping reader)
+--   ORDER=sequential  each reader reads page after page, from a page of its own
+--   THUMB_LIST=file   thumbnail hits instead: the addresses a page gives, one a line
+--   KIND=document (/?page=N, a navigation) | fragment (/fragment?page=N, the client's fetch of the next page)
+--   DPR=1 | 2.625 | "" (none)     GZIP=0 drops Accept-Encoding (a crawler's request)
+local readers = tonumber(os.getenv("READERS") or "200")
+local pages = tonumber(os.getenv("WF_PAGES") or os.getenv("PAGES") or "3334")
+local order = os.getenv("ORDER") or "random"
+local dpr = os.getenv("DPR")
+if dpr == nil then dpr = "1" end
+local gzip = (os.getenv("GZIP") or "1") ~= "0"
+-- COOKIE=0: the same requests from a crawler, which sends no cookie and no Sec-Fetch-*: not tracked.
+local cookie = (os.getenv("COOKIE") or "1") ~= "0"
+local kind = os.getenv("KIND") or "document"
+local list = os.getenv("THUMB_LIST")
+local thumbs = {}
+if list and list ~= "" then for line in io.lines(list) do table.insert(thumbs, line) end end
+
+local seeded = false
+local ids, at = {}, {}
+local turn = 0
+
+local function setup_readers()
+  math.randomseed(os.time() + math.floor(os.clock() * 1e6))
+  for r = 1, readers do
+    ids[r] = string.format("%08x%08x", math.random(0, 0x7fffffff), math.random(0, 0x7fffffff))
+    at[r] = math.random(1, pages)
+  end
+  seeded = true
+end
+
+request = function()
+  if not seeded then setup_readers() end
+  turn = turn % readers + 1
+  local headers = { ["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36" }
+  if cookie then headers["Cookie"] = "wf=" .. ids[turn] end
+  if dpr ~= "" then headers["Sec-CH-DPR"] = dpr end
+  if #thumbs > 0 then
+    headers["Accept"] = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+    headers["Sec-Fetch-Dest"] = "image"; headers["Sec-Fetch-Mode"] = "no-cors"; headers["Sec-Fetch-Site"] = "same-origin"
+    return wrk.format("GET", thumbs[math.random(1, #thumbs)], headers)
+  end
+  if gzip then headers["Accept-Encoding"] = "gzip, deflate, br, zstd" end
+  if kind == "fragment" then
+    headers["Accept"] = "*/*"
+    headers["Sec-Fetch-Dest"] = "empty"; headers["Sec-Fetch-Mode"] = "cors"; headers["Sec-Fetch-Site"] = "same-origin"
+  else
+    headers["Accept"] = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+    headers["Sec-Fetch-Dest"] = "document"; headers["Sec-Fetch-Mode"] = "navigate"; headers["Sec-Fetch-Site"] = "same-origin"
+  end
+  local page
+  if order == "sequential" then
+    page = at[turn]
+    at[turn] = page % pages + 1
+  else
+    page = math.random(1, pages)
+  end
+  if kind == "fragment" then return wrk.format("GET", "/fragment?page=" .. page, headers) end
+  if page == 1 then return wrk.format("GET", "/", headers) end
+  return wrk.format("GET", "/?page=" .. page, headers)
+end
+
+-- Without the cookie, no Sec-Fetch-* either (a navigating browser is tracked, cookie or not).
+local format = wrk.format
+wrk.format = function(method, path, headers, body)
+  if not cookie and headers then
+    headers["Sec-Fetch-Dest"], headers["Sec-Fetch-Mode"], headers["Sec-Fetch-Site"] = nil, nil, nil
+  end
+  return format(method, path, headers, body)
+end

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestClient
 import Synchronization
 import Testing
+
 @testable import HTTPServer
 
 /// What the server keeps per worker thread (`WorkerShard`): many connections
@@ -20,10 +21,13 @@ import Testing
     /// and none in flight afterwards, nothing was shed, and none is held
     /// once the clients closed theirs.
     @Test func manyConnectionsOnManyThreadsAddUp() async throws {
-        try await withServer({ $0.threads = 4 }, router: { router in
-            router.get("/now") { _ in .now(.plain(200, "now")) }
-            router.get("/later") { _ in .later { .plain(200, "later") } }
-        }) { server in
+        try await withServer(
+            { $0.threads = 4 },
+            router: { router in
+                router.get("/now") { _ in .now(.plain(200, "now")) }
+                router.get("/later") { _ in .later { .plain(200, "later") } }
+            }
+        ) { server in
             let port = server.port
             var results = try await withThrowingTaskGroup(of: (TestConnection, Int).self) { group in
                 for index in 0..<48 {

@@ -22,8 +22,13 @@ final class ThreadConnections: Sendable {
     /// Connections made again after the server ended one that had served.
     var remade: Int { remadeCount.load(ordering: .relaxed) }
 
-    /// Room for `limit` connections with libpq's `parameters`.
-    init(parameters: [(String, String)], limit: Int, slots: Int = 256) {
+    /// Room for `limit` connections with libpq's `parameters`. Thread numbers are
+    /// the process's (`ThreadSlot`), shared by every thread that asks, so the
+    /// slots cover many more than this store's readers: a reader thread whose
+    /// number is past them gets no connection, and its read fails as if the
+    /// store were closed (seen once with 256, in the test process, where every
+    /// suite's servers, pools and libvips threads are alive at once).
+    init(parameters: [(String, String)], limit: Int, slots: Int = 4096) {
         self.parameters = parameters
         self.limit = limit
         self.slots = (0..<slots).map { _ in Slot() }
@@ -56,7 +61,7 @@ final class ThreadConnections: Sendable {
             }
             do throws(PQProblem) {
                 return try body(connection!)
-            } catch where !fresh && error.connectionLost {
+            } catch  where !fresh && error.connectionLost {
                 // Lost before this read got an answer: once more, on a new connection.
                 remadeCount.add(1, ordering: .relaxed)
                 connection = nil

@@ -22,6 +22,7 @@
 #                                              # (600) items whose pages and thumbnails are all made first, so
 #                                              # pre-warm has nothing left to make (issue 35)
 #   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
+#   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
 #
 # perf (Debian's linux-perf) counts the futex calls through the tracepoint
 # syscalls:sys_enter_futex and the switches through the software event
@@ -118,6 +119,11 @@ switches() {  # voluntary and involuntary switches of every thread of the server
   cat /proc/"$wf_pid"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v + 0, n + 0}'
 }
 cpu() { awk '{print $14 + $15}' "/proc/$wf_pid/stat"; }
+by_thread() {  # "TID NAME VOLUNTARY" for every thread of the server
+  for task in /proc/"$wf_pid"/task/*; do
+    printf '%s %s %s\n' "${task##*/}" "$({ tr ' ' '_' <"$task/comm"; } 2>/dev/null)" "$(awk '/^voluntary_ctxt_switches/ {print $2}' "$task/status" 2>/dev/null)"
+  done
+}
 
 script=bench/random_page.lua what=pages
 if [ "$THUMBS" != 0 ]; then script=bench/random_thumb.lua what=thumbnails; fi
@@ -126,20 +132,25 @@ if [ "$MODE" = readers ]; then
   what="readers' ${KIND:-document}s (${READERS:-200} readers, ${ORDER:-random}, Sec-CH-DPR ${DPR-1}${DPR:+}, gzip ${GZIP:-1})"
   [ "$THUMBS" != 0 ] && what="readers' thumbnail hits (${READERS:-200} readers)"
 fi
-log "wrk: $CONNECTIONS connections, $DURATION s, random $what; perf over the middle $WINDOW s"
-WF_PAGES=$PAGES KIND=${KIND:-document} wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
-wrk_pid=$!
-sleep $(( (DURATION - WINDOW) / 2 ))
-read -r v0 n0 < <(switches)
-c0=$(cpu)
-perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "$wf_pid" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
-read -r v1 n1 < <(switches)
-c1=$(cpu)
-wait "$wrk_pid" || true
-rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
-futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
-ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
-python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$what" <<'PY'
+measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle, a line of figures
+  local label=$1; shift
+  log "wrk: $CONNECTIONS connections, $DURATION s, random $label; perf over the middle $WINDOW s"
+  env "$@" WF_PAGES=$PAGES KIND=${KIND:-document} wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
+  wrk_pid=$!
+  sleep $(( (DURATION - WINDOW) / 2 ))
+  read -r v0 n0 < <(switches)
+  by_thread >"$tmp/threads0"
+  c0=$(cpu)
+  perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "$wf_pid" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
+  read -r v1 n1 < <(switches)
+  by_thread >"$tmp/threads1"
+  c1=$(cpu)
+  wait "$wrk_pid" || true
+  rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
+  futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
+  ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
+  echo "$rps" >>"$tmp/rates"
+  python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" <<'PY'
 import sys
 rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label = sys.argv[1:]
 requests = float(rps) * float(window)
@@ -150,3 +161,31 @@ print(f"{what}, --threads {threads}: {float(rps):,.0f} req/s (wrk on the same co
 print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
       f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")
 PY
+  # Which threads switched voluntarily (by name, digits dropped), per request.
+  python3 - "$tmp/threads0" "$tmp/threads1" "$rps" "$WINDOW" <<'PY'
+import re, sys
+def read(path):
+    out = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) == 3 and parts[2].isdigit(): out[parts[0]] = (parts[1], int(parts[2]))
+    return out
+before, after = read(sys.argv[1]), read(sys.argv[2])
+requests = float(sys.argv[3]) * float(sys.argv[4])
+groups = {}
+for tid, (name, count) in after.items():
+    group = re.sub(r"[0-9]+", "N", name)
+    threads, switches = groups.get(group, (0, 0))
+    groups[group] = (threads + 1, switches + count - before.get(tid, (name, 0))[1])
+top = sorted(groups.items(), key=lambda kv: -kv[1][1])[:6]
+print("  voluntary switches per request by thread: " + ", ".join(f"{g} ({t}) {s / requests:.3f}" for g, (t, s) in top))
+PY
+}
+: >"$tmp/rates"
+measure "$what"
+# COMPARE=1 (readers): the same requests without the cookie and Sec-Fetch-* (a
+# crawler's, not tracked) on the same server right after, and the ratio.
+if [ "$MODE" = readers ] && [ "${COMPARE:-0}" = 1 ]; then
+  measure "the same without the cookie (not tracked)" COOKIE=0
+  awk 'NR == 1 {r = $1} NR == 2 {c = $1} END {printf "readers / cookie-less requests/s in the same run: %.3f\n", r / c}' "$tmp/rates"
+fi

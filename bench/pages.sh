@@ -15,6 +15,12 @@
 #   DEEP=1 bench/pages.sh                # the deep run: 1,000,000 items, the default
 #                                        # 64 MB page cache, so nearly every page is cold
 #   DEEP=1 ACCEPT_GZIP=1 bench/pages.sh  # the same with Accept-Encoding: gzip, nginx gzip on
+#   AS_READERS=1 [ORDER=sequential] [DPR=] bench/pages.sh
+#                                        # readers' headers and cookies (bench/readers.lua), gzip
+#   PIN=1 [DEEP=1] bench/pages.sh        # one core each: warmfeed (--threads 1) and nginx (one
+#                                        # worker) on SERVER_CPU (1), wrk and PostgreSQL on LOAD_CPUS
+#                                        # (0); reports how busy the server's core was each round,
+#                                        # so a figure says whether the server or wrk was the limit
 #   STORE=postgres DEEP=1 bench/pages.sh # the feed in PostgreSQL (scripts/postgres starts one
 #                                        # in the temporary folder), read through --store
 #
@@ -33,7 +39,15 @@ repo=$PWD
 
 DEEP=${DEEP:-0}
 STORE=${STORE:-sqlite}
+AS_READERS=${AS_READERS:-0}
+# AS_READERS=1: the requests browsers send (bench/readers.lua: a `wf` cookie per
+# reader, Accept-Encoding with gzip and br, Sec-Fetch-*, Sec-CH-DPR unless DPR=""),
+# so warmfeed tracks each as a reader; gzip on both sides unless ACCEPT_GZIP=0.
+if [ "$AS_READERS" = 1 ]; then ACCEPT_GZIP=${ACCEPT_GZIP:-1}; fi
 ACCEPT_GZIP=${ACCEPT_GZIP:-0}
+# GZIP_STATIC=1 (with gzip asked): nginx sends each fragment gzipped ahead of time
+# (gzip_static, files compressed at GZIP_LEVEL before the rounds) instead of gzip on the fly.
+GZIP_STATIC=${GZIP_STATIC:-0}
 # (not GZIP: gzip(1) reads its options from an environment variable of that name)
 GZIP_LEVEL=${GZIP_LEVEL:-1}   # warmfeed's own level (PageCache.Rendering.gzipLevel), for nginx
 if [ "$DEEP" = 1 ]; then ITEMS=${ITEMS:-1000000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-64}; fi
@@ -44,7 +58,14 @@ CONNECTIONS=${CONNECTIONS:-32}
 WRK_THREADS=${WRK_THREADS:-1}
 ITEMS=${ITEMS:-100000}
 PAGE_SIZE=${PAGE_SIZE:-30}
+PIN=${PIN:-0}
+SERVER_CPU=${SERVER_CPU:-1}
+LOAD_CPUS=${LOAD_CPUS:-0}
+if [ "$PIN" = 1 ]; then SERVER_THREADS=${SERVER_THREADS:-1}; fi
 SERVER_THREADS=${SERVER_THREADS:-2}
+# With PIN=1: the servers on their core, the load (wrk, PostgreSQL, this script) on the others.
+on_server=(); on_load=()
+if [ "$PIN" = 1 ]; then on_server=(taskset -c "$SERVER_CPU"); on_load=(taskset -c "$LOAD_CPUS"); fi
 PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}
 RENDER_RUNS=${RENDER_RUNS:-3}
 CRAWL_DURATION=${CRAWL_DURATION:-30s}  # the crawl wraps to page 1 at the end; see bench/crawl.lua
@@ -113,7 +134,7 @@ store_args=()
 if [ "$STORE" = postgres ]; then
   log "starting PostgreSQL (scripts/postgres) for the feed"
   chmod 755 "$tmp"  # PostgreSQL runs as its own user in "$tmp/pg"
-  store_args=(--store "$(scripts/postgres start "$tmp/pg")")
+  store_args=(--store "$(${on_load[@]+"${on_load[@]}"} scripts/postgres start "$tmp/pg")")
 fi
 
 mkdir -p "$tmp/data" "$tmp/nginx/root" "$tmp/nginx/tmp"
@@ -122,7 +143,7 @@ mkdir -p "$tmp/data" "$tmp/nginx/root" "$tmp/nginx/tmp"
 chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root"
 log "seeding $ITEMS items and starting warmfeed (--threads $SERVER_THREADS)"
 seed_start=$SECONDS
-"$bin" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
+${on_server[@]+"${on_server[@]}"} "$bin" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$SERVER_THREADS" \
   --public "$repo/Public" --templates "$repo/Templates" ${extra_args[@]+"${extra_args[@]}"} ${store_args[@]+"${store_args[@]}"} \
   >"$tmp/warmfeed.out" 2>"$tmp/warmfeed.err" &
@@ -153,6 +174,10 @@ sleep 2
 # --- 2. every fragment once: warms warmfeed's cache and makes nginx's files ---
 log "fetching /fragment?page=1..$PAGES once (warm-up pass)"
 dump_line=$(helper dump "$wf_url" "$PAGES" "$tmp/nginx/root")
+if [ "$ACCEPT_GZIP" = 1 ] && [ "$GZIP_STATIC" = 1 ]; then
+  log "compressing the fragments for nginx's gzip_static (gzip -$GZIP_LEVEL)"
+  find "$tmp/nginx/root" -name '*.html' -print0 | xargs -0 -n 500 gzip -k "-$GZIP_LEVEL"
+fi
 log "$dump_line"
 wf_rss_after_warmup=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
 
@@ -173,7 +198,7 @@ http {
     tcp_nodelay on;
     keepalive_timeout 65;
     keepalive_requests 1000000;
-$([ "$ACCEPT_GZIP" = 1 ] && echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off; gzip_types *;")
+$([ "$ACCEPT_GZIP" = 1 ] && { [ "$GZIP_STATIC" = 1 ] && echo "    gzip_static on;" || echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off; gzip_types *;"; })
 # (gzip_types *: the default_type carries "; charset=utf-8", which the default list, text/html, does not match)
     open_file_cache max=10000 inactive=120s;
     open_file_cache_valid 120s;
@@ -203,7 +228,7 @@ $([ "$ACCEPT_GZIP" = 1 ] && echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip
 }
 EOF
 log "starting nginx at $ng_url (worker_processes $SERVER_THREADS)"
-nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
+${on_server[@]+"${on_server[@]}"} nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
 ng_pid=$!
 for _ in $(seq 100); do
   curl -sS -o /dev/null "$ng_url/fragment?page=1" 2>/dev/null && break
@@ -214,11 +239,12 @@ compare_out=$(helper compare "$wf_url" "$ng_url" "$PAGES" "$tmp/nginx/root")
 echo "$compare_out" >&2
 
 # --- 4. wrk, alternating warmfeed / nginx -------------------------------------
-wrk_args=(-t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/random_page.lua)
+lua=bench/random_page.lua; [ "$AS_READERS" = 1 ] && lua=bench/readers.lua
+wrk_args=(-t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$lua")
 run_wrk() {  # run_wrk URL DURATION SEED -> the WRKJSON payload of wrk's `done`
   local out json
-  out=$(WF_GZIP=$ACCEPT_GZIP WF_PAGES=$PAGES WF_SEED=$3 wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
-    -s bench/random_page.lua "$1/" 2>&1) || true
+  out=$(WF_GZIP=$ACCEPT_GZIP GZIP=$ACCEPT_GZIP KIND=fragment WF_PAGES=$PAGES WF_SEED=$3 ${on_load[@]+"${on_load[@]}"} wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
+    -s "$lua" "$1/" 2>&1) || true
   echo "$out" >>"$tmp/wrk.log"
   json=$(sed -n 's/^WRKJSON //p' <<<"$out")
   [ -n "$json" ] || { log "wrk against $1 gave no result:"; echo "$out" >&2; exit 1; }
@@ -234,6 +260,17 @@ cpu_ticks() {
     total=$(( total + $(awk '{print $12 + $13}' <<<"$fields") ))
   done
   echo "$total"
+}
+# The server's core (PIN=1): its busy and all ticks from /proc/stat, and the
+# share busy between two readings (100% busy: the server was the limit;
+# less: it waited for the load generator).
+core_ticks() {
+  [ "$PIN" = 1 ] || { echo "0 0"; return; }
+  awk -v cpu="cpu$SERVER_CPU" '$1 == cpu { all = 0; for (i = 2; i <= NF; i++) all += $i; print all - $5 - $6, all }' /proc/stat
+}
+core_busy() {  # core_busy "BUSY0 ALL0" "BUSY1 ALL1" -> percent
+  read -r b0 a0 <<<"$1"; read -r b1 a1 <<<"$2"
+  [ $((a1 - a0)) -gt 0 ] && echo $(( 100 * (b1 - b0) / (a1 - a0) )) || echo "-"
 }
 # With STORE=postgres, the CPU PostgreSQL's processes (the postmaster's
 # children: the backends warmfeed reads through) used in each round: the
@@ -256,7 +293,9 @@ for round in $(seq "$ROUNDS"); do
     load=$(cut -d' ' -f1 /proc/loadavg)  # the 1-minute load as the round starts
     cpu0=$(cpu_ticks $pids)
     pg0=$(pg_ticks)
+    core0=$(core_ticks)
     json=$(run_wrk "$url" "$DURATION" "$round")
+    echo "$server $round $(core_busy "$core0" "$(core_ticks)")" >>"$tmp/core_busy"
     cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
     pg_us=$(( ($(pg_ticks) - pg0) * 1000000 / clk_tck ))
     echo "$server $round $load $cpu_us $json" >>"$tmp/results"
@@ -273,7 +312,7 @@ for server in warmfeed nginx; do
   url=$wf_url; [ "$server" = nginx ] && url=$ng_url
   pids=$wf_pid; [ "$server" = nginx ] && pids="$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')"
   cpu0=$(cpu_ticks $pids)
-  out=$(WF_GZIP=$ACCEPT_GZIP wrk -t1 -c1 -d"$CRAWL_DURATION" --latency -s bench/crawl.lua "$url/" 2>&1) || true
+  out=$(WF_GZIP=$ACCEPT_GZIP ${on_load[@]+"${on_load[@]}"} wrk -t1 -c1 -d"$CRAWL_DURATION" --latency -s bench/crawl.lua "$url/" 2>&1) || true
   cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
   echo "$out" >>"$tmp/wrk.log"
   json=$(sed -n 's/^WRKJSON //p' <<<"$out")
@@ -285,6 +324,10 @@ crawl_table=$(helper crawl "$tmp/crawl" "$PAGES")
 wf_rss=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
 wf_hwm=$(awk '/^VmHWM/ {print $2, $3}' "/proc/$wf_pid/status")
 wrk_table=$(DEEP=$DEEP helper summary "$tmp/results")
+if [ "$PIN" = 1 ]; then
+  busy_line="The server's core (CPU $SERVER_CPU) busy in each round: warmfeed $(awk '$1 == "warmfeed" {printf "%s%% ", $3}' "$tmp/core_busy"); nginx $(awk '$1 == "nginx" {printf "%s%% ", $3}' "$tmp/core_busy")(100%: the server was the limit; less: it waited for wrk on CPU $LOAD_CPUS)"
+  wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$busy_line")
+fi
 if [ "$STORE" = postgres ]; then
   pg_line=$(python3 - "$tmp/pg_cpu" <<'PY'
 import json, statistics, sys
@@ -331,11 +374,11 @@ report=$(cat <<EOF
 - machine: nproc $(nproc), kernel $(uname -r), CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load average before/after the rounds: $load_before / $load_after
 - build: $build_note
 - tools: $(swift --version 2>/dev/null | head -n1); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -n1 | cut -d' ' -f1-2)
-- command: \`bench/pages.sh\` (DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
+- command: \`bench/pages.sh\` (PIN=$PIN$([ "$PIN" = 1 ] && echo " SERVER_CPU=$SERVER_CPU LOAD_CPUS=$LOAD_CPUS") DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
 - store: $STORE
 - warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
 - nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends
-- load: \`wrk ${wrk_args[*]} URL/\` (uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread), $([ "$ACCEPT_GZIP" = 1 ] && echo "Accept-Encoding: gzip (nginx: gzip on, gzip_comp_level $GZIP_LEVEL)" || echo "no Accept-Encoding (plain bodies from both)"); order warmfeed, nginx, warmfeed, nginx, …; wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)
+- load: \`wrk ${wrk_args[*]} URL/\` ($([ "$AS_READERS" = 1 ] && echo "readers' requests: ${READERS:-200} readers with their wf cookies, ORDER=${ORDER:-random}, Sec-CH-DPR ${DPR-1}, Sec-Fetch-*, \`/fragment?page=1..$PAGES\`" || echo "uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread")), $([ "$ACCEPT_GZIP" = 1 ] && echo "Accept-Encoding: gzip (nginx: $([ "$GZIP_STATIC" = 1 ] && echo "gzip_static, files compressed at level $GZIP_LEVEL" || echo "gzip on, gzip_comp_level $GZIP_LEVEL"))" || echo "no Accept-Encoding (plain bodies from both)"); order warmfeed, nginx, warmfeed, nginx, …; $([ "$PIN" = 1 ] && echo "each server pinned to CPU $SERVER_CPU (taskset), wrk and PostgreSQL to CPU $LOAD_CPUS" || echo "wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)")
 - warm-up: every page fetched once from warmfeed before measuring ($dump_line); then $WARMUP of wrk against each server, not recorded
 - warmfeed memory: RSS $wf_rss_after_warmup after the warm-up pass, $wf_rss after the rounds (peak $wf_hwm)
 - server logs during the run: warmfeed stderr lines with error/warning: $wf_errors; nginx error-log lines at error or worse: $ng_errors

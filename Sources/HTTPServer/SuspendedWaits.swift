@@ -9,10 +9,10 @@ import DequeModule
 /// waits are shed as head-waiters are, oldest first: past `perAddress` waits
 /// of one address its oldest is answered now, past `total` waits the oldest
 /// of the address that holds the most (a crowd from a few addresses sheds its
-/// own, never the lone reader's); and a wait whose deadline passes is answered then. A shed or late
-/// wait gets the answer its handler gave for that case (a placeholder, a 503),
-/// its connection goes back to waiting for a head, and the work goes on for
-/// whoever asks next.
+/// own, never the lone reader's); and a wait whose deadline passes is answered
+/// then. A shed or late wait gets the answer its handler gave for that case
+/// (a placeholder, a 503), its connection goes back to waiting for a head, and
+/// the work goes on for whoever asks next.
 ///
 /// A pure state machine, one per worker shard: it is told what happened, with
 /// the time, and returns the waits to answer now.
@@ -75,8 +75,9 @@ struct SuspendedWaits {
             shed.append(oldest)
             remove(oldest)
         }
-        if waits.count > limits.total, let (most, _) = byAddress.max(by: { $0.value < $1.value }),
-            let oldest = oldest(where: { $0.address == most })
+        // The oldest wait of the addresses holding the most (of all, when each holds as many).
+        if waits.count > limits.total, let most = byAddress.values.max(),
+            let oldest = oldest(where: { byAddress[$0.address] == most })
         {
             shed.append(oldest)
             remove(oldest)

@@ -34,6 +34,14 @@ import Testing
         #expect(waits.counts == .init(shed: 2, late: 0))
     }
 
+    @Test func whenEveryAddressHoldsAsManyTheOldestOfAllGoesNeverTheNewOne() {
+        var waits = SuspendedWaits(limits: .init(total: 3, perAddress: 10))
+        let ids = (0..<4).map { _ in waits.nextID() }
+        for (index, id) in ids.prefix(3).enumerated() { #expect(waits.began(id, address: UInt32(index), deadline: nil).isEmpty) }
+        #expect(waits.began(ids[3], address: 9, deadline: nil) == [ids[0]])
+        #expect(waits.count == 3 && waits.count(of: 9) == 1)
+    }
+
     @Test func waitsPastTheirDeadlineAreAnsweredThenAndOnlyThose() {
         var waits = SuspendedWaits(limits: .init(total: 10, perAddress: 10))
         let ids = (0..<3).map { _ in waits.nextID() }

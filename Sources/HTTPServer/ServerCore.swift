@@ -42,7 +42,7 @@ final class ServerCore: Sendable {
         )
         // Waits hold their connection: at most half the connections wait, so the
         // rest always hold one a newcomer can take; an address as many as it may
-        // hold connections. Half of those (as first built) shed a quarter of the
+        // hold connections. Half of those (as first built) shed nine in ten of the
         // 512-connection mix's thumbnails: a closed-loop crowd from one address
         // (or behind one proxy) has a request waiting on almost every connection,
         // and waits of connections its client closed stay until their work ends.

@@ -1,0 +1,95 @@
+import CMicroHTTPD
+import HTTPTypes
+
+/// Waits: a connection suspended while its handler's work runs, within the
+/// shard's caps and deadlines (`SuspendedWaits`), and resumed with its answer.
+extension ServerCore {
+    /// The answer of a `.waiting` reply whose wait is shed: its handler said nothing for that case.
+    static let shedAnswer = Answer.response(
+        .plain(503, "too many requests are waiting; try again shortly", headers: [HTTPField(name: .retryAfter, value: "1")]))
+
+    /// Suspends `connection` while `work` runs on a handler thread; its wait
+    /// joins the shard's (`SuspendedWaits`), which may cut short the oldest
+    /// of its address or of all, answering them `otherwise` now.
+    func suspend(
+        _ connection: OpaquePointer, _ context: RequestContext, deadline: Duration?, otherwise: Answer,
+        _ work: @escaping @Sendable () async -> Answer
+    ) -> MHD_Result {
+        context.phase = .waiting
+        MHD_suspend_connection(connection)
+        let shard = shard(of: connection)
+        let address = wf_mhd_connection_ipv4(connection)
+        let now = ContinuousClock.now - started
+        // Each wait its own number, never the context's identity: the work of a wait
+        // cut short may end after its context is freed and another made in its place.
+        let (id, shed) = shard.suspended.withLock { suspended in
+            let id = suspended.waits.nextID()
+            suspended.entries[id] = Suspensions.Entry(context: context, connection: SuspendedConnection(pointer: connection), otherwise: otherwise)
+            return (id, suspended.waits.began(id, address: address, deadline: deadline.map { now + $0 }))
+        }
+        let task = Task(executorPreference: shard.nextHandler()) {
+            let response = await work()
+            Self.resume(id, in: shard, with: response)
+        }
+        // Kept to be cancelled if the wait is cut short: an entry already gone needs none.
+        shard.suspended.withLock { $0.entries[id]?.work = task }
+        for victim in shed { Self.cutShort(victim, in: shard) }
+        return .YES
+    }
+
+    /// Hands `response` to the suspended connection of context `id` and resumes
+    /// it, unless its wait was cut short or shutdown already answered it.
+    private static func resume(_ id: SuspendedWaits.ID, in shard: WorkerShard, with response: Answer) {
+        guard let entry = shard.suspended.withLock({ $0.take(id) }) else { return }
+        entry.context.response = response
+        entry.context.phase = .answered
+        MHD_resume_connection(entry.connection.pointer)
+    }
+
+    /// Answers the wait of `id` with what its handler gave for a wait cut
+    /// short, and cancels its work (which goes on for whoever else waits on it).
+    private static func cutShort(_ id: SuspendedWaits.ID, in shard: WorkerShard) {
+        // `SuspendedWaits` let go of it already; the entry is taken here, or by its work if it just ended.
+        guard let entry = shard.suspended.withLock({ $0.entries.removeValue(forKey: id) }) else { return }
+        entry.work?.cancel()
+        entry.context.response = entry.otherwise
+        entry.context.phase = .answered
+        MHD_resume_connection(entry.connection.pointer)
+    }
+
+    /// Answers every wait past its deadline (see `SuspendedWaits`), called with the head sweep.
+    func expireLateWaits() {
+        let now = ContinuousClock.now - started
+        for shard in shards {
+            for late in shard.suspended.withLock({ $0.waits.expire(at: now) }) { Self.cutShort(late, in: shard) }
+        }
+    }
+
+    /// Answers every connection still waiting on a handler with 503, so the
+    /// daemon can stop (libmicrohttpd refuses to stop with suspended connections).
+    /// Returns how many there were.
+    func answerWaitingConnections() -> Int {
+        let waiting = shards.flatMap { shard in
+            shard.suspended.withLock { suspended in
+                defer {
+                    for id in suspended.entries.keys { suspended.waits.ended(id) }
+                    suspended.entries.removeAll()
+                }
+                return Array(suspended.entries.values)
+            }
+        }
+        for entry in waiting {
+            entry.context.response = .response(.plain(503, "the server is shutting down; try again shortly"))
+            entry.context.phase = .answered
+            MHD_resume_connection(entry.connection.pointer)
+        }
+        return waiting.count
+    }
+}
+
+/// A suspended connection handed to the task that will resume it.
+/// Safe to send: libmicrohttpd keeps a suspended connection alive until it is
+/// resumed, and `MHD_resume_connection` may be called from any thread.
+struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -50,6 +50,26 @@ def settled(c: topology.Cluster, timeout: float = 60) -> list[dict]:
         time.sleep(0.5)
 
 
+def assert_each_thumbnail_made_once(c: topology.Cluster, stats: list[dict]) -> None:
+    """Each maker writes what it made to Redis once, so a thumbnail made twice is a
+    key written twice. A write may still be on its way when the jobs have ended, so
+    the counts are read until they hold still; a resize whose write failed (Redis
+    slow, or the node's queue to it full, on CI's starved cores) is the only resize
+    that may lack its key."""
+    deadline = time.monotonic() + 10
+    while True:
+        keys = c.redis.count("wf:*:t:*")
+        writes = sum(s["shared"]["writes"] for s in stats)
+        if writes == keys or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+        stats = c.node_stats()
+    resizes = sum(s["resizes"] for s in stats)
+    unwritten = sum(s["shared"]["errors"] + s["shared"]["busy"] for s in stats)
+    assert writes == keys, f"{writes} writes of {keys} thumbnails"
+    assert keys <= resizes <= keys + unwritten, f"{resizes} resizes, {keys} thumbnails, {unwritten} commands failed"
+
+
 def test_a_reader_scrolls_through_nginx_and_each_thumbnail_is_made_once(browser, cluster):
     result = warm_scroll.scroll_run(browser, cluster, pace=1500)
     report = json.dumps(result, indent=1, default=str)
@@ -67,12 +87,11 @@ def test_a_reader_scrolls_through_nginx_and_each_thumbnail_is_made_once(browser,
     twice = {name: n for name, n in origin["originals"].items() if n > 1}
     assert twice == {}, f"originals asked of the origin more than once: {twice}"
     assert origin["requests"] >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE
-    resizes = sum(s["resizes"] for s in stats)
-    # Each thumbnail made once in the cluster: each maker writes it to Redis once. Which
-    # thumbnails there are is the server's choice (the start warms the top in 1x and 2x; a
-    # browser that takes AVIF gets it made after the WebP), but every original fetched has
-    # its 1x WebP, what this DPR-1 reader's screen loads when no AVIF is made yet.
-    assert cluster.redis.count("wf:*:t:*") == resizes, f"{resizes} resizes"
+    # Each thumbnail made once in the cluster. Which thumbnails there are is the server's
+    # choice (the start warms the top in 1x and 2x; a browser that takes AVIF gets it made
+    # after the WebP), but every original fetched has its 1x WebP, what this DPR-1
+    # reader's screen loads when no AVIF is made yet.
+    assert_each_thumbnail_made_once(cluster, stats)
     assert cluster.redis.count("wf:*:t:*:1x:webp") == origin["distinct"], f"{origin['distinct']} originals"
     # The work was spread: the other nodes found it in the shared tier or waited on a claim.
     assert sum(s["shared"]["hits"] + s["shared"]["claims_waited"] + s["shared"]["pages_warmed_elsewhere"] for s in stats) > 0
@@ -95,9 +114,8 @@ def test_a_dense_screen_on_the_same_pages_costs_no_second_fetch(browser, cluster
     origin = cluster.origin_stats()
     twice = {name: n for name, n in origin["originals"].items() if n > 1}
     assert twice == {}, f"originals asked of the origin more than once: {twice}"
-    resizes = sum(s["resizes"] for s in stats)
-    # 1x and 2x of the same pages, each made once in the cluster (each maker writes it to Redis once).
-    assert resizes == cluster.redis.count("wf:*:t:*"), f"{resizes} resizes"
+    # 1x and 2x of the same pages, each made once in the cluster.
+    assert_each_thumbnail_made_once(cluster, stats)
     assert cluster.redis.count("wf:*:t:*:2x:*") >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE - 5
     assert sum(s["shared"]["owner_asks"] for s in stats) > 0, [s["shared"] for s in stats]
 

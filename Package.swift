@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "ThreadSlots"),
 
         // gzip on libdeflate, for bodies compressed once and served many times.
-        .target(name: "Gzip", dependencies: ["CDeflate"]),
+        .target(name: "Gzip", dependencies: ["CDeflate", "ThreadSlots"]),
 
         // Mustache templates compiled at load into byte writers. Knows nothing of feeds.
         .target(name: "HTMLTemplates"),

@@ -7,8 +7,9 @@ import WarmfeedCore
 ///
 /// A page already rendered is answered at once from the server thread. A page
 /// not yet rendered is read and rendered there too when the store reads at
-/// once (SQLite); otherwise (PostgreSQL, or a client that wants it gzipped)
-/// off the server threads (`.later`).
+/// once (SQLite), and gzipped there when the client takes gzip (libdeflate at
+/// level 1: a bounded multiple of the render, BENCHMARKS.md); otherwise
+/// (PostgreSQL) off the server threads (`.waiting`).
 /// Every page served tells the pre-warmer where its reader is.
 package struct FeedRoutes: Sendable {
     let pages: PageService
@@ -52,22 +53,22 @@ package struct FeedRoutes: Sendable {
         let reader = ReaderCookie(request: request, issueIfMissing: kind == .document)
         if let rendering = pages.kept(key) {
             track(reader, rendering, query: key.query, revision: revision)
-            if gzip, !rendering.compressed {
-                // The first client that accepts gzip compresses the page, off the server threads.
-                return .waiting { answer(pages.compressed(rendering, for: key), gzip: true, reader: reader, request: request) }
-            }
-            return .answered(answer(rendering, gzip: gzip, reader: reader, request: request))
+            // The first client that accepts gzip compresses the page, here: a page is
+            // at most a page of rows, and a hand-off to another thread cost more.
+            let served = gzip && !rendering.compressed ? pages.compressed(rendering, for: key) : rendering
+            return .answered(answer(served, gzip: gzip, reader: reader, request: request))
         }
-        if !gzip, pages.rendersAtOnce {
-            let rendering: PageCache.Rendering?
+        if pages.rendersAtOnce {
+            let rendered: PageCache.Rendering?
             do {
-                rendering = try pages.renderAtOnce(key)
+                rendered = try pages.renderAtOnce(key)
             } catch {
                 return .now(storeFailure(error, kind: kind))
             }
-            guard let rendering else { return .now(noSuchPage(kind)) }
+            guard var rendering = rendered else { return .now(noSuchPage(kind)) }
+            if gzip { rendering = pages.compressed(rendering, for: key) }
             track(reader, rendering, query: key.query, revision: revision)
-            return .answered(answer(rendering, gzip: false, reader: reader, request: request))
+            return .answered(answer(rendering, gzip: gzip, reader: reader, request: request))
         }
         return .waiting {
             do {

@@ -2,6 +2,8 @@
 // Bodies here are compressed once and served many times (static files, cached
 // pages), so a whole-buffer call is all that is needed: no streaming, no NIO.
 import CDeflate
+import Synchronization
+import ThreadSlots
 
 /// gzip compression through libdeflate, for bodies compressed once and served many times.
 public enum Gzip {
@@ -15,13 +17,13 @@ public enum Gzip {
     /// libdeflate, not zlib: a cold page is compressed on the reader's path,
     /// and for a 24 KB page at level 1 libdeflate takes less than half of
     /// zlib's time for a smaller result (BENCHMARKS.md, "Compression of a cold page").
+    ///
+    /// Each thread keeps its compressor for each level (`Compressors`): a
+    /// level-1 compressor's tables are larger than glibc's mapping threshold,
+    /// so one made per call was a mapping made, zeroed and given back for
+    /// every cold page compressed.
     public static func compress(_ input: UnsafeRawBufferPointer, level: Int32 = 9) -> [UInt8] {
-        guard let compressor = libdeflate_alloc_compressor(level) else { return [] }
-        defer { libdeflate_free_compressor(compressor) }
-        let bound = libdeflate_gzip_compress_bound(compressor, input.count)
-        return [UInt8](unsafeUninitializedCapacity: bound) { output, produced in
-            produced = libdeflate_gzip_compress(compressor, input.baseAddress, input.count, output.baseAddress, output.count)
-        }
+        Compressors.shared.compress(input, level: level)
     }
 
     /// The CRC-32 of the bytes at `input` (gzip's own, the zlib polynomial):
@@ -30,5 +32,41 @@ public enum Gzip {
     /// thirty rows are checked in about 2 µs.
     public static func crc32(_ input: UnsafeRawBufferPointer) -> UInt32 {
         libdeflate_crc32(0, input.baseAddress, input.count)
+    }
+}
+
+/// libdeflate compressors kept for reuse, one per thread slot and level
+/// (`ThreadSlot`: a thread takes only its own slot's lock, which no other
+/// thread takes but one sharing its slot past the last).
+final class Compressors: Sendable {
+    static let shared = Compressors()
+
+    private final class Slot: Sendable {
+        let compressors = Mutex<[Int32: Compressor]>([:])
+    }
+
+    /// One compressor, freed with its slot (never: the slots live as long as the process).
+    private final class Compressor: @unchecked Sendable {
+        // @unchecked Sendable: used only under its slot's lock.
+        let pointer: OpaquePointer
+        init?(level: Int32) {
+            guard let pointer = libdeflate_alloc_compressor(level) else { return nil }
+            self.pointer = pointer
+        }
+        deinit { libdeflate_free_compressor(pointer) }
+    }
+
+    private let slots = (0..<256).map { _ in Slot() }
+
+    /// `input` compressed with this thread's compressor for `level`; empty when none can be made.
+    func compress(_ input: UnsafeRawBufferPointer, level: Int32) -> [UInt8] {
+        slots[ThreadSlot.current % slots.count].compressors.withLock { kept in
+            if kept[level] == nil { kept[level] = Compressor(level: level) }
+            guard let compressor = kept[level]?.pointer else { return [] }
+            let bound = libdeflate_gzip_compress_bound(compressor, input.count)
+            return [UInt8](unsafeUninitializedCapacity: bound) { output, produced in
+                produced = libdeflate_gzip_compress(compressor, input.baseAddress, input.count, output.baseAddress, output.count)
+            }
+        }
     }
 }

@@ -54,10 +54,20 @@ extension Prewarmer {
     /// their browser was known to take AVIF, or whose AVIF the line let go),
     /// one at a time, as `makeAVIF` does: only while no page job needs the CPU.
     func makeMissedAVIF() async {
-        for await key in thumbnails.avifMissed.stream {
-            await whenPagesWarm()
-            if Task.isCancelled { return }
-            await thumbnails.warm(key)
+        while !Task.isCancelled {
+            let keys = thumbnails.takeMissedAVIF()
+            if keys.isEmpty {
+                try? await Task.sleep(for: Self.missedAVIFInterval)
+                continue
+            }
+            for key in keys {
+                await whenPagesWarm()
+                if Task.isCancelled { return }
+                await thumbnails.warm(key)
+            }
         }
     }
+
+    /// How often the line looks for AVIF readers were answered without, when it found none.
+    static let missedAVIFInterval: Duration = .milliseconds(100)
 }

@@ -216,7 +216,6 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// Ends the AVIF lines: no more pages or keys, the one waiting for spare CPU let go, their tasks cancelled.
     private func stopAVIF(_ tasks: [Task<Void, Never>]) {
         avifPagesInput.finish()
-        thumbnails.avifMissed.continuation.finish()
         for task in tasks { task.cancel() }
         let waiters = state.withLock { state in
             state.avifStopped = true

@@ -75,9 +75,11 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// (`avifMissed`), which makes them when no page job needs the CPU, rather
     /// than being made here at once.
     private let prewarmMakesMissedAVIF: Bool
-    /// The AVIF readers were answered without, the newest 32 kept, for
-    /// pre-warm to make with CPU to spare (with `prewarmMakesMissedAVIF`).
-    package let avifMissed = AsyncStream.makeStream(of: ThumbnailKey.self, bufferingPolicy: .bufferingNewest(32))
+    /// The AVIF readers were answered without, for pre-warm to make with CPU
+    /// to spare (with `prewarmMakesMissedAVIF`; `takeMissedAVIF`). Each is
+    /// written into the request thread's own ring: a stream's continuation
+    /// was a lock every server thread took on a browser's thumbnail hits.
+    private let avifMissed = ThreadRings<MissedAVIF>(capacity: 32, slots: 64)
     /// Those hits already told to the metrics' counter (at the last `publish`, off the request path).
     private let hitsInMetrics = Mutex<Int>(0)
     /// When a reader last got a 2x from memory without the lock, in whole
@@ -195,7 +197,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     func answeredWithoutAVIF(_ avif: ThumbnailKey) {
         lockFreeHits.add(1)
         if prewarmMakesMissedAVIF {
-            avifMissed.continuation.yield(avif)
+            _ = avifMissed.record(MissedAVIF(avif))
             return
         }
         guard avifAhead.add(1, ordering: .relaxed).newValue <= Self.avifAheadLimit else {
@@ -206,6 +208,17 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
             _ = await self.ask(avif, of: nil, from: .prewarm)
             self.avifAhead.subtract(1, ordering: .relaxed)
         }
+    }
+
+    /// The AVIF readers were answered without since the last call, each
+    /// once, the newest `limit` (older ones: the reader has scrolled on). One
+    /// caller at a time (pre-warm's line for them).
+    package func takeMissedAVIF(limit: Int = 32) -> [ThumbnailKey] {
+        var keys: [ThumbnailKey] = []
+        avifMissed.drain { keys.append($0.key) }
+        var seen = Set<ThumbnailKey>()
+        let newest = keys.reversed().filter { seen.insert($0).inserted }.prefix(limit)
+        return newest.reversed()
     }
 
     /// Lets go of the memory tier's replaced tables no reader can hold any more (every few seconds).
@@ -364,5 +377,4 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
             stats.shared = shared
         }
     }
-
 }

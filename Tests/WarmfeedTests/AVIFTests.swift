@@ -46,6 +46,39 @@ import Testing
         }
     }
 
+    /// With pre-warm on, a browser that takes AVIF and hits the WebP in memory
+    /// (from many connections at once) is noted in its thread's ring, and
+    /// pre-warm's line makes the AVIF once, from the original the WebP came from.
+    @Test func hitsOnTheWebPFromManyThreadsHavePreWarmMakeTheAVIFOnce() async throws {
+        let jpeg = try await OriginImages.jpeg()
+        try await withOrigin { origin in
+            origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: jpeg))
+            try await ServedFeed.with(
+                items: 0,
+                configure: {
+                    $0.prewarmPages = 2; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                }
+            ) { feed in
+                let id = try await feed.addItems(imagesAt: ["/b.jpg"], on: origin)[0]
+                // A browser without AVIF first: the WebP is made and kept.
+                #expect(try await feed.thumbnail(id, "1x").header("Content-Type") == "image/webp")
+                let resizes = try await feed.adminJSON()["resizes"] as? Int ?? 0
+                try await withThrowingTaskGroup(of: String?.self) { group in
+                    for _ in 0..<32 { group.addTask { try await feed.get("/thumbs/\(id)/1x", headers: Self.browser).header("Content-Type") } }
+                    for try await type in group { #expect(type == "image/webp" || type == "image/avif") }
+                }
+                var next = try await feed.get("/thumbs/\(id)/1x", headers: Self.browser)
+                for _ in 0..<200 where !Self.isAVIF(next) {
+                    try await Task.sleep(for: .milliseconds(50))
+                    next = try await feed.get("/thumbs/\(id)/1x", headers: Self.browser)
+                }
+                #expect(Self.isAVIF(next), "pre-warm made the AVIF the hits were answered without")
+                #expect(try await feed.adminJSON()["resizes"] as? Int == resizes + 1, "made once, however many hits asked")
+                #expect(origin.requests(to: "/b.jpg") == 1)
+            }
+        }
+    }
+
     @Test func aClientThatTakesOnlyAVIFWaitsForIt() async throws {
         let jpeg = try await OriginImages.jpeg()
         try await withOrigin { origin in

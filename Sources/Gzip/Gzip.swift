@@ -7,6 +7,10 @@ import ThreadSlots
 
 /// gzip compression through libdeflate, for bodies compressed once and served many times.
 public enum Gzip {
+    /// The level for bodies compressed on a request's path (cold pages):
+    /// libdeflate's fastest, whose compressor each thread keeps.
+    public static let fastLevel: Int32 = 1
+
     /// The gzip form of `bytes` at `level` (1 fast … 9 small).
     public static func compress(_ bytes: [UInt8], level: Int32 = 9) -> [UInt8] {
         bytes.withUnsafeBytes { compress($0, level: level) }
@@ -18,12 +22,25 @@ public enum Gzip {
     /// and for a 24 KB page at level 1 libdeflate takes less than half of
     /// zlib's time for a smaller result (BENCHMARKS.md, "Compression of a cold page").
     ///
-    /// Each thread keeps its compressor for each level (`Compressors`): a
-    /// level-1 compressor's tables are larger than glibc's mapping threshold,
-    /// so one made per call was a mapping made, zeroed and given back for
-    /// every cold page compressed.
+    /// At `fastLevel`, the level pages are compressed at on a reader's path, each
+    /// thread keeps its compressor (`Compressors`, 200 KB): its tables are
+    /// larger than glibc's mapping threshold, so one made per call was a
+    /// mapping made, zeroed and given back for every cold page. Other levels
+    /// (652 KB at 2–9, 8.8 MB past it) are for bodies compressed once, such as
+    /// static files: their compressor is made for the call and freed.
     public static func compress(_ input: UnsafeRawBufferPointer, level: Int32 = 9) -> [UInt8] {
-        Compressors.shared.compress(input, level: level)
+        if level == fastLevel { return Compressors.shared.compress(input, level: level) }
+        guard let compressor = libdeflate_alloc_compressor(level) else { return [] }
+        defer { libdeflate_free_compressor(compressor) }
+        return compress(input, with: compressor)
+    }
+
+    /// `input` compressed with `compressor`; empty if it fails.
+    static func compress(_ input: UnsafeRawBufferPointer, with compressor: OpaquePointer) -> [UInt8] {
+        let bound = libdeflate_gzip_compress_bound(compressor, input.count)
+        return [UInt8](unsafeUninitializedCapacity: bound) { output, produced in
+            produced = libdeflate_gzip_compress(compressor, input.baseAddress, input.count, output.baseAddress, output.count)
+        }
     }
 
     /// The CRC-32 of the bytes at `input` (gzip's own, the zlib polynomial):
@@ -35,14 +52,13 @@ public enum Gzip {
     }
 }
 
-/// libdeflate compressors kept for reuse, one per thread slot and level
+/// libdeflate compressors of `Gzip.fastLevel` kept for reuse, one per thread slot
 /// (`ThreadSlot`: a thread takes only its own slot's lock, which no other
 /// thread takes but one sharing its slot past the last).
 final class Compressors: Sendable {
     static let shared = Compressors()
-
     private final class Slot: Sendable {
-        let compressors = Mutex<[Int32: Compressor]>([:])
+        let compressor = Mutex<Compressor?>(nil)
     }
 
     /// One compressor, freed with its slot (never: the slots live as long as the process).
@@ -58,15 +74,12 @@ final class Compressors: Sendable {
 
     private let slots = (0..<256).map { _ in Slot() }
 
-    /// `input` compressed with this thread's compressor for `level`; empty when none can be made.
+    /// `input` compressed with this thread's compressor (of `Gzip.fastLevel`); empty when none can be made.
     func compress(_ input: UnsafeRawBufferPointer, level: Int32) -> [UInt8] {
-        slots[ThreadSlot.current % slots.count].compressors.withLock { kept in
-            if kept[level] == nil { kept[level] = Compressor(level: level) }
-            guard let compressor = kept[level]?.pointer else { return [] }
-            let bound = libdeflate_gzip_compress_bound(compressor, input.count)
-            return [UInt8](unsafeUninitializedCapacity: bound) { output, produced in
-                produced = libdeflate_gzip_compress(compressor, input.baseAddress, input.count, output.baseAddress, output.count)
-            }
+        slots[ThreadSlot.current % slots.count].compressor.withLock { kept in
+            if kept == nil { kept = Compressor(level: level) }
+            guard let compressor = kept?.pointer else { return [] }
+            return Gzip.compress(input, with: compressor)
         }
     }
 }

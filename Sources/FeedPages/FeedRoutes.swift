@@ -53,8 +53,8 @@ package struct FeedRoutes: Sendable {
         let reader = ReaderCookie(request: request, issueIfMissing: kind == .document)
         if let rendering = pages.kept(key) {
             track(reader, rendering, query: key.query, revision: revision)
-            // The first client that accepts gzip compresses the page, here: a page is
-            // at most a page of rows, and a hand-off to another thread cost more.
+            // The first client that accepts gzip compresses the page, here on the server
+            // thread, as a cold page is: a page of rows at level 1 is ~50 µs of CPU.
             let served = gzip && !rendering.compressed ? pages.compressed(rendering, for: key) : rendering
             return .answered(answer(served, gzip: gzip, reader: reader, request: request))
         }

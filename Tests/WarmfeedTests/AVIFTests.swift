@@ -14,35 +14,48 @@ import Testing
         response.status == 200 && response.header("Content-Type") == "image/avif" && Array(response.body.dropFirst(4).prefix(8)) == Array("ftypavif".utf8)
     }
 
-    @Test func aBrowserThatTakesAVIFGetsTheWebPAtOnceAndTheAVIFOnceItIsMade() async throws {
+    /// A server (pre-warm making `prewarmPages` ahead) with one item, whose
+    /// picture is a JPEG at `path` on a loopback origin: `body` gets both and the item's id.
+    static func withOnePicture(at path: String, prewarmPages: Int, _ body: (FaultyOrigin, ServedFeed, Int64) async throws -> Void) async throws {
         let jpeg = try await OriginImages.jpeg()
         try await withOrigin { origin in
-            origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: jpeg))
+            origin.script(path, .respond(contentType: "image/jpeg", body: jpeg))
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.prewarmPages = prewarmPages; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
-                let id = try await feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
-                let first = try await feed.get("/thumbs/\(id)/2x", headers: Self.browser)
-                #expect(first.status == 200 && first.header("Content-Type") == "image/webp", "no AVIF yet: the WebP, at once")
-                #expect(first.header("Vary") == "Accept")
-                // The AVIF is made after it, for whoever comes next.
-                var next = first
-                for _ in 0..<200 where !Self.isAVIF(next) {
-                    try await Task.sleep(for: .milliseconds(50))
-                    next = try await feed.get("/thumbs/\(id)/2x", headers: Self.browser)
-                }
-                #expect(Self.isAVIF(next))
-                #expect(next.header("ETag") != first.header("ETag"), "another representation, another validator")
-                #expect(origin.requests(to: "/a.jpg") == 1, "the AVIF came from the original the WebP was made from")
-                let stats = try await feed.adminJSON()
-                #expect((stats["avif_fallbacks"] as? Int ?? 0) >= 1)
-                // A browser without AVIF still gets the WebP, and JPEG is still there.
-                #expect(try await feed.thumbnail(id, "2x").header("Content-Type") == "image/webp")
-                #expect(try await feed.thumbnail(id, "2x", webp: false).header("Content-Type") == "image/jpeg")
+                try await body(origin, feed, try await feed.addItems(imagesAt: [path], on: origin)[0])
             }
+        }
+    }
+
+    /// `target` asked for by a browser that takes AVIF until it is answered with one (ten seconds at most).
+    static func untilAVIF(_ feed: ServedFeed, _ target: String, from first: TestResponse? = nil) async throws -> TestResponse {
+        var next = if let first { first } else { try await feed.get(target, headers: browser) }
+        for _ in 0..<200 where !isAVIF(next) {
+            try await Task.sleep(for: .milliseconds(50))
+            next = try await feed.get(target, headers: browser)
+        }
+        return next
+    }
+
+    @Test func aBrowserThatTakesAVIFGetsTheWebPAtOnceAndTheAVIFOnceItIsMade() async throws {
+        try await Self.withOnePicture(at: "/a.jpg", prewarmPages: 0) { origin, feed, id in
+            let first = try await feed.get("/thumbs/\(id)/2x", headers: Self.browser)
+            #expect(first.status == 200 && first.header("Content-Type") == "image/webp", "no AVIF yet: the WebP, at once")
+            #expect(first.header("Vary") == "Accept")
+            // The AVIF is made after it, for whoever comes next.
+            let next = try await Self.untilAVIF(feed, "/thumbs/\(id)/2x", from: first)
+            #expect(Self.isAVIF(next))
+            #expect(next.header("ETag") != first.header("ETag"), "another representation, another validator")
+            #expect(origin.requests(to: "/a.jpg") == 1, "the AVIF came from the original the WebP was made from")
+            let stats = try await feed.adminJSON()
+            #expect((stats["avif_fallbacks"] as? Int ?? 0) >= 1)
+            // A browser without AVIF still gets the WebP, and JPEG is still there.
+            #expect(try await feed.thumbnail(id, "2x").header("Content-Type") == "image/webp")
+            #expect(try await feed.thumbnail(id, "2x", webp: false).header("Content-Type") == "image/jpeg")
         }
     }
 
@@ -50,32 +63,17 @@ import Testing
     /// (from many connections at once) is noted in its thread's ring, and
     /// pre-warm's line makes the AVIF once, from the original the WebP came from.
     @Test func hitsOnTheWebPFromManyThreadsHavePreWarmMakeTheAVIFOnce() async throws {
-        let jpeg = try await OriginImages.jpeg()
-        try await withOrigin { origin in
-            origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: jpeg))
-            try await ServedFeed.with(
-                items: 0,
-                configure: {
-                    $0.prewarmPages = 2; $0.allowedOrigins = ServedFeed.loopbackOrigins
-                }
-            ) { feed in
-                let id = try await feed.addItems(imagesAt: ["/b.jpg"], on: origin)[0]
-                // A browser without AVIF first: the WebP is made and kept.
-                #expect(try await feed.thumbnail(id, "1x").header("Content-Type") == "image/webp")
-                let resizes = try await feed.adminJSON()["resizes"] as? Int ?? 0
-                try await withThrowingTaskGroup(of: String?.self) { group in
-                    for _ in 0..<32 { group.addTask { try await feed.get("/thumbs/\(id)/1x", headers: Self.browser).header("Content-Type") } }
-                    for try await type in group { #expect(type == "image/webp" || type == "image/avif") }
-                }
-                var next = try await feed.get("/thumbs/\(id)/1x", headers: Self.browser)
-                for _ in 0..<200 where !Self.isAVIF(next) {
-                    try await Task.sleep(for: .milliseconds(50))
-                    next = try await feed.get("/thumbs/\(id)/1x", headers: Self.browser)
-                }
-                #expect(Self.isAVIF(next), "pre-warm made the AVIF the hits were answered without")
-                #expect(try await feed.adminJSON()["resizes"] as? Int == resizes + 1, "made once, however many hits asked")
-                #expect(origin.requests(to: "/b.jpg") == 1)
+        try await Self.withOnePicture(at: "/b.jpg", prewarmPages: 2) { origin, feed, id in
+            // A browser without AVIF first: the WebP is made and kept.
+            #expect(try await feed.thumbnail(id, "1x").header("Content-Type") == "image/webp")
+            let resizes = try await feed.adminJSON()["resizes"] as? Int ?? 0
+            try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<32 { group.addTask { try await feed.get("/thumbs/\(id)/1x", headers: Self.browser).header("Content-Type") } }
+                for try await type in group { #expect(type == "image/webp" || type == "image/avif") }
             }
+            #expect(Self.isAVIF(try await Self.untilAVIF(feed, "/thumbs/\(id)/1x")), "pre-warm made the AVIF the hits were answered without")
+            #expect(try await feed.adminJSON()["resizes"] as? Int == resizes + 1, "made once, however many hits asked")
+            #expect(origin.requests(to: "/b.jpg") == 1)
         }
     }
 

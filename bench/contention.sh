@@ -131,8 +131,16 @@ if [ "$MODE" = readers ] && [ "$DEEP" != 1 ]; then
   done
 fi
 
-switches() {  # voluntary and involuntary switches of every thread of the server, summed
-  cat /proc/"$wf_pid"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v + 0, n + 0}'
+switches() {  # "TID VOLUNTARY INVOLUNTARY" for every thread of the server
+  for task in /proc/"$wf_pid"/task/*; do
+    awk -v tid="${task##*/}" '/^voluntary_ctxt_switches/ {v = $2} /^nonvoluntary_ctxt_switches/ {n = $2} END {if (v != "") print tid, v, n}' "$task/status" 2>/dev/null || true  # a thread that just ended
+  done
+}
+# The switches between two samples of the threads alive at the second (a thread
+# born between them counts from 0; one that ended is left out, rather than
+# taking its whole count off the sum).
+switch_delta() {
+  awk 'NR == FNR {v[$1] = $2; n[$1] = $3; next} {dv += $2 - ($1 in v ? v[$1] : 0); dn += $3 - ($1 in n ? n[$1] : 0)} END {print dv + 0, dn + 0}' "$1" "$2"
 }
 cpu() { awk '{print $14 + $15}' "/proc/$wf_pid/stat"; }
 by_thread() {  # "TID NAME VOLUNTARY" for every thread of the server
@@ -154,7 +162,7 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   env "$@" WF_PAGES=$PAGES KIND=${KIND:-document} wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
   wrk_pid=$!
   sleep $(( (DURATION - WINDOW) / 2 ))
-  read -r v0 n0 < <(switches)
+  switches >"$tmp/switches0"
   by_thread >"$tmp/threads0"
   c0=$(cpu)
   # CALLERS=1: also record where the futex calls come from (their call stacks), printed after the line.
@@ -165,7 +173,8 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   fi
   perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "$wf_pid" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
   [ -n "$record_pid" ] && wait "$record_pid"
-  read -r v1 n1 < <(switches)
+  switches >"$tmp/switches1"
+  read -r vol invol < <(switch_delta "$tmp/switches0" "$tmp/switches1")
   by_thread >"$tmp/threads1"
   c1=$(cpu)
   wait "$wrk_pid" || true
@@ -173,7 +182,7 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
   ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
   echo "$rps" >>"$tmp/rates"
-  python3 - "$rps" "$futex" "$ctx" "$((v1 - v0))" "$((n1 - n0))" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" <<'PY'
+  python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" <<'PY'
 import sys
 rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label = sys.argv[1:]
 requests = float(rps) * float(window)

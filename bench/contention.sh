@@ -23,6 +23,7 @@
 #                                              # pre-warm has nothing left to make (issue 35)
 #   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
 #   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
+#   CALLERS=1 … bench/contention.sh            # also which threads make the futex calls, and through what
 #
 # perf (Debian's linux-perf) counts the futex calls through the tracepoint
 # syscalls:sys_enter_futex and the switches through the software event
@@ -165,7 +166,7 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   switches >"$tmp/switches0"
   by_thread >"$tmp/threads0"
   c0=$(cpu)
-  # CALLERS=1: also record where the futex calls come from (their call stacks), printed after the line.
+  # CALLERS=1: also record where the futex calls come from, printed after the line.
   local record_pid=""
   if [ "${CALLERS:-0}" = 1 ]; then
     perf record -q -e syscalls:sys_enter_futex -g -p "$wf_pid" -o "$tmp/futex.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
@@ -213,9 +214,12 @@ top = sorted(groups.items(), key=lambda kv: -kv[1][1])[:6]
 print("  voluntary switches per request by thread: " + ", ".join(f"{g} ({t}) {s / requests:.3f}" for g, (t, s) in top))
 PY
   if [ "${CALLERS:-0}" = 1 ]; then
-    echo "  where the futex calls come from (perf, the heaviest call chains):"
-    perf report -i "$tmp/futex.data" --stdio --no-children -g caller,2,callee --percent-limit 2 2>/dev/null \
-      | grep -v '^#' | grep -v '^$' | head -60 | cut -c1-180 | sed 's/^/    /'
+    # By thread and the function that made the call: Debian's libraries keep no frame
+    # pointers, so the chains above them are mostly lost; `perf script -i futex.data`
+    # (KEEP_TMP=1) has what there is.
+    echo "  which threads make the futex calls (perf, share of them, thread, function):"
+    perf report -i "$tmp/futex.data" --stdio --no-children --sort comm,sym -g none --percent-limit 1 2>/dev/null \
+      | grep -v '^#' | grep -v '^$' | head -20 | cut -c1-120 | sed 's/^/    /'
   fi
 }
 : >"$tmp/rates"

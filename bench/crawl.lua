@@ -33,16 +33,10 @@ response = function(status, headers, body)
   path = next_url:gsub("&amp;", "&")
 end
 
+local write = dofile("bench/wrkjson.lua")
+
 function done(summary, latency, requests)
-  local e = summary.errors
   local reached = 0
   for _, thread in ipairs(threads) do reached = reached + (thread:get("ends") or 0) end
-  io.write(string.format(
-    'WRKJSON {"requests": %d, "duration_us": %d, "bytes": %d, "rps": %.1f, '
-      .. '"p50_us": %d, "p90_us": %d, "p99_us": %d, "max_us": %d, "mean_us": %.1f, '
-      .. '"err_connect": %d, "err_read": %d, "err_write": %d, "err_status": %d, "err_timeout": %d, "ends": %d}\n',
-    summary.requests, summary.duration, summary.bytes,
-    summary.requests / (summary.duration / 1e6),
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean,
-    e.connect, e.read, e.write, e.status, e.timeout, reached))
+  write(summary, latency, requests, { ends = reached })
 end

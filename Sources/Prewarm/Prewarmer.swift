@@ -136,7 +136,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// the last `warmTop`, in seconds; nil while it is not yet.
     var topWarmAfter: Double? { top.withLock { $0.warmAfter } }
 
-    func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int, variants: UInt8) {
+    private func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int, variants: UInt8) {
         let now = clock.now
         decide { state in
             state.planner.readerViewed(reader, page: number, target: target, older: older, newer: newer, revision: revision, variants: variants, now: now)

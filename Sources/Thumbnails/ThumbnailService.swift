@@ -309,10 +309,10 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
                 // A job a reader waits on goes ahead of pre-warm's, from its first step.
                 start(steps, priority: asker == .reader ? .high : asker == .prewarm ? .low : .background)
                 // Cancelled before the waiter was registered: the handler below has run already and found nothing.
-                if Task.isCancelled { start(apply { $0.machine.cancel(waiter: id) }) }
+                if Task.isCancelled { start(apply { $0.machine.cancel(waiter: id, of: key) }) }
             }
         } onCancel: {
-            start(apply { $0.machine.cancel(waiter: id) })
+            start(apply { $0.machine.cancel(waiter: id, of: key) })
         }
     }
 

@@ -195,11 +195,13 @@ import Testing
     @Test func aCancelledWaiterIsHandedBackAndTheJobGoesOnRememberingNoFailure() {
         var state = State(memoryBudget: 100)
         ask(&state, a, waiter: 5)
-        #expect(answered(state.cancel(waiter: 5)) == [5: "released"])
+        // Asked of another key, the waiter is not found: only its own job is looked at.
+        #expect(state.cancel(waiter: 5, of: b).isEmpty && state.counters.cancelledWaiters == 0)
+        #expect(answered(state.cancel(waiter: 5, of: a)) == [5: "released"])
         #expect(state.isInFlight(a) && state.counters.cancelledWaiters == 1)
         #expect(answered(make(&state, a, value: "kept")).isEmpty)
         #expect(state.isCached(a) && state.counters.failures == 0)
-        #expect(state.cancel(waiter: 5).isEmpty)  // a second cancel finds nothing
+        #expect(state.cancel(waiter: 5, of: a).isEmpty)  // a second cancel finds nothing
     }
 
     @Test func aTooLargeThumbnailIsServedButNotKept() {
@@ -276,7 +278,7 @@ import Testing
         ask(&state, a, waiter: 2)
         _ = state.tierAnswered(a, tier: 0, found: nil)
         #expect(resizes(state.originalArrived(picture: 1, .success(original), seconds: 0.2, now: 0)) == [a])
-        #expect(answered(state.cancel(waiter: 1)) == [1: "released"])
+        #expect(answered(state.cancel(waiter: 1, of: a)) == [1: "released"])
         #expect(answered(state.resized(a, .success(made("x")), seconds: 0.1, now: 0)) == [2: "x"])
         #expect(state.isCached(a))
     }

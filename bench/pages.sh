@@ -17,6 +17,7 @@
 #   DEEP=1 ACCEPT_GZIP=1 bench/pages.sh  # the same with Accept-Encoding: gzip, nginx gzip on
 #   AS_READERS=1 [ORDER=sequential] [DPR=] bench/pages.sh
 #                                        # readers' headers and cookies (bench/readers.lua), gzip
+#   PIN=1 DEEP=1 DELAY_MS=4 bench/pages.sh # both servers offered the same rate (see DELAY_MS)
 #   PIN=1 [DEEP=1] bench/pages.sh        # one core each: warmfeed (--threads 1) and nginx (one
 #                                        # worker) on SERVER_CPU (1), wrk and PostgreSQL on LOAD_CPUS
 #                                        # (0); reports how busy the server's core was each round,
@@ -56,6 +57,12 @@ DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-3s}
 CONNECTIONS=${CONNECTIONS:-32}
 WRK_THREADS=${WRK_THREADS:-1}
+# DELAY_MS=N: each wrk connection waits N ms after each answer, so both servers
+# are offered the same rate (at most CONNECTIONS x 1000 / N requests a second)
+# and their CPU per request is compared at equal load. Without it each server
+# runs at its own peak, where the faster one finds wrk busy more often and pays
+# fewer wake-ups of wrk (on loopback the sender pays the receiver's wake-up).
+DELAY_MS=${DELAY_MS:-0}
 ITEMS=${ITEMS:-100000}
 PAGE_SIZE=${PAGE_SIZE:-30}
 PIN=${PIN:-0}
@@ -193,7 +200,7 @@ events { worker_connections 4096; }
 http {
     access_log off;
     server_tokens off;
-    sendfile on;
+    sendfile ${NGINX_SENDFILE:-on};
     tcp_nopush on;
     tcp_nodelay on;
     keepalive_timeout 65;
@@ -243,7 +250,7 @@ lua=bench/random_page.lua; [ "$AS_READERS" = 1 ] && lua=bench/readers.lua
 wrk_args=(-t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$lua")
 run_wrk() {  # run_wrk URL DURATION SEED -> the WRKJSON payload of wrk's `done`
   local out json
-  out=$(WF_GZIP=$ACCEPT_GZIP GZIP=$ACCEPT_GZIP KIND=fragment WF_PAGES=$PAGES WF_SEED=$3 ${on_load[@]+"${on_load[@]}"} wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
+  out=$(WF_DELAY_MS=$DELAY_MS WF_GZIP=$ACCEPT_GZIP GZIP=$ACCEPT_GZIP KIND=fragment WF_PAGES=$PAGES WF_SEED=$3 ${on_load[@]+"${on_load[@]}"} wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$2" --latency \
     -s "$lua" "$1/" 2>&1) || true
   echo "$out" >>"$tmp/wrk.log"
   json=$(sed -n 's/^WRKJSON //p' <<<"$out")
@@ -374,7 +381,7 @@ report=$(cat <<EOF
 - machine: nproc $(nproc), kernel $(uname -r), CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load average before/after the rounds: $load_before / $load_after
 - build: $build_note
 - tools: $(swift --version 2>/dev/null | head -n1); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -n1 | cut -d' ' -f1-2)
-- command: \`bench/pages.sh\` (PIN=$PIN$([ "$PIN" = 1 ] && echo " SERVER_CPU=$SERVER_CPU LOAD_CPUS=$LOAD_CPUS") DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
+- command: \`bench/pages.sh\` (PIN=$PIN$([ "$PIN" = 1 ] && echo " SERVER_CPU=$SERVER_CPU LOAD_CPUS=$LOAD_CPUS") DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS DELAY_MS=$DELAY_MS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
 - store: $STORE
 - warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
 - nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends

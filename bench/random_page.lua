@@ -27,4 +27,10 @@ request = function()
   return wrk.format("GET", "/fragment?page=" .. math.random(1, pages))
 end
 
+-- WF_DELAY_MS=N: each connection waits N ms after each answer, so both
+-- servers are offered the same rate (at most connections x 1000 / N a second)
+-- and CPU per request is compared at equal load, not each at its own peak.
+local delay_ms = tonumber(os.getenv("WF_DELAY_MS") or "0") or 0
+if delay_ms > 0 then delay = function() return delay_ms end end
+
 done = dofile("bench/wrkjson.lua")

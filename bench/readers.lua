@@ -75,4 +75,8 @@ wrk.format = function(method, path, headers, body)
 end
 
 -- One machine-readable line for bench/pages.sh.
+-- WF_DELAY_MS=N: the same offered rate for both servers (see bench/random_page.lua).
+local delay_ms = tonumber(os.getenv("WF_DELAY_MS") or "0") or 0
+if delay_ms > 0 then delay = function() return delay_ms end end
+
 done = dofile("bench/wrkjson.lua")

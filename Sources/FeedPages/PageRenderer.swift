@@ -76,7 +76,7 @@ package struct PageRenderer: Sendable {
     /// Bump when a row's bytes change for the same templates (escaping, dates,
     /// colours, the stored header): rows rendered ahead by an older build are
     /// then rendered again. v2: each row's CRC-32 after its tag, and thumbnails named by picture.
-    static let rowFormat = "rows v2"
+    static let rowFormat = "rows v3"
 
     /// The row template to render ahead with, its tag, or why there is none.
     private static func ahead(_ folder: TemplateFolder, page: HTMLTemplate, epoch: UInt32) -> (HTMLTemplate?, UInt32?, String?) {
@@ -93,7 +93,10 @@ package struct PageRenderer: Sendable {
         // A probe: a template that uses an open field other than as a value cannot be rendered ahead.
         let probe = FeedItem(id: 1, guid: "probe", title: "t", summary: "s", link: "https://example.com/", imageURL: "https://example.com/p.jpg", published: 0)
         guard PreparedHTML.prepare(row, AheadRowValues(item: probe, epoch: epoch), open: RowFields.open) != nil else {
-            return (nil, nil, "row.mustache uses {{position}}, {{total}} or {{colour}} other than as a value")
+            return (
+                nil, nil,
+                "row.mustache uses {{position}}, {{total}}, {{colour}}, {{number}} or {{url}} other than as a value, or {{pageStart}} other than as a section"
+            )
         }
         // The epoch too: rows rendered ahead name pictures of their store, and a
         // row file left beside another store's database is rendered again.

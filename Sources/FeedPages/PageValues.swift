@@ -148,8 +148,13 @@ struct RowPlace {
 /// of rows rendered ahead.
 enum RowFields {
     /// The fields a row rendered ahead leaves open, written when a page is served:
-    /// its place, and its preview's colours (kept after the item is written).
-    static let open: Set<Int> = [PageValues.RowField.position.rawValue, PageValues.RowField.total.rawValue, PageValues.RowField.colour.rawValue]
+    /// its place, its preview's colours (kept after the item is written), and
+    /// the page's number and URL with the section that shows them on a page's
+    /// first row, so that row too is served from its prepared bytes.
+    static let open: Set<Int> = [
+        PageValues.RowField.position.rawValue, PageValues.RowField.total.rawValue, PageValues.RowField.colour.rawValue,
+        PageValues.RowField.pageStart.rawValue, PageValues.RowField.number.rawValue, PageValues.RowField.url.rawValue,
+    ]
     /// `open` as the mask `PreparedHTML.write` checks stored holes against.
     static let openMask = PreparedHTML.mask(open)
 
@@ -184,9 +189,8 @@ enum RowFields {
     }
 }
 
-/// An item's row as it is rendered ahead: not the first of its page (the
-/// first is rendered on request, as it names the page), its place and
-/// colours left open.
+/// An item's row as it is rendered ahead: its place, its colours and what
+/// only a page's first row shows left open.
 struct AheadRowValues: TemplateValues {
     let item: FeedItem
     let epoch: UInt32
@@ -227,8 +231,8 @@ final class PreparedRows: FragmentRows {
     func row(at offset: Int) -> any TemplateValues { PreparedRowValues(rows: self, offset: offset) }
 }
 
-/// A row of a prepared page: its bytes with the holes filled in, or, for the
-/// page's first row and rows not prepared, the item rendered field by field.
+/// A row of a prepared page: its bytes with the holes filled in, or, for
+/// rows not prepared, the item rendered field by field.
 struct PreparedRowValues: TemplateValues {
     /// Safe unowned: a row lives only inside the render of its page, which holds `rows`.
     unowned(unsafe) let rows: PreparedRows
@@ -246,7 +250,7 @@ struct PreparedRowValues: TemplateValues {
 
     func writePrepared(into html: inout HTMLBuffer) -> Bool {
         withRow { row in
-            guard offset != 0, !row.pointee.prepared.isEmpty else { return false }
+            guard !row.pointee.prepared.isEmpty else { return false }
             return rows.page.bytes.withUnsafeBytes { bytes in
                 PreparedHTML.write(UnsafeRawBufferPointer(rebasing: bytes[row.pointee.prepared]), values: self, open: RowFields.openMask, into: &html)
             }
@@ -265,6 +269,8 @@ struct PreparedRowValues: TemplateValues {
             case .position: html.append(rows.page.firstPosition + offset)
             case .total: html.append(rows.page.total)
             case .colour: PreviewPalette.write(preview: row.pointee.preview, id: row.pointee.id, into: &html)
+            case .number: if offset == 0 { html.append(rows.number) }
+            case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
             default: break
             }
         }
@@ -272,7 +278,8 @@ struct PreparedRowValues: TemplateValues {
 
     func isPresent(_ field: Int) -> Bool {
         withRow { row in
-            guard let item = row.pointee.item else { return false }
+            // Of the prepared bytes, only the open section is asked about: it shows on the page's first row.
+            guard let item = row.pointee.item else { return field == PageValues.RowField.pageStart.rawValue && offset == 0 }
             return withUnsafePointer(to: item) { RowFields.isPresent(field, of: $0, first: offset == 0) }
         }
     }

@@ -55,12 +55,13 @@ public struct HTMLTemplate: Sendable {
                     ops.append(Op(kind: escaped ? .escaped : .raw, depth: Int32(depth), field: Int32(field)))
                 case .section(let depth, let field, let kind, let inverted, let body):
                     let index = ops.count
-                    let opKind: Op.Kind = switch (kind, inverted) {
-                    case (.present, false): .present
-                    case (.present, true): .absent
-                    case (.nested, false): .nested
-                    case (.nested, true): .nestedAbsent
-                    }
+                    let opKind: Op.Kind =
+                        switch (kind, inverted) {
+                        case (.present, false): .present
+                        case (.present, true): .absent
+                        case (.nested, false): .nested
+                        case (.nested, true): .nestedAbsent
+                        }
                     ops.append(Op(kind: opKind, depth: Int32(depth), field: Int32(field)))
                     flatten(body)
                     ops[index].start = index + 1
@@ -114,7 +115,14 @@ public struct HTMLTemplate: Sendable {
             case .escaped, .raw:
                 stack[top].write(Int(op.field), into: &html, escaped: op.kind == .escaped)
             case .present, .absent:
-                if stack[top].isPresent(Int(op.field)) == (op.kind == .present) {
+                let field = Int(op.field)
+                let inverted = op.kind == .absent
+                if let held = stack[top].sectionBegins(field, inverted: inverted, at: html.bytes.count) {
+                    if held {
+                        render(ops, op.start..<op.end, text: text, stack: &stack, into: &html)
+                        stack[top].sectionEnds(field, at: html.bytes.count)
+                    }
+                } else if stack[top].isPresent(field) != inverted {
                     render(ops, op.start..<op.end, text: text, stack: &stack, into: &html)
                 }
                 index = op.end
@@ -186,7 +194,8 @@ private struct Compiler {
         _ name: String, scopes: [TemplateSchema], indent: [UInt8], from: (file: String, line: Int)?
     ) throws(TemplateError) -> [HTMLTemplate.Node] {
         guard let source = folder.source(name) else {
-            throw TemplateError(file: from?.file ?? folder.file(name), line: from?.line ?? 0, message: "template \(name).mustache is missing from \(folder.path)")
+            throw TemplateError(
+                file: from?.file ?? folder.file(name), line: from?.line ?? 0, message: "template \(name).mustache is missing from \(folder.path)")
         }
         let file = folder.file(name)
         var tokens = try TemplateTokens(source, file: file).tokens

@@ -41,6 +41,14 @@ public protocol TemplateValues {
     /// element, rendered ahead (see `PreparedHTML`), and answers true; false
     /// to have the body rendered field by field.
     func writePrepared(into html: inout HTMLBuffer) -> Bool
+    /// Before a section over the text or flag `field` (`inverted`: a
+    /// `{{^…}}` section), with `offset` bytes written so far: nil to have it
+    /// shown as `isPresent` says; true to render its body whatever that says,
+    /// and be told when it ends (`sectionEnds`). `PreparedHTML` leaves an open
+    /// field's section open this way, to be shown or not when it is served.
+    func sectionBegins(_ field: Int, inverted: Bool, at offset: Int) -> Bool?
+    /// After the body of a section `sectionBegins` answered true for.
+    func sectionEnds(_ field: Int, at offset: Int)
 }
 
 extension TemplateValues {
@@ -50,4 +58,6 @@ extension TemplateValues {
         preconditionFailure("field \(field) is not a list or an object")
     }
     public func writePrepared(into html: inout HTMLBuffer) -> Bool { false }
+    public func sectionBegins(_ field: Int, inverted: Bool, at offset: Int) -> Bool? { nil }
+    public func sectionEnds(_ field: Int, at offset: Int) {}
 }

@@ -49,24 +49,20 @@ extension PostgresFeedStore {
     }
 
     /// The rules both reads of a prepared page share: `count` rows in the
-    /// order read, each added by `add` (given whether to read its item whole,
-    /// and returning the feed's size); only what the page needs is read whole:
-    /// its first row (it names the page) and rows not prepared with `tag`.
+    /// order read, each added by `add` (returning the feed's size; it reads
+    /// an item whole only for a row not prepared with `tag`).
     static func preparedPage(
         _ request: PageRequest, rows count: Int, size: Int, tag: UInt32, epoch: UInt32,
-        add: (_ index: Int, _ whole: Bool, _ builder: inout PreparedPageBuilder) throws -> Int
+        add: (_ index: Int, _ builder: inout PreparedPageBuilder) throws -> Int
     ) throws -> PreparedPage? {
         if count == 0, case .number(1) = request {
             return PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil)
         }
         var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
         var total = 0
-        // A "newer items" page is read oldest first: its first row is the last read.
-        var before = false
-        if case .before = request { before = true }
-        let firstRead = before ? count - 1 : 0
-        for index in 0..<count { total = try add(index, index == firstRead, &builder) }
-        if before { builder.reverse() }
+        for index in 0..<count { total = try add(index, &builder) }
+        // A "newer items" page is read oldest first.
+        if case .before = request { builder.reverse() }
         return builder.page(total: total)
     }
 

@@ -44,7 +44,7 @@ extension PostgresFeedStore {
     /// A prepared page from the rows of a `PreparedPageStatement` (cells 0–10
     /// the item, 11 the feed's size, 12 the prepared bytes).
     static func preparedPage(_ rows: PQRows, request: PageRequest, size: Int, tag: UInt32, epoch: UInt32) throws -> PreparedPage? {
-        try preparedPage(request, rows: rows.count, size: size, tag: tag, epoch: epoch) { row, whole, builder in
+        try preparedPage(request, rows: rows.count, size: size, tag: tag, epoch: epoch) { row, builder in
             guard let id = rows.int64(row, 0), let published = rows.int64(row, 8), let total = rows.int64(row, 11) else {
                 throw PQProblem("a row without its id, date or count")
             }
@@ -52,7 +52,7 @@ extension PostgresFeedStore {
             builder.add(
                 id: id, published: published, seq: rows.int64(row, 9) ?? 0, preview: rows.int64(row, 10),
                 hasPicture: rows.bytes(row, 5) != nil, row: prepared,
-                item: whole || !prepared.isCurrent ? try item(rows, row) : nil
+                item: prepared.isCurrent ? nil : try item(rows, row)
             )
             return Int(total)
         }

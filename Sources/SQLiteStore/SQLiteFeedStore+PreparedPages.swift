@@ -6,8 +6,7 @@ import WarmfeedCore
 extension SQLiteFeedStore {
     /// The prepared page for `request`, read on this thread: the places of
     /// its rows from the covering index `item_page`, their bytes from the row
-    /// file, and whole items only for the page's first row (it names the page)
-    /// and for rows with no current prepared bytes.
+    /// file, and whole items only for rows with no current prepared bytes.
     public func preparedPageAtOnce(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage? {
         precondition(size > 0)
         return try pages.read { connection -> PreparedPage? in
@@ -56,7 +55,7 @@ extension SQLiteFeedStore {
                     // record there, a cut or a flipped header) is as corrupt as bad bytes.
                     let row = found.map { builder.check($0.prepared) } ?? (place.placed ? .corrupt : .missing)
                     var item: FeedItem?
-                    if builder.atFirstRow || !row.isCurrent {
+                    if !row.isCurrent {
                         try connection.query(SQL.itemByID, [place.id]) { item = Self.item($0) }
                         // Gone since its place was read (this read sees one state; a guard all the same).
                         guard item != nil else { continue }

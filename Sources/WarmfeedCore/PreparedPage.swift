@@ -23,8 +23,7 @@ public struct PreparedPage: Sendable {
         /// Where its prepared bytes (without the tag) sit in `PreparedPage.bytes`;
         /// empty when the row must be rendered from `item`.
         public var prepared: Range<Int>
-        /// The whole item: for the page's first row (it names the page), and
-        /// for rows not prepared with the tag asked for; nil otherwise.
+        /// The whole item, for a row not prepared with the tag asked for; nil otherwise.
         public var item: FeedItem?
 
         public init(id: Int64, preview: Int64?, hasPicture: Bool, prepared: Range<Int>, item: FeedItem?) {
@@ -90,11 +89,8 @@ public struct PreparedPageBuilder {
         return PreparedRowTag.check(prepared, tag: tag)
     }
 
-    /// Whether the next row is the page's first (it is then read whole).
-    public var atFirstRow: Bool { rows.isEmpty }
-
-    /// Adds a row: its prepared bytes when `row` is current (`item` then nil
-    /// unless it is the first row), else its item. A corrupt row's id is noted.
+    /// Adds a row: its prepared bytes when `row` is current (`item` then
+    /// nil), else its item. A corrupt row's id is noted.
     public mutating func add(
         id: Int64, published: Int64, seq: Int64, preview: Int64?, hasPicture: Bool,
         row: PreparedRowTag.Check, item: FeedItem?

@@ -4,8 +4,8 @@ import Testing
 @testable import HTMLTemplates
 
 /// Templates rendered ahead with holes: written out with the holes filled,
-/// they are the bytes a render would make; a template that uses an open field
-/// as a section cannot be prepared.
+/// they are the bytes a render would make; a section over an open field is
+/// kept open and shown as the values say; a list over one cannot be prepared.
 @Suite struct PreparedHTMLTests {
     static let names = ["title", "position", "starred"]
     static let schema = TemplateSchema(["title": .text, "position": .text, "starred": .flag])
@@ -48,10 +48,65 @@ import Testing
         }
     }
 
-    @Test func aTemplateUsingAnOpenFieldAsASectionCannotBePrepared() throws {
-        let template = try compile("{{#position}}at {{position}}{{/position}}{{title}}")
-        #expect(PreparedHTML.prepare(template, Row(title: "t", position: "1", starred: false), open: [1]) == nil)
-        #expect(PreparedHTML.prepare(template, Row(title: "t", position: "1", starred: false), open: [0]) != nil)
+    @Test func aSectionOverAnOpenFieldIsKeptOpenAndShownAsTheValuesSayWhenWritten() throws {
+        let template = try compile(
+            #"<p{{#starred}} class="s" data-at="{{position}}"{{/starred}}>{{title}}{{^starred}} plain{{#starred}}never{{/starred}}{{/starred}}</p>"#)
+        let open: Set<Int> = [1, 2]
+        for preparedStarred in [false, true] {
+            let prepared = try #require(PreparedHTML.prepare(template, Row(title: "a&b", position: "never", starred: preparedStarred), open: open))
+            #expect(!String(decoding: prepared, as: UTF8.self).contains("data-at=\"never"))
+            for starred in [false, true] {
+                var html = HTMLBuffer()
+                let written = prepared.withUnsafeBytes {
+                    PreparedHTML.write($0, values: Row(title: "other", position: "<9>", starred: starred), open: PreparedHTML.mask(open), into: &html)
+                }
+                #expect(written)
+                #expect(html.bytes == rendered(template, Row(title: "a&b", position: "<9>", starred: starred)))
+            }
+        }
+    }
+
+    @Test func aListSectionOverAnOpenFieldCannotBePrepared() throws {
+        struct Page: TemplateValues {
+            func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {}
+            func count(of field: Int) -> Int { 1 }
+            func element(of field: Int, at index: Int) -> any TemplateValues { Row(title: "t", position: "1", starred: true) }
+        }
+        let folder = try HTMLTemplateTests.Folder(["page": "{{#rows}}<li>{{title}}</li>{{/rows}}"])
+        let template = try TemplateFolder(path: folder.path).compile("page", schema: TemplateSchema(["rows": .list(Self.schema)]))
+        #expect(PreparedHTML.prepare(template, Page(), open: [0]) == nil)
+    }
+
+    @Test func openSectionsThatDoNotPairWriteNothing() throws {
+        // Holes: (offset, field, kind); the body "AB".
+        func bytes(_ holes: [(UInt8, UInt8, UInt8)]) -> [UInt8] {
+            [UInt8(holes.count)] + holes.flatMap { [$0.0, 0, 0, 0, $0.1, $0.2] } + Array("AB".utf8)
+        }
+        let bad = [
+            bytes([(0, 2, 2)]),  // a start never ended
+            bytes([(1, 2, 4)]),  // an end never started
+            bytes([(0, 2, 2), (1, 1, 4)]),  // ended as another field
+            bytes([(0, 2, 9)]),  // a kind no hole has
+            bytes([(1, 2, 2), (0, 2, 4)]),  // ended before it started
+        ]
+        var html = HTMLBuffer()
+        for prepared in bad {
+            #expect(
+                !prepared.withUnsafeBytes {
+                    PreparedHTML.write($0, values: Row(title: "", position: "", starred: true), open: PreparedHTML.mask([1, 2]), into: &html)
+                })
+        }
+        #expect(html.bytes.isEmpty)
+        // Paired, the section's bytes show or not.
+        let good = bytes([(0, 2, 2), (1, 2, 4)])
+        for (starred, expected) in [(true, "AB"), (false, "B")] {
+            var html = HTMLBuffer()
+            #expect(
+                good.withUnsafeBytes {
+                    PreparedHTML.write($0, values: Row(title: "", position: "", starred: starred), open: PreparedHTML.mask([1, 2]), into: &html)
+                })
+            #expect(String(decoding: html.bytes, as: UTF8.self) == expected)
+        }
     }
 
     @Test func bytesNotInThePreparedFormWriteNothing() throws {

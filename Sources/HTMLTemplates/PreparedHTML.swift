@@ -70,59 +70,65 @@ public enum PreparedHTML {
         let start = 1 + holeCount * 6
         guard prepared.count >= start else { return false }
         let body = UnsafeRawBufferPointer(rebasing: prepared[start...])
-        // Checked before anything is written: a bad hole writes nothing. Each
-        // section start is paired with its end here, so the pass below can skip to it.
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: maxHoles) { ends in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: maxDepth) { starts in
-                var depth = 0
-                var written = 0
-                for hole in 0..<holeCount {
-                    let offset = Int(offset(prepared, hole))
-                    let field = prepared[1 + hole * 6 + 4]
-                    guard offset >= written, offset <= body.count, field < 64, open & 1 << UInt64(field) != 0,
-                        let kind = HoleKind(rawValue: prepared[1 + hole * 6 + 5])
-                    else { return false }
-                    switch kind {
-                    case .raw, .escaped: break
-                    case .sectionStart, .invertedSectionStart:
-                        guard depth < maxDepth else { return false }
-                        starts[depth] = hole
-                        depth += 1
-                    case .sectionEnd:
-                        guard depth > 0, prepared[1 + starts[depth - 1] * 6 + 4] == field else { return false }
-                        depth -= 1
-                        ends[starts[depth]] = hole
-                    }
-                    written = offset
-                }
-                guard depth == 0 else { return false }
-                written = 0
-                var hole = 0
-                while hole < holeCount {
-                    let offset = Int(offset(prepared, hole))
-                    html.append(raw: UnsafeRawBufferPointer(rebasing: body[written..<offset]))
-                    written = offset
-                    let entry = 1 + hole * 6
-                    let field = Int(prepared[entry + 4])
-                    // Every kind was checked above.
-                    let kind = HoleKind(rawValue: prepared[entry + 5])!
-                    switch kind {
-                    case .raw, .escaped:
-                        values.write(field, into: &html, escaped: kind == .escaped)
-                    case .sectionStart, .invertedSectionStart:
-                        if values.isPresent(field) != (kind == .sectionStart) {
-                            // Hidden: its body, and the holes inside it, are skipped.
-                            hole = ends[hole]
-                            written = Int(Self.offset(prepared, hole))
-                        }
-                    case .sectionEnd: break
-                    }
-                    hole += 1
-                }
-                html.append(raw: UnsafeRawBufferPointer(rebasing: body[written...]))
-                return true
+        // Checked before anything is written: a bad hole writes nothing, and
+        // each section's end names the field of the start it closes (the open
+        // sections' fields kept a byte each in one word: at most `maxDepth`).
+        var depth = 0
+        var starts: UInt64 = 0
+        var written = 0
+        for hole in 0..<holeCount {
+            let offset = Int(offset(prepared, hole))
+            let field = prepared[1 + hole * 6 + 4]
+            guard offset >= written, offset <= body.count, field < 64, open & 1 << UInt64(field) != 0,
+                let kind = HoleKind(rawValue: prepared[1 + hole * 6 + 5])
+            else { return false }
+            switch kind {
+            case .raw, .escaped: break
+            case .sectionStart, .invertedSectionStart:
+                guard depth < maxDepth else { return false }
+                starts = starts << 8 | UInt64(field)
+                depth += 1
+            case .sectionEnd:
+                guard depth > 0, starts & 0xFF == UInt64(field) else { return false }
+                starts >>= 8
+                depth -= 1
             }
+            written = offset
         }
+        guard depth == 0 else { return false }
+        written = 0
+        var hole = 0
+        while hole < holeCount {
+            let offset = Int(offset(prepared, hole))
+            html.append(raw: UnsafeRawBufferPointer(rebasing: body[written..<offset]))
+            written = offset
+            let entry = 1 + hole * 6
+            let field = Int(prepared[entry + 4])
+            // Every kind was checked above.
+            let kind = HoleKind(rawValue: prepared[entry + 5])!
+            switch kind {
+            case .raw, .escaped:
+                values.write(field, into: &html, escaped: kind == .escaped)
+            case .sectionStart, .invertedSectionStart:
+                if values.isPresent(field) != (kind == .sectionStart) {
+                    // Hidden: its body, and the holes inside it, are skipped to its end.
+                    var inside = 1
+                    while inside > 0 {
+                        hole += 1
+                        switch HoleKind(rawValue: prepared[1 + hole * 6 + 5])! {
+                        case .sectionStart, .invertedSectionStart: inside += 1
+                        case .sectionEnd: inside -= 1
+                        case .raw, .escaped: break
+                        }
+                    }
+                    written = Int(Self.offset(prepared, hole))
+                }
+            case .sectionEnd: break
+            }
+            hole += 1
+        }
+        html.append(raw: UnsafeRawBufferPointer(rebasing: body[written...]))
+        return true
     }
 
     private static func offset(_ prepared: UnsafeRawBufferPointer, _ hole: Int) -> UInt32 {

@@ -179,10 +179,21 @@ enum RowFields {
     }
 
     static func isPresent(_ field: Int, of item: UnsafePointer<FeedItem>, first: Bool) -> Bool {
-        switch PageValues.RowField(rawValue: field)! {
+        if let shown = isPresent(field, first: first) { return shown }
+        return switch PageValues.RowField(rawValue: field)! {
         case .summary: !item.pointee.summary.isEmpty
         case .thumb: item.pointee.imageURL != nil
         case .link: item.pointee.link.map(PageRenderer.isSafeLink) ?? false
+        default: true
+        }
+    }
+
+    /// Whether a section over `field` shows, when that depends on the row's
+    /// place alone (every open field's does: a prepared row asks it of them);
+    /// nil when it depends on the item.
+    static func isPresent(_ field: Int, first: Bool) -> Bool? {
+        switch PageValues.RowField(rawValue: field)! {
+        case .summary, .thumb, .link: nil
         case .pageStart, .number, .url: first
         default: true
         }
@@ -278,8 +289,8 @@ struct PreparedRowValues: TemplateValues {
 
     func isPresent(_ field: Int) -> Bool {
         withRow { row in
-            // Of the prepared bytes, only the open section is asked about: it shows on the page's first row.
-            guard let item = row.pointee.item else { return field == PageValues.RowField.pageStart.rawValue && offset == 0 }
+            // Of the prepared bytes, only open sections are asked about (`PreparedHTML.write`).
+            guard let item = row.pointee.item else { return RowFields.isPresent(field, first: offset == 0) ?? false }
             return withUnsafePointer(to: item) { RowFields.isPresent(field, of: $0, first: offset == 0) }
         }
     }

@@ -206,9 +206,12 @@ import Testing
             #expect(try await firstStore.note(RowPreparation.note) == String(before.rowTag!))
             await firstStore.close()
 
-            // The operator edits a row template and restarts (another opening of the store).
+            // The operator edits a row template and restarts (another opening of the store),
+            // with sections over fields a prepared row leaves open: kept open, they show
+            // in its bytes as they do in the row rendered from its item (`compare` below).
             let row = folder.appendingPathComponent("row.mustache")
-            try (try String(contentsOf: row, encoding: .utf8)).replacingOccurrences(of: "<article ", with: "<article data-edited=\"yes\" ")
+            let sections = "{{#url}} data-first{{/url}}{{^pageStart}} data-later{{/pageStart}}{{#position}} data-at=\"{{position}}\"{{/position}}"
+            try (try String(contentsOf: row, encoding: .utf8)).replacingOccurrences(of: "<article ", with: "<article data-edited=\"yes\"\(sections) ")
                 .write(to: row, atomically: true, encoding: .utf8)
             let store = try await made.another()
             let after = try await Self.renderer(folder.path)
@@ -225,7 +228,11 @@ import Testing
             #expect(second.status.prepared == 200)
             let fresh = try #require(try await store.preparedPage(.number(2), size: 30, tag: after.rowTag!))
             #expect(fresh.rows.allSatisfy { !$0.prepared.isEmpty })
-            #expect(Self.edited(after.fragment(of: fresh, query: query, number: 2)) == 30)
+            let freshHTML = String(decoding: after.fragment(of: fresh, query: query, number: 2), as: UTF8.self)
+            #expect(Self.edited(Array(freshHTML.utf8)) == 30)
+            #expect(freshHTML.components(separatedBy: " data-first").count - 1 == 1)
+            #expect(freshHTML.components(separatedBy: " data-later").count - 1 == 29)
+            #expect(freshHTML.contains(" data-at=\"31\"") && freshHTML.contains(" data-at=\"60\""))
             #expect(try await Self.compare(store, after, size: 30).differences == [])
             await store.close()
             // A later start with the same templates walks nothing.

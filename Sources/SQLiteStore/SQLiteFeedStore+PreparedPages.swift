@@ -9,20 +9,23 @@ extension SQLiteFeedStore {
     /// file, and whole items only for rows with no current prepared bytes.
     public func preparedPageAtOnce(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage? {
         precondition(size > 0)
-        return try pages.read { connection -> PreparedPage? in
+        if case .number(let number) = request, let answer = indexedPage(number: number, size: size, tag: tag) { return answer }
+        return try preparedPageFromSQLite(request, size: size, tag: tag)
+    }
+
+    /// `preparedPageAtOnce` as SQLite answers it: the places from `item_page`.
+    func preparedPageFromSQLite(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage? {
+        try pages.read { connection -> PreparedPage? in
             var total = 0
             try connection.query(SQL.total, []) { total = Int($0.columnInteger(0) ?? 0) }
-            var places: [RowPlace] = []
+            var places: [SQLitePageIndex.Place] = []
             places.reserveCapacity(size)
             func read(_ sql: String, _ arguments: [Int64]) throws {
                 try connection.query(sql, arguments) { row in
-                    var place = RowPlace(
-                        id: row.columnInteger(0) ?? 0, published: row.columnInteger(1) ?? 0, seq: row.columnInteger(2) ?? 0,
-                        preview: row.columnInteger(3), at: row.columnInteger(4), size: Int(row.columnInteger(5) ?? 0))
-                    place.placed = place.at != nil
-                    // A place no record could have is no place (and the row is prepared again).
-                    if !(0..<(1 << 48)).contains(place.at ?? 0) || !(SQLiteRowLog.headerSize...(1 << 24)).contains(place.size) { place.at = nil }
-                    places.append(place)
+                    places.append(
+                        SQLitePageIndex.Place(
+                            id: row.columnInteger(0) ?? 0, published: row.columnInteger(1) ?? 0, seq: row.columnInteger(2) ?? 0,
+                            preview: row.columnInteger(3), at: row.columnInteger(4), size: Int(row.columnInteger(5) ?? 0)))
                 }
             }
             func seq(_ sql: String, _ cursor: WarmfeedCore.Cursor) throws -> Int64? {
@@ -70,16 +73,35 @@ extension SQLiteFeedStore {
         }
     }
 
-    /// Where a page's row is: read from `item_page` alone.
-    private struct RowPlace {
-        var id: Int64
-        var published: Int64
-        var seq: Int64
-        var preview: Int64?
-        var at: Int64?
-        var size: Int
-        /// Whether the item names a place at all (prepared, as the store believes).
-        var placed = false
+    /// Page `number` from the page index and the row file alone, with no
+    /// SQLite step: `.some(nil)` when there is no such page; nil when the
+    /// index cannot answer now (a writer at work, a row to render from its
+    /// item), and SQLite is asked.
+    func indexedPage(number: Int, size: Int, tag: UInt32) -> PreparedPage?? {
+        guard number >= 1 else { return .some(nil) }
+        guard
+            let found = index.places({ count in
+                let top = count - Int64(number - 1) * Int64(size)
+                return top >= 1 ? max(1, top - Int64(size) + 1)...top : nil
+            })
+        else { return nil }
+        guard !found.places.isEmpty else {
+            return found.count == 0 && number == 1 ? PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil) : .some(nil)
+        }
+        let places = found.places
+        let (bytes, spans) = readRows(of: places)
+        var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
+        let whole = bytes.withUnsafeBytes { bytes -> Bool in
+            for (place, span) in zip(places, spans) {
+                guard let found = span.flatMap({ SQLiteRowLog.record(in: UnsafeRawBufferPointer(rebasing: bytes[$0]), id: place.id) }) else { return false }
+                let row = builder.check(found.prepared)
+                guard row.isCurrent else { return false }
+                builder.add(id: place.id, published: place.published, seq: place.seq, preview: place.preview, hasPicture: found.hasPicture, row: row, item: nil)
+            }
+            return true
+        }
+        guard whole else { return nil }
+        return .some(builder.page(total: Int(found.count)))
     }
 
     /// The records of `places` read from the row file, with where each one
@@ -87,7 +109,7 @@ extension SQLiteFeedStore {
     /// not hold whole). Records lying close together are read with one `pread`
     /// (rows prepared together are side by side, so a page is usually one
     /// read; a row prepared again since sits apart, read on its own).
-    private func readRows(of places: [RowPlace]) -> (bytes: [UInt8], spans: [Range<Int>?]) {
+    private func readRows(of places: [SQLitePageIndex.Place]) -> (bytes: [UInt8], spans: [Range<Int>?]) {
         var runs: [(start: Int64, end: Int64, members: [(index: Int, at: Int64)])] = []
         let placed = places.indices.compactMap { index in places[index].at.map { (index: index, at: $0) } }
         for member in placed.sorted(by: { $0.at < $1.at }) {

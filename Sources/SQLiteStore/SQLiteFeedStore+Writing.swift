@@ -13,6 +13,10 @@ final class SQLiteItemSink: FeedItemSink {
     private var lowest: (published: Int64, id: Int64)?
     /// What the write did so far.
     private(set) var summary = UpsertSummary()
+    /// Ranks whose page-index records changed without the rank moving (an item updated in place).
+    private(set) var changedRanks: [Int64] = []
+    /// The lowest rank from which every page-index record may have changed; nil when none.
+    private(set) var changedFrom: Int64?
 
     init(db: Database) throws {
         self.db = db
@@ -37,6 +41,8 @@ final class SQLiteItemSink: FeedItemSink {
             if (existing.id ?? 0) <= idsBefore { summary.updated += 1 }
             if item.published != existing.published {
                 touch(min(item.published, existing.published), existing.id ?? 0)
+            } else if let seq = existing.seq {
+                changedRanks.append(seq)
             }
         } else {
             // A cached statement: GRDB's record insert builds its SQL per call, a fifth of an import's time.
@@ -64,6 +70,7 @@ final class SQLiteItemSink: FeedItemSink {
             item.published, item.seq, item.preview,
         ])
         summary.inserted += 1
+        if let seq = item.seq { changedFrom = min(changedFrom ?? seq, seq) }
     }
 
     func adoptEpoch(_ epoch: UInt32) throws {
@@ -100,6 +107,7 @@ final class SQLiteItemSink: FeedItemSink {
                     ) AS ranked
                     WHERE item.id = ranked.id AND item.seq IS NOT ranked.rank
                     """, arguments: [base, start.published, start.id])
+            changedFrom = min(changedFrom ?? base + 1, base + 1)
         }
         return summary
     }
@@ -110,12 +118,14 @@ extension SQLiteFeedStore {
     /// (when it throws) none does and the store is as it was. Readers keep
     /// reading the previous state meanwhile (WAL).
     public func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary) {
-        let (result, summary) = try poolForWriting.write { db -> (Result, UpsertSummary) in
+        let (result, summary) = try Self.writeIndexed(poolForWriting, index) { [index] db -> (Result, UpsertSummary) in
             let sink = try SQLiteItemSink(db: db)
             var writer = FeedWriter(sink: sink)
             let result = try body(&writer)
             _ = consume writer
-            return (result, try sink.finish())
+            let summary = try sink.finish()
+            if summary.inserted + summary.updated > 0 { try index.refresh(db, ranks: sink.changedRanks, from: sink.changedFrom) }
+            return (result, summary)
         }
         if summary.inserted + summary.updated > 0 { bumpRevision() }
         return (result, summary)
@@ -128,7 +138,7 @@ extension SQLiteFeedStore {
     ) async throws -> (kept: Int, last: Int64)? {
         // In one write transaction: no write changes the items between the read
         // and the keep, and no other opening appends to the row file meanwhile.
-        try await poolForWriting.write { [rows] db -> (kept: Int, last: Int64)? in
+        try await writeIndexed { [rows, index] db -> (kept: Int, last: Int64)? in
             // A sweep renders every row again: it starts the file afresh.
             if sweep, id == 0 { try rows.truncate() }
             let items =
@@ -146,6 +156,7 @@ extension SQLiteFeedStore {
             for (record, place) in zip(records, places) {
                 try update.execute(arguments: [place.at, place.size, record.id])
             }
+            try index.refresh(db, ranks: items.compactMap(\.seq), from: nil)
             return (records.count, last)
         }
     }
@@ -154,9 +165,37 @@ extension SQLiteFeedStore {
 extension SQLiteFeedStore {
     public func forgetPreparedRows(_ ids: [Int64]) async throws {
         guard !ids.isEmpty else { return }
-        try await poolForWriting.write { db in
-            let forget = try db.cachedStatement(sql: "UPDATE item SET ahead_at = NULL, ahead_size = NULL WHERE id = ?")
-            for id in ids { try forget.execute(arguments: [id]) }
+        try await writeIndexed { [index] db in
+            let forget = try db.cachedStatement(sql: "UPDATE item SET ahead_at = NULL, ahead_size = NULL WHERE id = ? RETURNING seq")
+            var ranks: [Int64] = []
+            for id in ids { ranks += try Int64.fetchAll(forget, arguments: [id]) }
+            try index.refresh(db, ranks: ranks, from: nil)
+        }
+    }
+}
+
+extension SQLiteFeedStore {
+    /// A write transaction that may change the page index: when it does not
+    /// commit after the index was changed, the index is distrusted (readers
+    /// ask SQLite) until a write rebuilds it.
+    static func writeIndexed<Result>(_ pool: DatabasePool, _ index: SQLitePageIndex, _ body: (Database) throws -> Result) throws -> Result {
+        let before = index.header()
+        do {
+            return try pool.write(body)
+        } catch {
+            if index.header() != before { index.distrust() }
+            throw error
+        }
+    }
+
+    /// `writeIndexed`, off the caller's thread.
+    func writeIndexed<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+        let before = index.header()
+        do {
+            return try await poolForWriting.write(body)
+        } catch {
+            if index.header() != before { index.distrust() }
+            throw error
         }
     }
 }

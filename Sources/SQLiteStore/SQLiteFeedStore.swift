@@ -18,6 +18,8 @@ public final class SQLiteFeedStore: ImmediatePages {
     let pages: SQLitePageReader
     /// The rows rendered ahead (`path` + "-rows").
     let rows: SQLiteRowLog
+    /// Where each rank's row is (`path` + "-pages"): deep pages without SQLite.
+    let index: SQLitePageIndex
     var poolForWriting: DatabasePool { pool }
     /// The feed's epoch: a random number fixed when the store is created.
     /// Cursors carry it, so a cursor from another store is told apart.
@@ -43,10 +45,14 @@ public final class SQLiteFeedStore: ImmediatePages {
         try Self.migrator.migrate(pool)
         pages = SQLitePageReader(path: path)
         rows = try SQLiteRowLog(path: path + "-rows")
+        index = try SQLitePageIndex(path: path + "-pages", rows: rows)
         // Places past the file's end (it was removed, or a crash lost its
-        // tail) are forgotten, so those rows are prepared again.
-        try pool.write { [rows] db in
+        // tail) are forgotten, so those rows are prepared again; the page
+        // index is rebuilt when that changed places, or when it does not
+        // agree with the store (new, removed, cut, or left by a crash).
+        try Self.writeIndexed(pool, index) { [rows, index] db in
             try db.execute(sql: "UPDATE item SET ahead_at = NULL, ahead_size = NULL WHERE ahead_at + ahead_size > ?", arguments: [rows.size])
+            if try db.changesCount > 0 || !index.agrees(with: db) { try index.rebuild(db) }
         }
         epoch = try pool.write { db in
             if let stored = try UInt32.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") {
@@ -226,6 +232,8 @@ public final class SQLiteFeedStore: ImmediatePages {
         static let total = "SELECT MAX(seq) FROM item"
         /// How many writes the store has had (every process's).
         static let writes = "SELECT value FROM meta WHERE key = 'writes'"
+        /// How many writes changed the page index (its header carries the count it agrees with).
+        static let pagesStamp = "SELECT value FROM meta WHERE key = 'pages'"
     }
 }
 
@@ -241,9 +249,11 @@ extension SQLiteFeedStore {
     /// Not a change of the feed: the revision stays, cached pages stay.
     public func setPreviews(_ previews: [Int64: Int64]) async throws {
         guard !previews.isEmpty else { return }
-        try await poolForWriting.write { db in
-            let update = try db.cachedStatement(sql: "UPDATE item SET preview = ? WHERE id = ? AND preview IS NOT ?")
-            for (id, preview) in previews { try update.execute(arguments: [preview, id, preview]) }
+        try await writeIndexed { [index] db in
+            let update = try db.cachedStatement(sql: "UPDATE item SET preview = ? WHERE id = ? AND preview IS NOT ? RETURNING seq")
+            var ranks: [Int64] = []
+            for (id, preview) in previews { ranks += try Int64.fetchAll(update, arguments: [preview, id, preview]) }
+            if !ranks.isEmpty { try index.refresh(db, ranks: ranks, from: nil) }
         }
     }
 }
@@ -279,7 +289,26 @@ extension SQLiteFeedStore {
             while true {
                 try await Task.sleep(for: .seconds(1))
                 self.noticeOtherWriters()
+                await self.mendIndex()
             }
+        }
+    }
+
+    /// Rebuilds the page index when it does not agree with the store (a
+    /// write that did not commit, another opening that died mid-write), so
+    /// readers stop asking SQLite. A disagreement seen from outside a write
+    /// may be another opening's write in flight: it is checked again inside
+    /// one, where no other write can be.
+    func mendIndex() async {
+        let counts = try? pages.read { connection -> (pages: Int64, writes: Int64) in
+            var counts: (pages: Int64, writes: Int64) = (0, 0)
+            try connection.query(SQL.pagesStamp, []) { counts.pages = $0.columnInteger(0) ?? 0 }
+            try connection.query(SQL.writes, []) { counts.writes = $0.columnInteger(0) ?? 0 }
+            return counts
+        }
+        if let counts, index.agrees(pages: counts.pages, writes: counts.writes) { return }
+        _ = try? await writeIndexed { [index] db in
+            if !(try index.agrees(with: db)) { try index.rebuild(db) }
         }
     }
 

@@ -26,8 +26,8 @@ final class SQLiteRowLog: Sendable {
     /// A flag: the item has a picture.
     static let pictured: UInt8 = 1
 
-    let path: String
-    private let descriptor: Int32
+    private let file: PositionedFile
+    var path: String { file.path }
 
     /// A record to append: the prepared row (its templates' tag first) of item `id`.
     struct Record {
@@ -42,28 +42,13 @@ final class SQLiteRowLog: Sendable {
         var hasPicture: Bool
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Opens (and creates, when missing) the file at `path`.
     init(path: String) throws {
-        self.path = path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
-        descriptor = fd
-    }
-
-    deinit {
-        close(descriptor)
+        file = try PositionedFile(path: path)
     }
 
     /// The file's length now.
-    var size: Int64 {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return 0 }
-        return Int64(status.st_size)
-    }
+    var size: Int64 { file.size }
 
     /// Appends `records` at the end; answers each one's place and size, in
     /// order. Call it only inside a write transaction of the store.
@@ -80,43 +65,28 @@ final class SQLiteRowLog: Sendable {
             bytes.append(contentsOf: record.prepared)
             places.append((at, Int64(bytes.count) - (at - start)))
         }
-        try bytes.withUnsafeBytes { buffer in
-            var written = 0
-            while written < buffer.count {
-                let count = pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(start) + off_t(written))
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
-                written += count
-            }
-        }
+        try file.write(bytes, at: start)
         return places
     }
 
     /// Empties the file (every record's place then reads as missing). Call it
     /// only inside a write transaction of the store.
     func truncate() throws {
-        guard ftruncate(descriptor, 0) == 0 else { throw Failure(description: "cannot truncate \(path): \(String(cString: strerror(errno)))") }
+        try file.truncate()
     }
 
     /// Reads `buffer.count` bytes from `at` into `buffer`; answers how many
     /// there were (fewer at the file's end).
     func read(at: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(at) + off_t(done))
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            done += count
-        }
-        return done
+        file.read(at: at, into: buffer)
     }
 
     /// The record of item `id` when `bytes` (read from its place, as long as
     /// its item says) hold it whole; nil otherwise.
     static func record(in bytes: UnsafeRawBufferPointer, id: Int64) -> Found? {
         guard bytes.count > headerSize,
-              Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)) == id,
-              Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) == bytes.count - headerSize
+            Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)) == id,
+            Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) == bytes.count - headerSize
         else { return nil }
         return Found(prepared: UnsafeRawBufferPointer(rebasing: bytes[headerSize...]), hasPicture: bytes[12] & pictured != 0)
     }

@@ -9,7 +9,20 @@ extension SQLiteFeedStore {
     /// file, and whole items only for rows with no current prepared bytes.
     public func preparedPageAtOnce(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage? {
         precondition(size > 0)
-        if case .number(let number) = request, let answer = indexedPage(number: number, size: size, tag: tag) { return answer }
+        switch request {
+        case .number(let number):
+            if let answer = indexedPage(number: number, size: size, tag: tag) { return answer }
+        case .after(let cursor), .before(let cursor):
+            let sql = if case .after = request { SQL.seqOlder } else { SQL.seqNewer }
+            let rank = try pages.read { connection -> Int64? in
+                var seq: Int64?
+                try connection.query(sql, [cursor.published, cursor.id]) { seq = $0.columnInteger(0) }
+                return seq
+            }
+            // No item on the cursor's side: no such page.
+            guard let rank else { return nil }
+            if let answer = indexedPage(request, rank: rank, size: size, tag: tag) { return answer }
+        }
         return try preparedPageFromSQLite(request, size: size, tag: tag)
     }
 
@@ -79,16 +92,65 @@ extension SQLiteFeedStore {
     /// item), and SQLite is asked.
     func indexedPage(number: Int, size: Int, tag: UInt32) -> PreparedPage?? {
         guard number >= 1 else { return .some(nil) }
-        guard
-            let found = index.places({ count in
-                let top = count - Int64(number - 1) * Int64(size)
-                return top >= 1 ? max(1, top - Int64(size) + 1)...top : nil
-            })
-        else { return nil }
-        guard !found.places.isEmpty else {
-            return found.count == 0 && number == 1 ? PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil) : .some(nil)
+        // An empty feed has a first page, empty.
+        return indexedPage(size: size, tag: tag, emptyFeedHasThePage: number == 1) { count in
+            let top = count - Int64(number - 1) * Int64(size)
+            return top >= 1 ? max(1, top - Int64(size) + 1)...top : nil
+        } keep: { places, _ in
+            places
         }
-        let places = found.places
+    }
+
+    /// The page of a cursor from the page index, once SQLite has named the
+    /// rank it starts at (`seqOlder`, `seqNewer`: one index seek): the
+    /// records read hold one rank more, the cursor's side of the page, so
+    /// that the index is seen to agree with that rank (a write between the
+    /// seek and the read moves ranks); nil when it does not, and SQLite is
+    /// asked for the page.
+    func indexedPage(_ request: PageRequest, rank: Int64, size: Int, tag: UInt32) -> PreparedPage?? {
+        func key(_ place: SQLitePageIndex.Place) -> (Int64, Int64) { (place.published, place.id) }
+        switch request {
+        case .number: return nil
+        case .after(let cursor):
+            // Ranks rank+1 (when there is one) down to the page's last: rank is just older than the cursor.
+            return indexedPage(size: size, tag: tag) { count in
+                rank <= count ? max(1, rank - Int64(size) + 1)...min(count, rank + 1) : (0...0)
+            } keep: { places, _ in
+                var places = places
+                if places.first?.seq == rank + 1 {
+                    guard key(places.removeFirst()) >= (cursor.published, cursor.id) else { return nil }
+                }
+                guard let top = places.first, top.seq == rank, key(top) < (cursor.published, cursor.id) else { return nil }
+                return places
+            }
+        case .before(let cursor):
+            // Ranks bottom-1 (when there is one) up to the page's first: bottom is just newer than the cursor.
+            return indexedPage(size: size, tag: tag) { count in
+                rank <= count ? max(1, rank - 1)...min(count, rank + Int64(size) - 1) : (0...0)
+            } keep: { places, _ in
+                var places = places
+                if places.last?.seq == rank - 1 {
+                    guard key(places.removeLast()) <= (cursor.published, cursor.id) else { return nil }
+                }
+                guard let bottom = places.last, bottom.seq == rank, key(bottom) > (cursor.published, cursor.id) else { return nil }
+                return places
+            }
+        }
+    }
+
+    /// A page of the ranks `ranks(count)` names (highest first), as `keep`
+    /// trims them (nil: the index does not agree; an empty list: no such
+    /// page), read from the page index and the row file; nil when the index
+    /// cannot answer.
+    private func indexedPage(
+        size: Int, tag: UInt32, emptyFeedHasThePage: Bool = false, ranks: (Int64) -> ClosedRange<Int64>?,
+        keep: ([SQLitePageIndex.Place], Int64) -> [SQLitePageIndex.Place]?
+    ) -> PreparedPage?? {
+        guard let found = index.places(ranks), let places = keep(found.places, found.count) else { return nil }
+        guard !places.isEmpty else {
+            return found.count == 0 && emptyFeedHasThePage
+                ? PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil) : .some(nil)
+        }
         let (bytes, spans) = readRows(of: places)
         var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
         let whole = bytes.withUnsafeBytes { bytes -> Bool in

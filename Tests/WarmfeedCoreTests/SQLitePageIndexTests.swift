@@ -46,12 +46,33 @@ import Testing
                 answered += 1
                 #expect(describe(indexed) == describe(sqlite), "page \(number) from the index", sourceLocation: sourceLocation)
             }
+            // The pages its cursors lead to: older, and newer (read from the bottom up).
+            guard let sqlite else { continue }
+            for request in [sqlite.older.map(PageRequest.after), sqlite.newer.map(PageRequest.before)].compactMap({ $0 }) {
+                let fromSQLite = try store.preparedPageFromSQLite(request, size: size, tag: tag)
+                #expect(
+                    describe(try store.preparedPageAtOnce(request, size: size, tag: tag)) == describe(fromSQLite), "\(request) of page \(number)",
+                    sourceLocation: sourceLocation)
+                guard let fromSQLite, !fromSQLite.rows.isEmpty else { continue }
+                let top = Int64(fromSQLite.total - fromSQLite.firstPosition + 1)
+                let rank = if case .after = request { top } else { top - Int64(fromSQLite.rows.count) + 1 }
+                if let indexed = store.indexedPage(request, rank: rank, size: size, tag: tag) {
+                    answered += 1
+                    #expect(describe(indexed) == describe(fromSQLite), "\(request) of page \(number) from the index", sourceLocation: sourceLocation)
+                }
+            }
         }
         return answered
     }
 
-    /// The number of pages of a feed of `total` items, one past the end included.
-    static func pageCount(_ total: Int, size: Int = 10) -> Int { max(1, (total + size - 1) / size + 1) }
+    /// How many pages `expectSameAsSQLite` reads of a feed of `total` items:
+    /// every page by number and one past the end, and every page a cursor
+    /// leads to (each page's older, and each page's newer, but the last's
+    /// and the first's).
+    static func pageCount(_ total: Int, size: Int = 10) -> Int {
+        let pages = (total + size - 1) / size
+        return pages + 1 + 2 * max(0, pages - 1)
+    }
 
     static func header(_ store: SQLiteFeedStore) throws -> SQLitePageIndex.Header {
         try #require(store.index.header())
@@ -280,11 +301,11 @@ import Testing
         let rounds = 120
         let done = Atomic(false)
         let problems = Mutex<[String]>([])
-        let seen = Mutex<[(number: Int, total: Int, ids: [Int64])]>([])
+        let seen = Mutex<[(number: Int, after: Int64?, total: Int, ids: [Int64])]>([])
         let readers = (0..<4).map { reader in
             Thread {
                 var number = reader
-                var mine: [(number: Int, total: Int, ids: [Int64])] = []
+                var mine: [(number: Int, after: Int64?, total: Int, ids: [Int64])] = []
                 while !done.load(ordering: .relaxed) {
                     number = number % 30 + 1
                     do {
@@ -297,7 +318,11 @@ import Testing
                             problems.withLock { $0.append("a row with neither bytes nor item") }
                         }
                         if page.firstPosition != (number - 1) * 10 + 1 { problems.withLock { $0.append("page \(number) at \(page.firstPosition)") } }
-                        if mine.count < 50_000 { mine.append((number, page.total, page.rows.map(\.id))) }
+                        if mine.count < 50_000 { mine.append((number, nil, page.total, page.rows.map(\.id))) }
+                        // And the page its older cursor leads to (a reader's scroll).
+                        if let older = page.older, let next = try store.preparedPageAtOnce(.after(older), size: 10, tag: Rows.tag), mine.count < 50_000 {
+                            mine.append((number, older.id, next.total, next.rows.map(\.id)))
+                        }
                     } catch {
                         problems.withLock { $0.append("\(error)") }
                     }
@@ -329,8 +354,15 @@ import Testing
         for sample in samples {
             let later = Set(stressIDs.dropFirst(sample.total - 200))
             let feed = final.filter { !later.contains($0) }
-            let expected = Array(feed.dropFirst((sample.number - 1) * 10).prefix(10))
-            if sample.ids != expected { wrong.append("page \(sample.number) of \(sample.total): \(sample.ids), not \(expected)") }
+            let expected =
+                if let after = sample.after {
+                    Array(feed.drop { $0 != after }.dropFirst().prefix(10))
+                } else {
+                    Array(feed.dropFirst((sample.number - 1) * 10).prefix(10))
+                }
+            if sample.ids != expected {
+                wrong.append("page \(sample.number)\(sample.after.map { " after \($0)" } ?? "") of \(sample.total): \(sample.ids), not \(expected)")
+            }
         }
         #expect(wrong.isEmpty, "\(wrong.count) pages of no state, such as \(wrong.prefix(3))")
         #expect(try Self.expectSameAsSQLite(store) == Self.pageCount(200 + rounds))

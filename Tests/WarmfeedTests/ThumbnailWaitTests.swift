@@ -59,7 +59,9 @@ import Testing
                 // Half of 32 connections: at most 16 waits at once, the oldest shed from the
                 // address that holds the most (this crowd's, never the other client's).
                 configuration.http.connectionLimit = 32
-                configuration.thumbnailWait = .seconds(30)
+                // Long, but under the client's 60 s: on a machine loaded enough to pass
+                // it, a wait ends late by its deadline, counted apart from the shed.
+                configuration.thumbnailWait = .seconds(45)
             }
             try await ServedFeed.with(items: 0, configure: configure) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
@@ -67,13 +69,13 @@ import Testing
                     for id in ids { group.addTask { try await feed.get("/thumbs/\(id)/1x", headers: Self.webp) } }
                     return try await group.reduce(into: [TestResponse]()) { $0.append($1) }
                 }
-                let shed = answers.filter(Self.isLate).count
-                #expect(shed == ids.count - 16, "all but the cap's 16 were answered without waiting")
-                #expect(answers.filter { $0.header("Content-Type") == "image/webp" }.count == 16)
+                let connections = try #require(try await feed.adminJSON()["connections"] as? [String: Any])
+                let pastDeadline = connections["waits_late"] as? Int ?? 0
+                #expect(connections["waits_shed"] as? Int == ids.count - 16, "all but the cap's 16 were answered without waiting")
+                #expect(answers.filter(Self.isLate).count == ids.count - 16 + pastDeadline)
+                #expect(answers.filter { $0.header("Content-Type") == "image/webp" }.count == 16 - pastDeadline)
                 // Another address is answered whatever this one does.
                 #expect(try await feed.get("/", from: "127.0.0.2").status == 200)
-                let connections = try #require(try await feed.adminJSON()["connections"] as? [String: Any])
-                #expect(connections["waits_shed"] as? Int == ids.count - 16)
             }
         }
     }

@@ -13,6 +13,7 @@ extension SQLiteFeedStore {
         case .number(let number):
             if let answer = indexedPage(number: number, size: size, tag: tag) { return answer }
         case .after(let cursor), .before(let cursor):
+            if let answer = indexedPage(request, cursor: cursor, size: size, tag: tag) { return answer }
             let sql = if case .after = request { SQL.seqOlder } else { SQL.seqNewer }
             let rank = try pages.read { connection -> Int64? in
                 var seq: Int64?
@@ -98,6 +99,34 @@ extension SQLiteFeedStore {
             return top >= 1 ? max(1, top - Int64(size) + 1)...top : nil
         } keep: { places, _ in
             places
+        }
+    }
+
+    /// The page of a cursor from the page index alone: the rank file names
+    /// the cursor's own item's rank, and the records read hold that rank too
+    /// (then dropped), so the index is seen to name that item at that date.
+    /// nil when it does not (an item moved or changed, a rank file behind),
+    /// and SQLite names the rank.
+    func indexedPage(_ request: PageRequest, cursor: WarmfeedCore.Cursor, size: Int, tag: UInt32) -> PreparedPage?? {
+        let older: Bool
+        switch request {
+        case .number: return nil
+        case .after: older = true
+        case .before: older = false
+        }
+        var named: Int64?
+        return indexedPage(size: size, tag: tag) { [index] count in
+            guard let rank = index.rank(ofItem: cursor.id), rank <= count else { return 0...0 }
+            named = rank
+            return older ? max(1, rank - Int64(size))...rank : rank...min(count, rank + Int64(size))
+        } keep: { places, _ in
+            var places = places
+            // Highest rank first: the cursor's own record is first for an older page, last for a newer one.
+            guard let own = older ? places.first : places.last, own.seq == named, own.id == cursor.id, own.published == cursor.published else {
+                return nil
+            }
+            if older { places.removeFirst() } else { places.removeLast() }
+            return places
         }
     }
 

@@ -36,6 +36,11 @@ final class SQLitePageIndex: Sendable {
     static let magic: UInt64 = 0x3153_4547_4150_4657
 
     private let file: PositionedFile
+    /// Each item's rank by its id (`path` + "-ranks": 8 bytes at `id · 8`),
+    /// so a cursor's page is found without a search: written with the
+    /// records, and trusted only when the record at that rank names the
+    /// cursor's item and date.
+    private let rankFile: PositionedFile
     /// The row file the records point into.
     private let rows: SQLiteRowLog
 
@@ -53,6 +58,8 @@ final class SQLitePageIndex: Sendable {
         /// with each write it makes, and the index is rebuilt.
         var writes: Int64 = 0
         var rowsSize: Int64 = 0
+        /// The rank file's size then: one cut or removed since is rebuilt.
+        var ranksSize: Int64 = 0
 
         /// Whether a reader may trust the records.
         var isSettled: Bool { magic == SQLitePageIndex.magic && generation & 1 == 0 && count >= 0 }
@@ -82,6 +89,7 @@ final class SQLitePageIndex: Sendable {
     /// Opens (and creates, when missing) the file at `path`, for the rows of `rows`.
     init(path: String, rows: SQLiteRowLog) throws {
         file = try PositionedFile(path: path)
+        rankFile = try PositionedFile(path: path + "-ranks")
         self.rows = rows
     }
 
@@ -97,7 +105,8 @@ final class SQLitePageIndex: Sendable {
                 count: Int64(littleEndian: buffer.load(fromByteOffset: 16, as: Int64.self)),
                 stamp: Int64(littleEndian: buffer.load(fromByteOffset: 24, as: Int64.self)),
                 writes: Int64(littleEndian: buffer.load(fromByteOffset: 32, as: Int64.self)),
-                rowsSize: Int64(littleEndian: buffer.load(fromByteOffset: 40, as: Int64.self)))
+                rowsSize: Int64(littleEndian: buffer.load(fromByteOffset: 40, as: Int64.self)),
+                ranksSize: Int64(littleEndian: buffer.load(fromByteOffset: 48, as: Int64.self)))
         }
     }
 
@@ -123,6 +132,20 @@ final class SQLitePageIndex: Sendable {
         guard let places, header() == before else { return nil }
         return (before.count, places)
     }
+
+    /// The rank the rank file names for item `id`; nil when it names none.
+    /// Read it inside `places`' `ranks` closure, and check the record.
+    func rank(ofItem id: Int64) -> Int64? {
+        guard (1..<Self.highestID).contains(id) else { return nil }
+        return withUnsafeTemporaryAllocation(byteCount: 8, alignment: 8) { buffer -> Int64? in
+            guard rankFile.read(at: id * 8, into: buffer) == 8 else { return nil }
+            let rank = Int64(littleEndian: buffer.load(as: Int64.self))
+            return rank >= 1 ? rank : nil
+        }
+    }
+
+    /// Ids past this have no place in the rank file (their cursors' pages are asked of SQLite).
+    private static let highestID: Int64 = 1 << 36
 
     private static func offset(of seq: Int64) -> Int64 {
         Int64(headerSize) + (seq - 1) * Int64(recordSize)
@@ -157,7 +180,7 @@ final class SQLitePageIndex: Sendable {
     private func write(_ header: Header) throws {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.headerSize)
-        let fields = [header.count, header.stamp, header.writes, header.rowsSize].map { UInt64(bitPattern: $0) }
+        let fields = [header.count, header.stamp, header.writes, header.rowsSize, header.ranksSize].map { UInt64(bitPattern: $0) }
         for value in [header.magic, header.generation] + fields {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
@@ -184,7 +207,7 @@ final class SQLitePageIndex: Sendable {
     /// size, and long enough for every record it counts.
     func agrees(pages: Int64, writes: Int64) -> Bool {
         guard let header = header(), header.isSettled, header.stamp == pages, header.writes == writes, header.rowsSize == rows.size else { return false }
-        return file.size >= Self.offset(of: header.count + 1)
+        return file.size >= Self.offset(of: header.count + 1) && rankFile.size >= header.ranksSize
     }
 
     private static func count(_ key: String, _ db: Database) throws -> Int64 {
@@ -228,6 +251,7 @@ final class SQLitePageIndex: Sendable {
         header.stamp = stamp
         header.writes = try Self.count("writes", db)
         header.rowsSize = rows.size
+        header.ranksSize = rankFile.size
         try write(header)
     }
 
@@ -253,6 +277,7 @@ final class SQLitePageIndex: Sendable {
         var run: [UInt8] = []
         var runStart: Int64 = 0
         var next: Int64 = 0
+        var written: [(id: Int64, rank: Int64)] = []
         func flush() throws {
             if !run.isEmpty { try file.write(run, at: Self.offset(of: runStart)) }
             run.removeAll(keepingCapacity: true)
@@ -271,13 +296,33 @@ final class SQLitePageIndex: Sendable {
             }
             next = seq + 1
             let at = sqlite3_column_type(raw, 4) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, 4)
+            let id = sqlite3_column_int64(raw, 0)
+            written.append((id, seq))
             Self.append(
                 Place(
-                    id: sqlite3_column_int64(raw, 0), published: sqlite3_column_int64(raw, 1), seq: seq,
+                    id: id, published: sqlite3_column_int64(raw, 1), seq: seq,
                     preview: sqlite3_column_type(raw, 3) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, 3),
                     at: at, size: Int(sqlite3_column_int64(raw, 5))),
                 to: &run)
         }
         try flush()
+        try writeRanks(written)
+    }
+
+    /// Writes each item's rank at its id's place in the rank file, in runs of consecutive ids.
+    private func writeRanks(_ written: [(id: Int64, rank: Int64)]) throws {
+        var run: [UInt8] = []
+        var runStart: Int64 = 0
+        var next: Int64 = 0
+        for (id, rank) in written.sorted(by: { $0.id < $1.id }) where (1..<Self.highestID).contains(id) {
+            if id != next || run.count >= 1 << 20 {
+                if !run.isEmpty { try rankFile.write(run, at: runStart * 8) }
+                run.removeAll(keepingCapacity: true)
+                runStart = id
+            }
+            next = id + 1
+            withUnsafeBytes(of: rank.littleEndian) { run.append(contentsOf: $0) }
+        }
+        if !run.isEmpty { try rankFile.write(run, at: runStart * 8) }
     }
 }

@@ -144,8 +144,10 @@ final class SQLitePageIndex: Sendable {
         }
     }
 
-    /// Ids past this have no place in the rank file (their cursors' pages are asked of SQLite).
-    private static let highestID: Int64 = 1 << 36
+    /// Ids past this have no place in the rank file (their cursors' pages are
+    /// asked of SQLite): 268 million items, a file of at most 2 GiB, sparse
+    /// where ids are missing.
+    private static let highestID: Int64 = 1 << 28
 
     private static func offset(of seq: Int64) -> Int64 {
         Int64(headerSize) + (seq - 1) * Int64(recordSize)

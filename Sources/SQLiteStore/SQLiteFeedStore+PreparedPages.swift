@@ -14,15 +14,6 @@ extension SQLiteFeedStore {
             if let answer = indexedPage(number: number, size: size, tag: tag) { return answer }
         case .after(let cursor), .before(let cursor):
             if let answer = indexedPage(request, cursor: cursor, size: size, tag: tag) { return answer }
-            let sql = if case .after = request { SQL.seqOlder } else { SQL.seqNewer }
-            let rank = try pages.read { connection -> Int64? in
-                var seq: Int64?
-                try connection.query(sql, [cursor.published, cursor.id]) { seq = $0.columnInteger(0) }
-                return seq
-            }
-            // No item on the cursor's side: no such page.
-            guard let rank else { return nil }
-            if let answer = indexedPage(request, rank: rank, size: size, tag: tag) { return answer }
         }
         return try preparedPageFromSQLite(request, size: size, tag: tag)
     }
@@ -106,7 +97,7 @@ extension SQLiteFeedStore {
     /// the cursor's own item's rank, and the records read hold that rank too
     /// (then dropped), so the index is seen to name that item at that date.
     /// nil when it does not (an item moved or changed, a rank file behind),
-    /// and SQLite names the rank.
+    /// and SQLite reads the page.
     func indexedPage(_ request: PageRequest, cursor: WarmfeedCore.Cursor, size: Int, tag: UInt32) -> PreparedPage?? {
         let older: Bool
         switch request {
@@ -127,43 +118,6 @@ extension SQLiteFeedStore {
             }
             if older { places.removeFirst() } else { places.removeLast() }
             return places
-        }
-    }
-
-    /// The page of a cursor from the page index, once SQLite has named the
-    /// rank it starts at (`seqOlder`, `seqNewer`: one index seek): the
-    /// records read hold one rank more, the cursor's side of the page, so
-    /// that the index is seen to agree with that rank (a write between the
-    /// seek and the read moves ranks); nil when it does not, and SQLite is
-    /// asked for the page.
-    func indexedPage(_ request: PageRequest, rank: Int64, size: Int, tag: UInt32) -> PreparedPage?? {
-        func key(_ place: SQLitePageIndex.Place) -> (Int64, Int64) { (place.published, place.id) }
-        switch request {
-        case .number: return nil
-        case .after(let cursor):
-            // Ranks rank+1 (when there is one) down to the page's last: rank is just older than the cursor.
-            return indexedPage(size: size, tag: tag) { count in
-                rank <= count ? max(1, rank - Int64(size) + 1)...min(count, rank + 1) : (0...0)
-            } keep: { places, _ in
-                var places = places
-                if places.first?.seq == rank + 1 {
-                    guard key(places.removeFirst()) >= (cursor.published, cursor.id) else { return nil }
-                }
-                guard let top = places.first, top.seq == rank, key(top) < (cursor.published, cursor.id) else { return nil }
-                return places
-            }
-        case .before(let cursor):
-            // Ranks bottom-1 (when there is one) up to the page's first: bottom is just newer than the cursor.
-            return indexedPage(size: size, tag: tag) { count in
-                rank <= count ? max(1, rank - 1)...min(count, rank + Int64(size) - 1) : (0...0)
-            } keep: { places, _ in
-                var places = places
-                if places.last?.seq == rank - 1 {
-                    guard key(places.removeLast()) <= (cursor.published, cursor.id) else { return nil }
-                }
-                guard let bottom = places.last, bottom.seq == rank, key(bottom) > (cursor.published, cursor.id) else { return nil }
-                return places
-            }
         }
     }
 

@@ -54,7 +54,7 @@ import Testing
                     describe(try store.preparedPageAtOnce(request, size: size, tag: tag)) == describe(fromSQLite), "\(request) of page \(number)",
                     sourceLocation: sourceLocation)
                 guard let fromSQLite, !fromSQLite.rows.isEmpty else { continue }
-                // Found by the cursor's own rank (the rank file), or by the rank SQLite names.
+                // Found by the cursor's own rank (the rank file).
                 let cursor =
                     switch request {
                     case .after(let cursor), .before(let cursor): cursor
@@ -63,11 +63,6 @@ import Testing
                 if let indexed = store.indexedPage(request, cursor: cursor, size: size, tag: tag) {
                     answered += 1
                     #expect(describe(indexed) == describe(fromSQLite), "\(request) of page \(number) by its cursor's rank", sourceLocation: sourceLocation)
-                }
-                let top = Int64(fromSQLite.total - fromSQLite.firstPosition + 1)
-                let rank = if case .after = request { top } else { top - Int64(fromSQLite.rows.count) + 1 }
-                if let indexed = store.indexedPage(request, rank: rank, size: size, tag: tag) {
-                    #expect(describe(indexed) == describe(fromSQLite), "\(request) of page \(number) from the index", sourceLocation: sourceLocation)
                 }
             }
         }

@@ -276,14 +276,8 @@ final class SQLitePageIndex: Sendable {
     private func rewrite(_ statement: Statement) throws {
         let raw = statement.sqliteStatement
         defer { sqlite3_reset(raw) }
-        var run: [UInt8] = []
-        var runStart: Int64 = 0
-        var next: Int64 = 0
+        var records = Runs(file: file, recordSize: Self.recordSize, base: Int64(Self.headerSize) - Int64(Self.recordSize))
         var written: [(id: Int64, rank: Int64)] = []
-        func flush() throws {
-            if !run.isEmpty { try file.write(run, at: Self.offset(of: runStart)) }
-            run.removeAll(keepingCapacity: true)
-        }
         while true {
             let step = sqlite3_step(raw)
             if step == SQLITE_DONE { break }
@@ -292,39 +286,51 @@ final class SQLitePageIndex: Sendable {
             }
             guard sqlite3_column_type(raw, 2) != SQLITE_NULL else { continue }
             let seq = sqlite3_column_int64(raw, 2)
-            if seq != next || run.count >= 1 << 20 {
-                try flush()
-                runStart = seq
-            }
-            next = seq + 1
             let at = sqlite3_column_type(raw, 4) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, 4)
             let id = sqlite3_column_int64(raw, 0)
             written.append((id, seq))
-            Self.append(
-                Place(
-                    id: id, published: sqlite3_column_int64(raw, 1), seq: seq,
-                    preview: sqlite3_column_type(raw, 3) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, 3),
-                    at: at, size: Int(sqlite3_column_int64(raw, 5))),
-                to: &run)
+            let place = Place(
+                id: id, published: sqlite3_column_int64(raw, 1), seq: seq,
+                preview: sqlite3_column_type(raw, 3) == SQLITE_NULL ? nil : sqlite3_column_int64(raw, 3),
+                at: at, size: Int(sqlite3_column_int64(raw, 5)))
+            try records.add(seq) { Self.append(place, to: &$0) }
         }
-        try flush()
-        try writeRanks(written)
+        try records.flush()
+        // Each item's rank at its id's place in the rank file.
+        var ranks = Runs(file: rankFile, recordSize: 8, base: 0)
+        for (id, rank) in written.sorted(by: { $0.id < $1.id }) where (1..<Self.highestID).contains(id) {
+            try ranks.add(id) { bytes in withUnsafeBytes(of: rank.littleEndian) { bytes.append(contentsOf: $0) } }
+        }
+        try ranks.flush()
     }
 
-    /// Writes each item's rank at its id's place in the rank file, in runs of consecutive ids.
-    private func writeRanks(_ written: [(id: Int64, rank: Int64)]) throws {
-        var run: [UInt8] = []
-        var runStart: Int64 = 0
-        var next: Int64 = 0
-        for (id, rank) in written.sorted(by: { $0.id < $1.id }) where (1..<Self.highestID).contains(id) {
-            if id != next || run.count >= 1 << 20 {
-                if !run.isEmpty { try rankFile.write(run, at: runStart * 8) }
-                run.removeAll(keepingCapacity: true)
-                runStart = id
-            }
-            next = id + 1
-            withUnsafeBytes(of: rank.littleEndian) { run.append(contentsOf: $0) }
+    /// Fixed-size records written by key (record `key` at `base + key · recordSize`),
+    /// consecutive keys gathered into one `pwrite` of at most 1 MiB.
+    private struct Runs {
+        let file: PositionedFile
+        let recordSize: Int
+        let base: Int64
+        private var bytes: [UInt8] = []
+        private var start: Int64 = 0
+        private var next: Int64 = 0
+
+        init(file: PositionedFile, recordSize: Int, base: Int64) {
+            (self.file, self.recordSize, self.base) = (file, recordSize, base)
         }
-        if !run.isEmpty { try rankFile.write(run, at: runStart * 8) }
+
+        /// Adds record `key`, its bytes appended by `record`.
+        mutating func add(_ key: Int64, _ record: (inout [UInt8]) -> Void) throws {
+            if key != next || bytes.count >= 1 << 20 {
+                try flush()
+                start = key
+            }
+            next = key + 1
+            record(&bytes)
+        }
+
+        mutating func flush() throws {
+            if !bytes.isEmpty { try file.write(bytes, at: base + start * Int64(recordSize)) }
+            bytes.removeAll(keepingCapacity: true)
+        }
     }
 }

@@ -153,12 +153,18 @@ let package = Package(
             ]
         ),
 
+        // The row file and the page index a store keeps beside it, read and written at
+        // positions: a deep page found and read with no SQL step. SQLite keeps them from
+        // its item table; a PostgreSQL node keeps a copy of the shared feed's.
+        .target(name: "PageFiles", dependencies: ["WarmfeedCore"]),
+
         // The feed store in one SQLite file (GRDB; pages on SQLite's C API, one read
         // connection per thread), the embedded default. Knows nothing of HTTP.
         .target(
             name: "SQLiteStore",
             dependencies: [
                 "WarmfeedCore",
+                "PageFiles",
                 "ThreadSlots",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -177,6 +183,7 @@ let package = Package(
             name: "PostgresStore",
             dependencies: [
                 "WarmfeedCore",
+                "PageFiles",
                 "PostgresWire",
                 "ThreadSlots",
                 "Workers",
@@ -346,18 +353,19 @@ let package = Package(
         .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),
         .testTarget(
             name: "WarmfeedCoreTests",
-            dependencies: ["WarmfeedCore", "SQLiteStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WarmfeedCore", "SQLiteStore", "PageFiles", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PrewarmTests", dependencies: ["Prewarm", "WarmfeedCore"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "WarmfeedCore", "ImageFormats"]),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "WarmfeedCore", "Warmfeed", "FeedIngest", "FeedPages"]
+            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "PageFiles", "WarmfeedCore", "Warmfeed", "FeedIngest", "FeedPages"]
         ),
         .testTarget(
             name: "WarmfeedTests",
             dependencies: [
                 "Warmfeed", "DemoOrigin", "FeedIngest", "FeedPages", "Operations", "Prewarm", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore",
+                "PageFiles", "PostgresStore",
                 "HTTPTestClient",
                 "Thumbnailer",
                 "OriginFetcher",

@@ -348,6 +348,14 @@ print("PostgreSQL's CPU per request (its backends, beside the server's own above
 PY
 )
   wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$pg_line")
+  # Where the node's cold pages came from: its own copy, or PostgreSQL.
+  copy_line=$(curl -s -H "Authorization: Bearer $token" "$wf_url/admin/cache" | python3 -c '
+import json, sys
+copy = (json.load(sys.stdin).get("store") or {}).get("copy")
+print("The node'"'"'s copy (store.copy): none" if copy is None else
+      "The node'"'"'s copy (store.copy): %s pages read from it, %s asked of PostgreSQL, %s rows copied in %s catch-ups, %s rebuilds" % (
+          copy.get("pages_from_copy"), copy.get("pages_from_store"), copy.get("rows_copied"), copy.get("catch_ups"), copy.get("rebuilds")))' 2>/dev/null || echo "-")
+  wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$copy_line")
 fi
 
 # feed.js as a reader's browser gets it: the server sends a script without its comment lines, gzipped.

@@ -58,13 +58,15 @@ package struct FeedRoutes: Sendable {
             let served = gzip && !rendering.compressed ? pages.compressed(rendering, for: key) : rendering
             return .answered(answer(served, gzip: gzip, reader: reader, request: request))
         }
-        if pages.rendersAtOnce {
-            let rendered: PageCache.Rendering?
-            do {
-                rendered = try pages.renderAtOnce(key)
-            } catch {
-                return .now(storeFailure(error, kind: kind))
-            }
+        // Read and rendered here, on the server thread, when the store can
+        // (SQLite; a PostgreSQL node's current copy): no hand-off and back.
+        let atOnce: PageCache.Rendering??
+        do {
+            atOnce = pages.rendersAtOnce ? .some(try pages.renderAtOnce(key)) : try pages.renderWithoutWaiting(key)
+        } catch {
+            return .now(storeFailure(error, kind: kind))
+        }
+        if let rendered = atOnce {
             guard var rendering = rendered else { return .now(noSuchPage(kind)) }
             if gzip { rendering = pages.compressed(rendering, for: key) }
             track(reader, rendering, query: key.query, revision: revision)

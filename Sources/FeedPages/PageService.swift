@@ -114,6 +114,21 @@ package final class PageService: Sendable {
         return document(key, fragment: fragment, keep: keep)
     }
 
+    /// `render(_:)` on the caller's thread when the store holds the page
+    /// where nothing need be waited for (`FeedStore.preparedPageWithoutWaiting`:
+    /// a PostgreSQL node's copy); `.some(nil)` when there is no such page;
+    /// nil when it cannot, and `render` is awaited.
+    func renderWithoutWaiting(_ key: PageCache.Key) throws -> PageCache.Rendering?? {
+        guard let tag = renderer.rowTag else { return nil }
+        let generation = previewGeneration()
+        let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
+        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: cache.admits(key)) }
+        guard let read = try store.preparedPageWithoutWaiting(key.query.request, size: pageSize, tag: tag) else { return nil }
+        guard let page = read else { return .some(nil) }
+        let keep = cache.admits(key)
+        return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
+    }
+
     /// The fragment of a prepared page, rendered, and kept under `key` when `keep`.
     private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: Bool) -> PageCache.Rendering {
         // Its corrupt rows were read whole: rendered from their items here, prepared again soon.

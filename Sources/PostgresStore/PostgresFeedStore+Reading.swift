@@ -33,11 +33,12 @@ extension PostgresFeedStore {
         return Page(ranked: ranked, total: total, cursor: cursor(of:))
     }
 
-    /// The page for `request` with its rows' prepared bytes of `tag`, in one
-    /// round trip: read on this thread's own connection where it has one,
-    /// else on a reader thread.
+    /// The page for `request` with its rows' prepared bytes of `tag`: from
+    /// the node's copy when it is current, else in one round trip, read on
+    /// this thread's own connection where it has one, else on a reader thread.
     public func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage? {
         precondition(size > 0)
+        if let page = try preparedPageWithoutWaiting(request, size: size, tag: tag) { return page }
         try throwIfDown()
         if let page = try preparedPageOnThisThread(request, size: size, tag: tag) { return page }
         guard let statement = PageStatement.statement(request, size: size, prepared: true) else { return nil }
@@ -46,6 +47,15 @@ extension PostgresFeedStore {
             let rows = try connection.execute(statement.name, statement.sql, statement.parameters, until: deadline)
             return try Self.decodedPage(rows, request: request, size: size, tag: tag, epoch: epoch)
         }
+    }
+
+    /// The page from the node's copy (`NodeCopy`), when it keeps one that has
+    /// caught up with every write this node has heard of; nil otherwise. Not
+    /// while PostgreSQL is down: its pages get the same fast 503 as ever.
+    public func preparedPageWithoutWaiting(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage?? {
+        guard let copy else { return nil }
+        try throwIfDown()
+        return copy.page(request, size: size, tag: tag, epoch: epoch, writes: revision)
     }
 
     /// The rules both reads of a prepared page share: `count` rows in the

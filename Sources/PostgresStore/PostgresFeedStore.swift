@@ -48,6 +48,8 @@ public final class PostgresFeedStore: FeedStore {
     /// by default) and the few others that read a page (the start-up warm);
     /// a thread past it reads on the store's reader threads.
     let threadConnections: ThreadConnections
+    /// This node's own copy of the feed's prepared rows, when it keeps one.
+    let copy: NodeCopy?
 
     /// Whether PostgreSQL answers, as the listener and the last read saw it.
     /// Only the listener's view makes reads fail at once: a read that timed
@@ -72,8 +74,11 @@ public final class PostgresFeedStore: FeedStore {
     /// `connections` bounds the backends the store opens for reads: half of
     /// it (at least two) for the reader threads, twice it for threads that read
     /// deep pages on their own.
+    ///
+    /// With `copyFolder`, the node keeps its own copy of the feed's prepared
+    /// rows there (`NodeCopy`), and reads deep pages from it while it is current.
     public static func open(
-        _ location: PostgresLocation, connections: Int = 8, queryTimeout: Duration = .seconds(2), logger: Logger
+        _ location: PostgresLocation, connections: Int = 8, queryTimeout: Duration = .seconds(2), copyFolder: String? = nil, logger: Logger
     ) async throws -> PostgresFeedStore {
         let readerCount = max(2, connections / 2)
         let readers = WorkerPool(threads: readerCount, name: "warmfeed-postgres")
@@ -90,9 +95,17 @@ public final class PostgresFeedStore: FeedStore {
             readers.stop()
             throw StoreUnavailable(PostgresProblem.explain(error, location))
         }
+        var copy: NodeCopy?
+        if let copyFolder {
+            do {
+                copy = try NodeCopy(folder: copyFolder)
+            } catch {
+                logger.error("cannot keep the node's copy of the feed; every page is read from PostgreSQL", metadata: ["reason": "\(error)"])
+            }
+        }
         let store = PostgresFeedStore(
             location: location, opened: opened, readers: readers, readerCount: readerCount,
-            connections: connections, queryTimeout: queryTimeout, logger: logger
+            connections: connections, queryTimeout: queryTimeout, copy: copy, logger: logger
         )
         await store.openConnections(readerCount)
         return store
@@ -115,9 +128,10 @@ public final class PostgresFeedStore: FeedStore {
 
     private init(
         location: PostgresLocation, opened: PostgresSchema.Opened, readers: WorkerPool, readerCount: Int,
-        connections: Int, queryTimeout: Duration, logger: Logger
+        connections: Int, queryTimeout: Duration, copy: NodeCopy?, logger: Logger
     ) {
         self.location = location
+        self.copy = copy
         self.logger = logger
         self.queryTimeout = queryTimeout
         self.readers = readers
@@ -145,7 +159,8 @@ public final class PostgresFeedStore: FeedStore {
     /// What the admin view shows.
     public var status: StoreStatus {
         let health = health.withLock { $0 }
-        return StoreStatus(backend: "postgresql", location: "\(location)", answering: health.answering, problem: health.problem)
+        return StoreStatus(
+            backend: "postgresql", location: "\(location)", answering: health.answering, problem: health.problem, copy: copy?.status)
     }
 
     /// The listener is connected again: PostgreSQL answers.
@@ -252,13 +267,17 @@ public final class PostgresFeedStore: FeedStore {
     /// the stop within a quarter of a second, and is waited for at most `closeLimit`.
     public func run() async {
         let listener = RevisionListener(store: self)
+        let keeper = copy.map { NodeCopyKeeper(store: self, copy: $0) }
         try? await cancelWhenGracefulShutdown {
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
         listener.stop()
+        keeper?.stop()
         let until = ContinuousClock.now + Self.closeLimit
-        while !listener.ended, ContinuousClock.now < until { try? await Task.sleep(for: .milliseconds(20)) }
-        if !listener.ended { logger.warning("waited \(Self.closeLimit) for the listening connection to end; going on", metadata: ["store": "\(location)"]) }
+        while !listener.ended || keeper?.ended == false, ContinuousClock.now < until { try? await Task.sleep(for: .milliseconds(20)) }
+        if !listener.ended || keeper?.ended == false {
+            logger.warning("waited \(Self.closeLimit) for the listening connection to end; going on", metadata: ["store": "\(location)"])
+        }
         await close()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PageFiles
 import WarmfeedCore
 
 /// The SQLite side of a `FeedWriter`: items written one at a time inside one
@@ -149,7 +150,7 @@ extension SQLiteFeedStore {
                     arguments: [id, limit])
             guard let last = items.last?.id else { return nil }
             let records = items.compactMap { item in
-                render(item).map { SQLiteRowLog.Record(id: item.id ?? 0, hasPicture: item.imageURL != nil, prepared: $0) }
+                render(item).map { RowLog.Record(id: item.id ?? 0, hasPicture: item.imageURL != nil, prepared: $0) }
             }
             let places = try rows.append(records)
             let update = try db.cachedStatement(sql: "UPDATE item SET ahead_at = ?, ahead_size = ? WHERE id = ?")
@@ -178,7 +179,7 @@ extension SQLiteFeedStore {
     /// A write transaction that may change the page index: when it does not
     /// commit after the index was changed, the index is distrusted (readers
     /// ask SQLite) until a write rebuilds it.
-    static func writeIndexed<Result>(_ pool: DatabasePool, _ index: SQLitePageIndex, _ body: (Database) throws -> Result) throws -> Result {
+    static func writeIndexed<Result>(_ pool: DatabasePool, _ index: PageIndex, _ body: (Database) throws -> Result) throws -> Result {
         let before = index.header()
         do {
             return try pool.write(body)

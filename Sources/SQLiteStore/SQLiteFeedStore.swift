@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PageFiles
 import ServiceLifecycle
 import Synchronization
 import WarmfeedCore
@@ -17,9 +18,9 @@ public final class SQLiteFeedStore: ImmediatePages {
     /// Pages are read past GRDB, on connections of their own (see `SQLitePageReader`).
     let pages: SQLitePageReader
     /// The rows rendered ahead (`path` + "-rows").
-    let rows: SQLiteRowLog
+    let rows: RowLog
     /// Where each rank's row is (`path` + "-pages"): deep pages without SQLite.
-    let index: SQLitePageIndex
+    let index: PageIndex
     var poolForWriting: DatabasePool { pool }
     /// The feed's epoch: a random number fixed when the store is created.
     /// Cursors carry it, so a cursor from another store is told apart.
@@ -44,8 +45,8 @@ public final class SQLiteFeedStore: ImmediatePages {
         }
         try Self.migrator.migrate(pool)
         pages = SQLitePageReader(path: path)
-        rows = try SQLiteRowLog(path: path + "-rows")
-        index = try SQLitePageIndex(path: path + "-pages", rows: rows)
+        rows = try RowLog(path: path + "-rows")
+        index = try PageIndex(path: path + "-pages", rows: rows)
         // Places past the file's end (it was removed, or a crash lost its
         // tail) are forgotten, so those rows are prepared again; the page
         // index is rebuilt when that changed places, or when it does not
@@ -104,7 +105,7 @@ public final class SQLiteFeedStore: ImmediatePages {
                     """)
         }
         migrator.registerMigration("v4: prepared rows in their own file") { db in
-            // The rows leave the item table for `SQLiteRowLog`; an item keeps its
+            // The rows leave the item table for `RowLog`; an item keeps its
             // row's place. A page reads its rows' places and previews from one
             // covering index (it replaces `item_seq`, its first column), and no
             // table row. Rows prepared in the column are prepared again.
@@ -306,7 +307,7 @@ extension SQLiteFeedStore {
             try connection.query(SQL.writes, []) { counts.writes = $0.columnInteger(0) ?? 0 }
             return counts
         }
-        if let counts, index.agrees(pages: counts.pages, writes: counts.writes) { return }
+        if let counts, index.agrees(stamp: counts.pages, writes: counts.writes) { return }
         _ = try? await writeIndexed { [index] db in
             if !(try index.agrees(with: db)) { try index.rebuild(db) }
         }

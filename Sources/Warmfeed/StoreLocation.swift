@@ -49,14 +49,17 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// Opens the store (creating and migrating it when needed). A PostgreSQL
     /// store that cannot be reached, logged into or found fails within its
     /// connect timeout with a message naming the server.
-    public func open(logger: Logger) async throws -> any FeedStore {
+    ///
+    /// A PostgreSQL store opened with `copyFolder` keeps the node's own copy
+    /// of the feed's prepared rows there (a serving node's deep pages).
+    public func open(copyFolder: String? = nil, logger: Logger) async throws -> any FeedStore {
         switch self {
         case .sqlite(let path):
             let folder = (path as NSString).deletingLastPathComponent
             if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             return try SQLiteFeedStore(path: path)
         case .postgres(let location):
-            let store = try await PostgresFeedStore.open(location, logger: logger)
+            let store = try await PostgresFeedStore.open(location, copyFolder: copyFolder, logger: logger)
             if !store.appliedMigrations.isEmpty {
                 logger.info("migrated the feed store", metadata: ["store": "\(location)", "migrations": "\(store.appliedMigrations)"])
             }

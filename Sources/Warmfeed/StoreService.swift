@@ -20,6 +20,7 @@ struct StoreService: Service, StatsPublisher {
         let status = store.status
         (stats.store.backend, stats.store.location) = (status.backend, status.location)
         (stats.store.answering, stats.store.problem) = (status.answering, status.problem)
+        stats.store.copy = status.copy
         stats.store.revision = store.revision
         stats.memoryUse.sqliteBytes = SQLiteFeedStore.memoryInUse
     }

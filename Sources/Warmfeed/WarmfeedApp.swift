@@ -62,7 +62,8 @@ public final class WarmfeedApp: Sendable {
         } catch let refused as AdminToken.Refused {
             throw ConfigurationError(refused.description)
         }
-        let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder).open(logger: logger)
+        let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder)
+            .open(copyFolder: data.appendingPathComponent("postgres-copy").path, logger: logger)
         self.store = store
         if configuration.source == nil, configuration.demoItems > 0, try await Self.atStart({ try await store.count() }) == 0 {
             let demoItems = configuration.demoItems

@@ -180,6 +180,8 @@ public struct CacheStats: Codable, Sendable {
         public var answering: Bool = false
         public var problem: String?
         public var revision: Int = 0
+        /// A PostgreSQL node's own copy of the feed's rows (`NodeCopy`), when it keeps one.
+        public var copy: StoreStatus.Copy?
     }
 
     /// Originals kept on disk after their fetch (`--originals-disk-mb`), so an

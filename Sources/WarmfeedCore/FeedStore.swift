@@ -37,6 +37,12 @@ public protocol FeedStore: Sendable {
     /// `PreparedPage`); nil when no such page exists.
     func preparedPage(_ request: PageRequest, size: Int, tag: UInt32) async throws -> PreparedPage?
 
+    /// `preparedPage(_:size:tag:)` read on this thread, when the store holds
+    /// the page where nothing need be waited for (a PostgreSQL node's copy
+    /// of the feed): `.some(nil)` when no such page exists; nil when it
+    /// cannot answer so, and `preparedPage` is awaited. None by default.
+    func preparedPageWithoutWaiting(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage??
+
     /// Renders and keeps the rows of up to `limit` items with ids above
     /// `id`, in id order, that need it: with `sweep`, every row not prepared
     /// with `tag` (a walk over the whole feed); without, only those not
@@ -102,6 +108,8 @@ public protocol ImmediatePages: FeedStore {
 }
 
 extension FeedStore {
+    public func preparedPageWithoutWaiting(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage?? { nil }
+
     /// The cursor that names `item`.
     public func cursor(of item: FeedItem) -> Cursor {
         Cursor(epoch: epoch, published: item.published, id: item.id ?? 0)
@@ -130,12 +138,42 @@ public struct StoreStatus: Sendable, Equatable {
     /// Why it does not answer, when it does not.
     public var problem: String?
 
+    /// A PostgreSQL node's own copy of the feed's prepared rows, when it keeps one.
+    public var copy: Copy?
+
     /// Makes a status.
-    public init(backend: String, location: String, answering: Bool = true, problem: String? = nil) {
+    public init(backend: String, location: String, answering: Bool = true, problem: String? = nil, copy: Copy? = nil) {
         self.backend = backend
         self.location = location
         self.answering = answering
         self.problem = problem
+        self.copy = copy
+    }
+
+    /// What a node's copy of the shared feed holds and did: pages are read
+    /// from it while it has caught up with every write the node has heard of.
+    public struct Copy: Sendable, Equatable, Codable {
+        /// Where its files are.
+        public var folder: String
+        /// The feed's write count it has caught up with (-1: not yet).
+        public var writes: Int
+        /// Pages read from the copy, and pages asked of the store because the copy could not answer them.
+        public var pagesFromCopy: Int
+        public var pagesFromStore: Int
+        /// Catch-ups that copied something, rows copied, and rebuilds from nothing.
+        public var catchUps: Int
+        public var rowsCopied: Int
+        public var rebuilds: Int
+        /// Why the last catch-up failed, until one succeeds.
+        public var problem: String?
+
+        public init(
+            folder: String, writes: Int, pagesFromCopy: Int, pagesFromStore: Int, catchUps: Int, rowsCopied: Int, rebuilds: Int,
+            problem: String?
+        ) {
+            (self.folder, self.writes, self.pagesFromCopy, self.pagesFromStore) = (folder, writes, pagesFromCopy, pagesFromStore)
+            (self.catchUps, self.rowsCopied, self.rebuilds, self.problem) = (catchUps, rowsCopied, rebuilds, problem)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PageFiles
 import Testing
 
 @testable import FeedPages
@@ -78,13 +79,13 @@ import Testing
             let file = made.address + "-rows"
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
             let record = try #require(Self.record(of: id, in: bytes))
-            let row = record.lowerBound + SQLiteRowLog.headerSize
+            let row = record.lowerBound + RowLog.headerSize
             switch damage {
             case .flippedInTheRow: bytes[row + 40] ^= 0x01
             case .flippedInTheCheck: bytes[row + 6] ^= 0x80
             case .cutToItsTag, .cutInTheRow:
                 // The record says it is shorter; the rest of it stays in the file.
-                let length = damage == .cutToItsTag ? 6 : (record.count - SQLiteRowLog.headerSize) / 2
+                let length = damage == .cutToItsTag ? 6 : (record.count - RowLog.headerSize) / 2
                 withUnsafeBytes(of: UInt32(length).littleEndian) { bytes.replaceSubrange(record.lowerBound + 8..<record.lowerBound + 12, with: $0) }
             }
             try Data(bytes).write(to: URL(fileURLWithPath: file))
@@ -104,10 +105,10 @@ import Testing
     static func record(of id: Int64, in file: [UInt8]) -> Range<Int>? {
         var at = 0
         var found: Range<Int>?
-        while at + SQLiteRowLog.headerSize <= file.count {
+        while at + RowLog.headerSize <= file.count {
             let recordID = file[at..<at + 8].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
             let length = file[at + 8..<at + 12].withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
-            let end = at + SQLiteRowLog.headerSize + length
+            let end = at + RowLog.headerSize + length
             if recordID == id { found = at..<end }
             at = end
         }

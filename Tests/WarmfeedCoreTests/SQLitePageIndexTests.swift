@@ -3,6 +3,7 @@ import GRDB
 import Synchronization
 import Testing
 
+@testable import PageFiles
 @testable import SQLiteStore
 @testable import WarmfeedCore
 
@@ -13,7 +14,7 @@ import Testing
 /// earlier warmfeed) the page comes from SQLite, never from a stale record,
 /// until the index is rebuilt.
 @Suite struct SQLitePageIndexTests {
-    typealias Rows = SQLiteRowLogTests
+    typealias Rows = RowLogTests
 
     /// What a page says, for comparing two readings of it.
     static func describe(_ page: PreparedPage?) -> String {
@@ -78,7 +79,7 @@ import Testing
         return pages + 1 + 2 * max(0, pages - 1)
     }
 
-    static func header(_ store: SQLiteFeedStore) throws -> SQLitePageIndex.Header {
+    static func header(_ store: SQLiteFeedStore) throws -> PageIndex.Header {
         try #require(store.index.header())
     }
 
@@ -89,8 +90,8 @@ import Testing
     }
 
     /// Writes `change` over the index file's header, as a crash or another process would leave it.
-    static func spoilHeader(_ path: String, _ change: (inout SQLitePageIndex.Header) -> Void) throws {
-        let index = try SQLitePageIndex(path: path + "-pages", rows: SQLiteRowLog(path: path + "-rows"))
+    static func spoilHeader(_ path: String, _ change: (inout PageIndex.Header) -> Void) throws {
+        let index = try PageIndex(path: path + "-pages", rows: RowLog(path: path + "-rows"))
         var header = try #require(index.header())
         change(&header)
         let fields = [header.count, header.stamp, header.writes, header.rowsSize, header.ranksSize].map { UInt64(bitPattern: $0) }

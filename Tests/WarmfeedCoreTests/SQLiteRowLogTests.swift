@@ -1,14 +1,15 @@
 import Foundation
+import PageFiles
 import Testing
 
 @testable import SQLiteStore
 @testable import WarmfeedCore
 
 /// The SQLite store's rows rendered ahead live in a file beside the database
-/// (`SQLiteRowLog`). The database stays the truth: a file removed, cut short
+/// (`RowLog`). The database stays the truth: a file removed, cut short
 /// or written over sends rows back to being rendered from their items, never
 /// serves another row's bytes, and its rows are prepared again.
-@Suite struct SQLiteRowLogTests {
+@Suite struct RowLogTests {
     static let tag: UInt32 = 0xC0FFEE
     /// A stand-in for the renderer: the item's id and title, sealed with the tag.
     static func render(_ item: FeedItem) -> [UInt8]? {
@@ -146,10 +147,10 @@ import Testing
     static func record(of id: Int64, in file: [UInt8]) -> Range<Int>? {
         var at = 0
         var found: Range<Int>?
-        while at + SQLiteRowLog.headerSize <= file.count {
+        while at + RowLog.headerSize <= file.count {
             let recordID = file[at..<at + 8].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
             let length = file[at + 8..<at + 12].withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
-            let end = at + SQLiteRowLog.headerSize + length
+            let end = at + RowLog.headerSize + length
             if recordID == id { found = at..<end }
             at = end
         }
@@ -165,7 +166,7 @@ import Testing
         // Three records spoilt in place: a byte of the row flipped, a byte of the
         // row's check flipped, the record's own item id flipped.
         let spoilt: [(id: Int64, offset: (Range<Int>) -> Int)] = [
-            (12, { $0.upperBound - 3 }), (17, { $0.lowerBound + SQLiteRowLog.headerSize + 5 }), (23, { $0.lowerBound + 1 }),
+            (12, { $0.upperBound - 3 }), (17, { $0.lowerBound + RowLog.headerSize + 5 }), (23, { $0.lowerBound + 1 }),
         ]
         for (id, offset) in spoilt {
             let record = try #require(Self.record(of: id, in: bytes))
@@ -196,7 +197,7 @@ import Testing
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         let last = try #require(Self.record(of: 10, in: bytes))
         // The newest item's record (the last appended) cut in the middle of its row.
-        #expect(truncate(file, off_t(last.lowerBound + SQLiteRowLog.headerSize + 20)) == 0)
+        #expect(truncate(file, off_t(last.lowerBound + RowLog.headerSize + 20)) == 0)
         let page = try #require(try temporary.store.preparedPageAtOnce(.number(1), size: 10, tag: Self.tag))
         #expect(page.corrupt == [10])
         // Read for other templates, the intact rows are stale, not corrupt (a sweep renders them again).

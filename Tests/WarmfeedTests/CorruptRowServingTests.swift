@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestClient
+import PageFiles
 import Testing
 
 @testable import FeedPages
@@ -54,10 +55,10 @@ enum CorruptRowsTestsRecord {
     static func record(of id: Int64, in file: [UInt8]) -> Range<Int>? {
         var at = 0
         var found: Range<Int>?
-        while at + SQLiteRowLog.headerSize <= file.count {
+        while at + RowLog.headerSize <= file.count {
             let recordID = file[at..<at + 8].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
             let length = file[at + 8..<at + 12].withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
-            let end = at + SQLiteRowLog.headerSize + length
+            let end = at + RowLog.headerSize + length
             if recordID == id { found = at..<end }
             at = end
         }

@@ -1,6 +1,8 @@
 import FeedImport
 import Foundation
 import HTTPTestClient
+import Logging
+import PostgresStore
 import Testing
 
 @testable import FeedIngest
@@ -80,6 +82,15 @@ struct OwnPostgres {
             // The cached page and fragment are still served.
             #expect(try await feed.get("/?page=1").status == 200)
             #expect(try await feed.get("/fragment?page=2").status == 200)
+            // The admin view says the store is down (the listener notices its connection closed).
+            // Until then a page never rendered may come from the node's copy (no
+            // write can land meanwhile), or get the 503 below.
+            var down = false
+            for _ in 0..<50 where !down {
+                down = try await feed.get("/admin/cache", headers: token).text.contains("\"answering\" : false")
+                if !down { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(down, "the admin view never said the store is down")
             // A page never rendered: a quick 503 that says when to come back.
             let cold = try await feed.get("/fragment?page=9")
             #expect(cold.status == 503)
@@ -87,13 +98,6 @@ struct OwnPostgres {
             let coldDocument = try await feed.get("/?page=12")
             #expect(coldDocument.status == 503)
             #expect(coldDocument.text.contains("not answering"))
-            // The admin view says the store is down (the listener notices its connection closed).
-            var down = false
-            for _ in 0..<50 where !down {
-                down = try await feed.get("/admin/cache", headers: token).text.contains("\"answering\" : false")
-                if !down { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(down, "the admin view never said the store is down")
             #expect(try await feed.get("/admin", headers: token).text.contains("DOWN"))
             #expect(try await feed.get("/metrics", headers: token).text.contains("warmfeed_store_up 0"))
             // A thumbnail whose item cannot be read gets the placeholder, not a 5xx.
@@ -124,6 +128,65 @@ struct OwnPostgres {
             #expect(back, "serving did not resume after PostgreSQL came back")
             #expect(try await feed.get("/admin/cache", headers: token).text.contains("\"answering\" : true"))
             #expect(try await feed.app.store.count() == 300, "nothing was lost, nothing was added")
+        } catch {
+            await feed.stop()
+            throw error
+        }
+        await feed.stop()
+    }
+
+    /// A node's own copy of the feed (issue 35): cold pages are read from it
+    /// once it has caught up; after PostgreSQL restarts, a write another node
+    /// makes is on this node's first page within seconds, and its copy catches
+    /// up with it and serves cold pages again.
+    @Test func aNodesCopyServesColdPagesAndFollowsAWriteAfterARestart() async throws {
+        let postgres = try OwnPostgres.start()
+        defer { postgres.remove() }
+        let feed = try await ServedFeed.start(items: 300, pageSize: 10) { configuration in
+            configuration.store = postgres.url
+            configuration.prewarmPages = 0
+        }
+        do {
+            func store() async throws -> [String: Any] { try #require(try await feed.adminJSON()["store"] as? [String: Any]) }
+            func copy() async throws -> [String: Any] { try #require(try await store()["copy"] as? [String: Any]) }
+            // Every row prepared and copied: cold pages come from the copy.
+            var page = 1
+            var fromCopy = 0
+            for _ in 0..<300 where fromCopy == 0 {
+                #expect(try await feed.get("/fragment?page=\(page)").status == 200)
+                page = page % 30 + 1
+                fromCopy = try await copy()["pages_from_copy"] as? Int ?? 0
+                if fromCopy == 0 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(fromCopy > 0, "no cold page came from the node's copy")
+
+            try postgres.stop()
+            try postgres.restart()
+            let other = try await PostgresFeedStore.open(try PostgresLocation(postgres.url), logger: Logger(label: "warmfeed.test"))
+            _ = try other.write { writer in
+                try writer.upsert(FeedItem(guid: "after-restart", title: "Written after the restart", summary: "", published: 4_000_000_000_000))
+            }
+            await other.close()
+            var seen = false
+            for _ in 0..<200 where !seen {
+                seen = try await feed.get("/fragment?page=1").text.contains("Written after the restart")
+                if !seen { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(seen, "the write made after the restart never reached this node's first page")
+            var caughtUp = false
+            for _ in 0..<200 where !caughtUp {
+                caughtUp = try await copy()["writes"] as? Int == store()["revision"] as? Int
+                if !caughtUp { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(caughtUp, "the node's copy never caught up with the write")
+            let before = try await copy()["pages_from_copy"] as? Int ?? 0
+            var after = before
+            for number in 2...31 where after == before {
+                #expect(try await feed.get("/fragment?page=\(number)").status == 200)
+                after = try await copy()["pages_from_copy"] as? Int ?? 0
+            }
+            #expect(after > before, "no cold page came from the copy after the restart")
+            #expect(try await copy()["problem"] == nil)
         } catch {
             await feed.stop()
             throw error

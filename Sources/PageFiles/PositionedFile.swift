@@ -1,17 +1,19 @@
 import Foundation
 
-/// A file beside the database read and written at positions (`pread`,
+/// A file beside a store read and written at positions (`pread`,
 /// `pwrite`), never through a stream: the row file and the page index.
-final class PositionedFile: Sendable {
-    let path: String
+public final class PositionedFile: Sendable {
+    public let path: String
     private let descriptor: Int32
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) { self.description = description }
     }
 
     /// Opens (and creates, when missing) the file at `path`.
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
@@ -23,7 +25,7 @@ final class PositionedFile: Sendable {
     }
 
     /// The file's length now (0 when it cannot be read).
-    var size: Int64 {
+    public var size: Int64 {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return 0 }
         return Int64(status.st_size)
@@ -31,7 +33,7 @@ final class PositionedFile: Sendable {
 
     /// Reads `buffer.count` bytes from `at` into `buffer`; answers how many
     /// there were (fewer at the file's end).
-    func read(at: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    public func read(at: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var done = 0
         while done < buffer.count {
             let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(at) + off_t(done))
@@ -43,7 +45,7 @@ final class PositionedFile: Sendable {
     }
 
     /// Writes `bytes` at `at`, whole.
-    func write(_ bytes: [UInt8], at: Int64) throws {
+    public func write(_ bytes: [UInt8], at: Int64) throws {
         try bytes.withUnsafeBytes { buffer in
             var written = 0
             while written < buffer.count {
@@ -56,7 +58,7 @@ final class PositionedFile: Sendable {
     }
 
     /// Empties the file.
-    func truncate() throws {
+    public func truncate() throws {
         guard ftruncate(descriptor, 0) == 0 else { throw Failure(description: "cannot truncate \(path): \(String(cString: strerror(errno)))") }
     }
 }

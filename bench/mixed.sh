@@ -27,6 +27,14 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 DURATION=${DURATION:-60s}; CONNECTIONS=${CONNECTIONS:-512}; ITEMS=${ITEMS:-100000}
 CACHE_MB=${CACHE_MB:-16}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-8}; ORIGIN=${ORIGIN:-nginx}
+# libvips' decodes have a budget of their own (--decode-mb), counted with the
+# others as test_decode_bombs.py counts it: the bench's pictures (1600x1200
+# JPEGs, two decodes at once) hold about 13 MB of it.
+DECODE_MB=${DECODE_MB:-32}
+# Every memory budget the server is given: the two caches, originals (32,
+# --originals-mb's default), the disk index (16) and the originals' own (1), and
+# the decodes'. The goal (issues 22 and 34): resident memory within them + 96 MB.
+BUDGETS_MB=$((CACHE_MB + PAGE_CACHE_MB + 32 + 16 + 1 + DECODE_MB))
 tmp=$(mktemp -d /tmp/warmfeed-bench-mixed.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
@@ -83,9 +91,10 @@ measure() {  # measure NAME BINARY
   local name=$1 bin=$2 url="" pid sampler
   mkdir -p "$tmp/$name"
   # The nginx origin is on loopback, which a feed's images reach only when allowed.
-  local allow=()
-  if [ "$ORIGIN" = nginx ] && "$bin" serve --help 2>/dev/null | grep -q -- '--allow-origin'; then allow=(--allow-origin 127.0.0.0/8); fi
-  WARMFEED_ADMIN_TOKEN=bench-token-of-thirty-two-characters "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" "${allow[@]}" --page-size 20 \
+  local options=()
+  if [ "$ORIGIN" = nginx ] && "$bin" serve --help 2>/dev/null | grep -q -- '--allow-origin'; then options=(--allow-origin 127.0.0.0/8); fi
+  if "$bin" serve --help 2>/dev/null | grep -q -- '--decode-mb'; then options+=(--decode-mb "$DECODE_MB"); fi
+  WARMFEED_ADMIN_TOKEN=bench-token-of-thirty-two-characters "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" "${options[@]}" --page-size 20 \
     --cache-mb "$CACHE_MB" --page-cache-mb "$PAGE_CACHE_MB" --prewarm 2 --threads 2 \
     --public "$repo/Public" --templates "$repo/Templates" >"$tmp/$name.out" 2>"$tmp/$name.err" &
   pid=$!; pids+=("$pid")
@@ -129,7 +138,7 @@ print(" ".join(show("", m)), "| waits shed=%s late=%s waiting=%s" % (c.get("wait
   # caches and the allocator hold) against file-backed pages (the code of the
   # server and its libraries), from the kernel's own accounting.
   echo "$name: at the end, resident $(awk '/^(Rss|Anonymous|Shared_Clean|Private_Clean):/ {printf "%s %d MB  ", $1, $2/1024}' /proc/$pid/smaps_rollup 2>/dev/null)"
-  echo "$name: RSS max $(sort -n "$tmp/$name.rss" | tail -1 | awk '{printf "%d", $1/1024}') MB; configured caches $((CACHE_MB + PAGE_CACHE_MB)) MB; at the end: $use"
+  echo "$name: RSS max $(sort -n "$tmp/$name.rss" | tail -1 | awk '{printf "%d", $1/1024}') MB; budgets $BUDGETS_MB MB (caches $((CACHE_MB + PAGE_CACHE_MB)), originals 32, disk index 16 + 1, decodes $DECODE_MB), goal $((BUDGETS_MB + 96)) MB; at the end: $use"
   kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
 }
 measure after "$built"

@@ -168,6 +168,34 @@ public final class PageIndex: Sendable {
         header.rowsSize == rows.size && file.size >= Self.offset(of: header.count + 1) && rankFile.size >= header.ranksSize
     }
 
+    /// The bytes of the row file the records point at (their rows' sizes
+    /// summed), read through every record: what a copy of the row file
+    /// holding only current rows would take. For the writer, between its
+    /// changes (a reader's use would race them); nil when the file is short.
+    public func liveRowBytes() -> Int64? {
+        guard let header = header() else { return nil }
+        var total: Int64 = 0
+        var next: Int64 = 1
+        let chunk: Int64 = 16_384
+        while next <= header.count {
+            let wanted = min(chunk, header.count - next + 1)
+            let length = Int(wanted) * Self.recordSize
+            let sum = withUnsafeTemporaryAllocation(byteCount: length, alignment: 8) { buffer -> Int64? in
+                guard file.read(at: Self.offset(of: next), into: buffer) == length else { return nil }
+                var sum: Int64 = 0
+                for index in 0..<Int(wanted) {
+                    let place = Self.place(in: UnsafeRawBufferPointer(buffer), at: index * Self.recordSize, seq: next + Int64(index))
+                    if place.at != nil { sum += Int64(place.size) }
+                }
+                return sum
+            }
+            guard let sum else { return nil }
+            total += sum
+            next += wanted
+        }
+        return total
+    }
+
     /// Ids past this have no place in the rank file (their cursors' pages are
     /// asked of the store): 268 million items, a file of at most 2 GiB,
     /// sparse where ids are missing.

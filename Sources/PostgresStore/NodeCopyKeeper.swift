@@ -19,15 +19,18 @@ import Synchronization
 /// snapshot's.
 ///
 /// The copy is rebuilt from nothing when its files are missing, cut or of
-/// another store (epoch), and when the row file has grown past twice its size
-/// after the last rebuild plus 64 MiB (rows prepared again leave their old
-/// bytes behind). While PostgreSQL is away it reconnects, as the listener does.
+/// another store (epoch), and when the row file has grown past twice the bytes
+/// its records point at plus 64 MiB (rows prepared again leave their old bytes
+/// behind; the records are summed only when the file passes that mark). While PostgreSQL is away it reconnects, as the listener does.
 final class NodeCopyKeeper: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let done = Atomic<Bool>(false)
+    /// Old bytes a row file may hold beyond twice its live ones before it is made again.
+    let slack: Int64
 
     /// Starts keeping `copy` for `store` (a test may start no thread, and call `catchUp` itself).
-    init(store: PostgresFeedStore, copy: NodeCopy, starting: Bool = true) {
+    init(store: PostgresFeedStore, copy: NodeCopy, starting: Bool = true, slack: Int64 = 64 << 20) {
+        self.slack = slack
         guard starting else {
             done.store(true, ordering: .releasing)
             return
@@ -53,8 +56,8 @@ final class NodeCopyKeeper: Sendable {
     struct State {
         /// Rows copied at or past the horizon, by id, with the `changed` they were copied at.
         var copied: [Int64: UInt64] = [:]
-        /// The row file's size after the last rebuild (nil: none this run).
-        var rebuiltSize: Int64?
+        /// The row file's bytes the records pointed at when last counted (nil: not yet this run).
+        var live: Int64?
     }
 
     /// How often the copy catches up without being woken (rows prepared, previews kept).
@@ -115,7 +118,13 @@ final class NodeCopyKeeper: Sendable {
         let index = copy.index
         let header = index.header()
         let rowsSize = index.rows.size
-        let tooBig = state.rebuiltSize.map { rowsSize > 2 * $0 + (64 << 20) } ?? false
+        // Rows prepared again leave their old bytes behind: past twice the
+        // bytes the records point at (plus 64 MiB), the file is made again.
+        var tooBig = false
+        if rowsSize > 2 * (state.live ?? 0) + slack {
+            state.live = index.liveRowBytes()
+            tooBig = state.live.map { rowsSize > 2 * $0 + slack } ?? false
+        }
         let ours = Int64(UInt32(truncatingIfNeeded: epoch))
         let whole =
             (header.map { !$0.isSettled || $0.origin != ours || $0.writes > writes || $0.stamp == 0 || !index.isWhole($0) } ?? true)
@@ -207,7 +216,7 @@ final class NodeCopyKeeper: Sendable {
         // Rows copied before the new horizon are never read again.
         let newHorizon = UInt64(bitPattern: xmin)
         state.copied = state.copied.filter { $0.value >= newHorizon }
-        if whole { state.rebuiltSize = index.rows.size }
+        if whole { state.live = index.rows.size }
         copy.noteKept {
             $0.writes = Int(writes)
             $0.catchUps += 1

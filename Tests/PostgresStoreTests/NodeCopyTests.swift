@@ -146,6 +146,42 @@ import Testing
         }
     }
 
+    /// Rows prepared again (new templates) leave their old bytes in the row
+    /// file; past twice the bytes its records point at, the copy is made again.
+    @Test func aRowFileGrownPastTwiceItsLiveRowsIsMadeAgain() async throws {
+        try await TestStore.with(.postgres) { made in
+            let writer = try #require(made.store as? PostgresFeedStore)
+            try writer.upsert(Self.items(1...200))
+            try await Self.prepareAll(writer)
+            let folder = Self.folder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let node = try await PostgresFeedStore.open(
+                try PostgresLocation(made.address), queryTimeout: TestStore.patience, copyFolder: folder, logger: testLogger)
+            let copy = try #require(node.copy)
+            let connection = try PQConnection(try PostgresLocation(made.address).libpqParameters(application: "test"), deadline: .now + .seconds(30))
+            defer { connection.close() }
+            let keeper = NodeCopyKeeper(store: node, copy: copy, starting: false, slack: 0)
+            var state = NodeCopyKeeper.State()
+            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            let live = try #require(copy.index.liveRowBytes())
+            #expect(live > 0 && copy.index.rows.size == live)
+            // Half the rows prepared again: the file grows by half, and is kept.
+            try await writer.forgetPreparedRows((1...100).map(Int64.init))
+            try await Self.prepareAll(writer)
+            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            #expect(copy.index.rows.size > live && copy.status.rebuilds == 1)
+            // Every row again: past twice the live bytes, made again from nothing.
+            try await writer.forgetPreparedRows((1...200).map(Int64.init))
+            try await Self.prepareAll(writer)
+            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            #expect(copy.status.rebuilds == 2)
+            #expect(copy.index.rows.size == live, "the file holds each row once again")
+            #expect(try await Self.waitUntilTheCopyAgrees(node, with: writer, size: 10) == [])
+            await node.close()
+        }
+    }
+
     @Test func aNodesCopyComesBackAfterItsConnectionsAreCut() async throws {
         try await TestStore.with(.postgres) { made in
             let writer = try #require(made.store as? PostgresFeedStore)

@@ -18,7 +18,23 @@ import WarmfeedCore
 /// served ten threads by default: a deep page cost 127.6–132.3 µs of CPU
 /// against 106.7–111.5 µs with ten (`THREADS=2 DEEP=1 bench/contention.sh`,
 /// two runs each, 2026-11-25).
+///
+/// But more arenas hold more memory freed between the caches' long-lived
+/// blocks: through the 10-minute soak (`DURATION=600s bench/mixed.sh`, 2
+/// cores, 10 server threads) the heaps grew from 70 to 127 MB while the
+/// memory in use stayed at ~100 MB, and RSS reached 203 MB; with four arenas
+/// the heaps stayed at 105 MB and RSS at 190. Deep pages since the page index
+/// allocate less: at `--threads 8` on two cores four arenas cost 0.37 futex
+/// calls a request against ten arenas' 0.27, at the same CPU (48.2 against
+/// 52.6 µs, `DEEP=1 bench/contention.sh`, 2026-11-28). So the count is capped
+/// at two a core (`arenas(serverThreads:cores:)`).
 public enum Allocator {
+    /// Arenas for `serverThreads` threads that allocate on every request, on
+    /// `cores` cores: one each, at least two, at most two a core.
+    public static func arenas(serverThreads: Int, cores: Int) -> Int32 {
+        Int32(clamping: max(2, min(serverThreads, 2 * max(1, cores))))
+    }
+
     ///
     /// Large blocks: glibc serves a block over `M_MMAP_THRESHOLD` as a mapping
     /// of its own, returned to the system when freed, but it raises that

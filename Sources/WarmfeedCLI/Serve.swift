@@ -160,8 +160,10 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout = defaults.http.idleTimeout
 
     func run() async throws {
-        // An arena for each server thread, libmicrohttpd's and the handlers': they allocate on every request.
-        Allocator.configure(arenas: Int32(clamping: max(2, threads + WarmfeedConfiguration().http.handlerThreads)))
+        // An arena for each server thread, libmicrohttpd's and the handlers' (they allocate on every
+        // request), up to two a core (Allocator.arenas).
+        Allocator.configure(
+            arenas: Allocator.arenas(serverThreads: threads + WarmfeedConfiguration().http.handlerThreads, cores: ProcessInfo.processInfo.activeProcessorCount))
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "warmfeed")
         var configuration = WarmfeedConfiguration()

@@ -7,21 +7,24 @@ import Synchronization
 /// of its own, from its start until `stop()`.
 ///
 /// A catch-up reads, in one repeatable-read transaction (one snapshot), the
-/// feed's write count and size and every item whose `changed` (the id of the
-/// transaction that last wrote it) is at or past the copy's horizon: the
-/// oldest transaction still running when the copy last caught up
-/// (`pg_snapshot_xmin`), so a write that committed after a later one is still
-/// found. Rows already copied at the same `changed` are skipped; each other
-/// row's prepared bytes are appended to the row file and its record written
-/// at its rank, between the index's `begin` and `finish` (readers meanwhile
-/// ask PostgreSQL). Every rank a write moved belongs to a row the write
-/// changed, so after a catch-up every record up to the count is the
-/// snapshot's.
+/// feed's write count and size and every item written by a transaction the
+/// last catch-up's snapshot did not see: one at or past its `xmax`, or one of
+/// those it saw running (`item.changed` is the id of the transaction that
+/// last wrote the item, set by a trigger). So a write that commits after a
+/// later one is still found, and no row is read twice. After a restart the
+/// first catch-up starts from the oldest transaction running at the last one
+/// (its `xmin`, kept in the header's stamp): a few rows may be copied again,
+/// none missed. Each row's prepared bytes are appended to the row file and
+/// its record written at its rank, between the index's `begin` and `finish`
+/// (readers meanwhile ask PostgreSQL). Every rank a write moved belongs to a
+/// row the write changed, so after a catch-up every record up to the count
+/// is the snapshot's.
 ///
 /// The copy is rebuilt from nothing when its files are missing, cut or of
-/// another store (epoch), and when the row file has grown past twice the bytes
-/// its records point at plus 64 MiB (rows prepared again leave their old bytes
-/// behind; the records are summed only when the file passes that mark). While PostgreSQL is away it reconnects, as the listener does.
+/// another store (epoch), and when the row file has grown past twice the
+/// bytes its records point at plus 64 MiB (rows prepared again leave their
+/// old bytes behind; the records are summed only when the file passes that
+/// mark). While PostgreSQL is away it reconnects, as the listener does.
 final class NodeCopyKeeper: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let done = Atomic<Bool>(false)
@@ -54,8 +57,9 @@ final class NodeCopyKeeper: Sendable {
 
     /// What the keeper remembers between catch-ups (its thread's alone).
     struct State {
-        /// Rows copied at or past the horizon, by id, with the `changed` they were copied at.
-        var copied: [Int64: UInt64] = [:]
+        /// What the last catch-up's snapshot saw: transactions from `xmax` on,
+        /// and those in `running`, were not done (nil: none this run).
+        var seen: (xmax: UInt64, running: [String])?
         /// The row file's bytes the records pointed at when last counted (nil: not yet this run).
         var live: Int64?
     }
@@ -110,11 +114,17 @@ final class NodeCopyKeeper: Sendable {
         _ copy: NodeCopy, for store: PostgresFeedStore, on connection: PQConnection, state: inout State, until deadline: ContinuousClock.Instant
     ) throws(PQProblem) {
         let feed = try connection.query(
-            "SELECT pg_snapshot_xmin(pg_current_snapshot()), writes, epoch, (SELECT COALESCE(MAX(seq), 0) FROM item) FROM feed WHERE id = 1",
-            until: deadline)
-        guard let xmin = feed.int64(0, 0), let writes = feed.int64(0, 1), let epoch = feed.int64(0, 2), let count = feed.int64(0, 3) else {
+            """
+            SELECT pg_snapshot_xmin(s), pg_snapshot_xmax(s), COALESCE((SELECT string_agg(x::text, ',') FROM pg_snapshot_xip(s) AS x), ''),
+                writes, epoch, (SELECT COALESCE(MAX(seq), 0) FROM item)
+            FROM feed, pg_current_snapshot() AS s WHERE id = 1
+            """, until: deadline)
+        guard let xmin = feed.int64(0, 0), let xmax = feed.int64(0, 1), let running = feed.string(0, 2),
+            let writes = feed.int64(0, 3), let epoch = feed.int64(0, 4), let count = feed.int64(0, 5)
+        else {
             throw PQProblem("the feed row is missing")
         }
+        let snapshot = (xmax: UInt64(bitPattern: xmax), running: running.split(separator: ",").map(String.init))
         let index = copy.index
         let header = index.header()
         let rowsSize = index.rows.size
@@ -137,7 +147,6 @@ final class NodeCopyKeeper: Sendable {
                 if whole {
                     try index.truncate()
                     try index.rows.truncate()
-                    state.copied.removeAll()
                 }
                 header.origin = ours
                 started = header
@@ -147,36 +156,33 @@ final class NodeCopyKeeper: Sendable {
             }
         }
         if whole { _ = try begin() }
-        let horizon = whole ? nil : header?.stamp
         var after: Int64 = 0
         var copied = 0
         while true {
             if stopped { throw PQProblem("the node is stopping") }
+            let columns = "id, published, seq, preview, prepared, image_url IS NOT NULL"
             let rows: PQRows
-            if let horizon {
+            if whole {
+                rows = try connection.query(
+                    "SELECT \(columns) FROM item WHERE seq > $1 ORDER BY seq LIMIT \(Self.batch)", [.int64(after)], until: deadline)
+            } else if let seen = state.seen {
                 rows = try connection.query(
                     """
-                    SELECT id, published, seq, preview, prepared, image_url IS NOT NULL, changed FROM item
-                    WHERE changed >= $1::text::xid8 AND seq > $2 ORDER BY seq LIMIT \(Self.batch)
-                    """, [.text(String(UInt64(bitPattern: horizon))), .int64(after)], until: deadline)
+                    SELECT \(columns) FROM item
+                    WHERE (changed >= $1::text::xid8 OR changed = ANY($2::text[]::xid8[])) AND seq > $3 ORDER BY seq LIMIT \(Self.batch)
+                    """, [.text(String(seen.xmax)), .texts(seen.running), .int64(after)], until: deadline)
             } else {
+                let since = UInt64(bitPattern: header?.stamp ?? 0)
                 rows = try connection.query(
-                    """
-                    SELECT id, published, seq, preview, prepared, image_url IS NOT NULL, changed FROM item
-                    WHERE seq > $1 ORDER BY seq LIMIT \(Self.batch)
-                    """, [.int64(after)], until: deadline)
+                    "SELECT \(columns) FROM item WHERE changed >= $1::text::xid8 AND seq > $2 ORDER BY seq LIMIT \(Self.batch)",
+                    [.text(String(since)), .int64(after)], until: deadline)
             }
             guard rows.count > 0 else { break }
-            let horizonNow = UInt64(bitPattern: xmin)
             var records: [RowLog.Record] = []
             var places: [(place: PageIndex.Place, record: Int?)] = []
             for row in 0..<rows.count {
                 guard let id = rows.int64(row, 0), let published = rows.int64(row, 1), let seq = rows.int64(row, 2), seq >= 1 else { continue }
                 after = max(after, seq)
-                let changed = UInt64(bitPattern: rows.int64(row, 6) ?? 0)
-                if state.copied[id] == changed { continue }
-                // Only a row at or past the new horizon can be read again.
-                if changed >= horizonNow { state.copied[id] = changed }
                 var record: Int?
                 if let prepared = rows.bytes(row, 4) {
                     record = records.count
@@ -202,10 +208,11 @@ final class NodeCopyKeeper: Sendable {
             }
             copied += places.count
         }
+        state.seen = snapshot
         guard var header = started ?? header else { return }
         if started == nil {
-            // Nothing copied: the horizon stays where it is (the rows past it
-            // are known), unless the feed's count or writes moved on.
+            // Nothing copied: the header stays (its stamp only says where a
+            // restart begins), unless the feed's count or writes moved on.
             guard header.writes != writes || header.count != count else { return }
             do { header = try index.begin() } catch { throw PQProblem("cannot write the node's copy: \(error)") }
         }
@@ -213,9 +220,6 @@ final class NodeCopyKeeper: Sendable {
         header.stamp = xmin
         header.writes = writes
         do { try index.finish(header) } catch { throw PQProblem("cannot write the node's copy: \(error)") }
-        // Rows copied before the new horizon are never read again.
-        let newHorizon = UInt64(bitPattern: xmin)
-        state.copied = state.copied.filter { $0.value >= newHorizon }
         if whole { state.live = index.rows.size }
         copy.noteKept {
             $0.writes = Int(writes)

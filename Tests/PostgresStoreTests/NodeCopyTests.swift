@@ -146,6 +146,43 @@ import Testing
         }
     }
 
+    /// A write that commits after a later one (its transaction began first,
+    /// and was still running when the copy caught up with the later one) is
+    /// copied all the same, at the next catch-up.
+    @Test func aWriteThatCommitsAfterALaterOneIsCopiedToo() async throws {
+        try await TestStore.with(.postgres) { made in
+            let writer = try #require(made.store as? PostgresFeedStore)
+            try writer.upsert(Self.items(1...30))
+            try await Self.prepareAll(writer)
+            let folder = Self.folder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let node = try await PostgresFeedStore.open(
+                try PostgresLocation(made.address), queryTimeout: TestStore.patience, copyFolder: folder, logger: testLogger)
+            let copy = try #require(node.copy)
+            let parameters = try PostgresLocation(made.address).libpqParameters(application: "test")
+            let connection = try PQConnection(parameters, deadline: .now + .seconds(30))
+            defer { connection.close() }
+            let keeper = NodeCopyKeeper(store: node, copy: copy, starting: false)
+            var state = NodeCopyKeeper.State()
+            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+
+            // The slow transaction writes first and commits last.
+            let slow = try PQConnection(parameters, deadline: .now + .seconds(30))
+            defer { slow.close() }
+            try slow.query("BEGIN", until: .now + .seconds(30))
+            try slow.query("UPDATE item SET preview = 4242 WHERE id = 5", until: .now + .seconds(30))
+            try await writer.setPreviews([6: 6161])
+            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            try slow.query("COMMIT", until: .now + .seconds(30))
+            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            #expect(try await Self.waitUntilTheCopyAgrees(node, with: writer, size: 10) == [])
+            let page = try #require(try node.preparedPageWithoutWaiting(.number(3), size: 10, tag: Self.tag) ?? nil)
+            #expect(page.rows.first { $0.id == 5 }?.preview == 4242)
+            #expect(page.rows.first { $0.id == 6 }?.preview == 6161)
+            await node.close()
+        }
+    }
+
     /// Rows prepared again (new templates) leave their old bytes in the row
     /// file; past twice the bytes its records point at, the copy is made again.
     @Test func aRowFileGrownPastTwiceItsLiveRowsIsMadeAgain() async throws {

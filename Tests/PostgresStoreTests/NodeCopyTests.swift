@@ -118,16 +118,10 @@ import Testing
             let writer = try #require(made.store as? PostgresFeedStore)
             try writer.upsert(Self.items(1...100))
             try await Self.prepareAll(writer)
-            let folder = Self.folder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let node = try await PostgresFeedStore.open(
-                try PostgresLocation(made.address), queryTimeout: TestStore.patience, copyFolder: folder, logger: testLogger)
-            let copy = try #require(node.copy)
-            let connection = try PQConnection(try PostgresLocation(made.address).libpqParameters(application: "test"), deadline: .now + .seconds(30))
-            defer { connection.close() }
-            let keeper = NodeCopyKeeper(store: node, copy: copy, starting: false)
-            var state = NodeCopyKeeper.State()
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            let hand = try await HandKeptNode(made)
+            defer { hand.release() }
+            let node = hand.node
+            try hand.catchUp()
             #expect(try await Self.waitUntilTheCopyAgrees(node, with: writer, size: 10) == [])
 
             var moved = Self.items(40...40)[0]
@@ -139,7 +133,7 @@ import Testing
             for request in try await Self.requests(writer, size: 10) {
                 #expect(try node.preparedPageWithoutWaiting(request, size: 10, tag: Self.tag) == nil, "\(request) came from a copy behind")
             }
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            try hand.catchUp()
             #expect(try await Self.waitUntilTheCopyAgrees(node, with: writer, size: 10) == [])
             #expect(node.status.copy?.writes == writer.revision)
             await node.close()
@@ -154,17 +148,11 @@ import Testing
             let writer = try #require(made.store as? PostgresFeedStore)
             try writer.upsert(Self.items(1...30))
             try await Self.prepareAll(writer)
-            let folder = Self.folder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let node = try await PostgresFeedStore.open(
-                try PostgresLocation(made.address), queryTimeout: TestStore.patience, copyFolder: folder, logger: testLogger)
-            let copy = try #require(node.copy)
+            let hand = try await HandKeptNode(made)
+            defer { hand.release() }
+            let node = hand.node
+            try hand.catchUp()
             let parameters = try PostgresLocation(made.address).libpqParameters(application: "test")
-            let connection = try PQConnection(parameters, deadline: .now + .seconds(30))
-            defer { connection.close() }
-            let keeper = NodeCopyKeeper(store: node, copy: copy, starting: false)
-            var state = NodeCopyKeeper.State()
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
 
             // The slow transaction writes first and commits last.
             let slow = try PQConnection(parameters, deadline: .now + .seconds(30))
@@ -172,9 +160,9 @@ import Testing
             try slow.query("BEGIN", until: .now + .seconds(30))
             try slow.query("UPDATE item SET preview = 4242 WHERE id = 5", until: .now + .seconds(30))
             try await writer.setPreviews([6: 6161])
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            try hand.catchUp()
             try slow.query("COMMIT", until: .now + .seconds(30))
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            try hand.catchUp()
             #expect(try await Self.waitUntilTheCopyAgrees(node, with: writer, size: 10) == [])
             let page = try #require(try node.preparedPageWithoutWaiting(.number(3), size: 10, tag: Self.tag) ?? nil)
             #expect(page.rows.first { $0.id == 5 }?.preview == 4242)
@@ -190,28 +178,22 @@ import Testing
             let writer = try #require(made.store as? PostgresFeedStore)
             try writer.upsert(Self.items(1...200))
             try await Self.prepareAll(writer)
-            let folder = Self.folder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let node = try await PostgresFeedStore.open(
-                try PostgresLocation(made.address), queryTimeout: TestStore.patience, copyFolder: folder, logger: testLogger)
-            let copy = try #require(node.copy)
-            let connection = try PQConnection(try PostgresLocation(made.address).libpqParameters(application: "test"), deadline: .now + .seconds(30))
-            defer { connection.close() }
-            let keeper = NodeCopyKeeper(store: node, copy: copy, starting: false, slack: 0)
-            var state = NodeCopyKeeper.State()
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            let hand = try await HandKeptNode(made, slack: 0)
+            defer { hand.release() }
+            let (node, copy) = (hand.node, hand.copy)
+            try hand.catchUp()
             let live = try #require(copy.index.liveRowBytes())
             #expect(live > 0 && copy.index.rows.size == live)
             // Half the rows prepared again: the file grows by half, and is kept.
             try await writer.forgetPreparedRows((1...100).map(Int64.init))
             try await Self.prepareAll(writer)
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            try hand.catchUp()
             #expect(copy.index.rows.size > live && copy.status.rebuilds == 1)
             // Every row again: past twice the live bytes, made again from nothing.
             try await writer.forgetPreparedRows((1...200).map(Int64.init))
             try await Self.prepareAll(writer)
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
-            try keeper.catchUp(copy, for: node, on: connection, state: &state)
+            try hand.catchUp()
+            try hand.catchUp()
             #expect(copy.status.rebuilds == 2)
             #expect(copy.index.rows.size == live, "the file holds each row once again")
             #expect(try await Self.waitUntilTheCopyAgrees(node, with: writer, size: 10) == [])
@@ -294,5 +276,35 @@ import Testing
             running.cancel()
             await running.value
         }
+    }
+}
+
+/// A node not running (no listener, no keeper thread), with a copy caught
+/// up by hand (`catchUp`), so a test decides when the copy moves.
+final class HandKeptNode {
+    let node: PostgresFeedStore
+    let copy: NodeCopy
+    private let folder: String
+    private let connection: PQConnection
+    private let keeper: NodeCopyKeeper
+    private var state = NodeCopyKeeper.State()
+
+    init(_ made: TestStore, slack: Int64 = 64 << 20) async throws {
+        folder = NodeCopyTests.folder()
+        let location = try PostgresLocation(made.address)
+        node = try await PostgresFeedStore.open(location, queryTimeout: TestStore.patience, copyFolder: folder, logger: testLogger)
+        copy = try #require(node.copy)
+        connection = try PQConnection(location.libpqParameters(application: "test"), deadline: .now + .seconds(30))
+        keeper = NodeCopyKeeper(store: node, copy: copy, starting: false, slack: slack)
+    }
+
+    func catchUp() throws {
+        try keeper.catchUp(copy, for: node, on: connection, state: &state)
+    }
+
+    /// Closes the connection and removes the copy's files (the test closes the node).
+    func release() {
+        connection.close()
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }

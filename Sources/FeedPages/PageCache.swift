@@ -24,6 +24,14 @@ package final class PageCache: StatsPublisher, Sendable {
         var revision: Int
         var kind: Kind
         var query: PageQuery
+
+        /// What the sketch counts asks under: the page, document or fragment alike.
+        var askHash: Int {
+            var hasher = Hasher()
+            hasher.combine(revision)
+            hasher.combine(query)
+            return hasher.finalize()
+        }
     }
 
     /// One rendering, prepared as a whole response, plain and (once a client
@@ -37,7 +45,7 @@ package final class PageCache: StatsPublisher, Sendable {
         var gzipped: PreparedResponse?
         /// Whether compressing was tried: a page is compressed at most once.
         var compressed = false
-        /// Rendered for a reader's miss and not kept (`admits`): its gzipped form is not kept either.
+        /// Rendered for a reader's miss and not kept (`admission`): its gzipped form is not kept either.
         var unkept = false
         var number = 1
         var older: Cursor?
@@ -83,19 +91,19 @@ package final class PageCache: StatsPublisher, Sendable {
 
     private let entries: StripedCache<Key, Rendering>
     /// Readers' lookups (`lookUp(_:)`): found (counter 0), and not found (1);
-    /// renderings of a reader's miss not kept, their page asked for once (2).
+    /// renderings of readers' misses not kept (2).
     private let counts = ThreadCounters(count: 3)
-    /// Which pages readers asked for lately: a page a reader's miss rendered is
-    /// kept only on its second ask (see `Doorkeeper`).
-    private let doorkeeper = Doorkeeper(bits: PageCache.doorkeeperBits)
-    static let doorkeeperBits = 1 << 20
-    /// Readers' misses when the doorkeeper was last cleared.
-    private let clearedAt = Atomic<Int>(0)
-    /// The misses after which the doorkeeper forgets: about ten times the
-    /// pages the cache holds (TinyLFU's sample), so "asked for before" means
-    /// lately, and a page asked for evenly with all others (a uniform crawl)
-    /// is mostly not kept again and again.
-    private var doorkeeperWindow: Int { max(4096, capacity / 2048) }
+    /// How often readers asked for each page lately (TinyLFU's sketch): once
+    /// the cache is full, a reader's miss is kept only when its page was asked
+    /// for before, and more often than the page it would evict.
+    private let sketch = FrequencySketch(counters: PageCache.sketchCounters)
+    static let sketchCounters = 1 << 19
+    /// Readers' misses when the sketch was last halved.
+    private let halvedAt = Atomic<Int>(0)
+    /// The misses after which the sketch's counts are halved: about ten times
+    /// the pages the cache holds (TinyLFU's sample), so "asked for more
+    /// often" means lately.
+    private var sampleWindow: Int { max(4096, capacity / 2048) }
     /// Whether the cache is at its budget (an insert evicted): only then must
     /// a page earn its place, as in TinyLFU; below it, every page is kept.
     private let atCapacity = Atomic(false)
@@ -122,36 +130,65 @@ package final class PageCache: StatsPublisher, Sendable {
     /// Readers' lookups so far: found in the cache, and not.
     var lookups: (hits: Int, misses: Int) { (counts.value(0), counts.value(1)) }
 
-    /// Whether the rendering of a reader's miss of `key` is worth keeping:
-    /// the cache has room, or the page was asked for before. Counted when not.
-    func admits(_ key: Key) -> Bool {
-        guard atCapacity.load(ordering: .relaxed) else { return true }
-        if doorkeeper.admit(key.hashValue) { return true }
-        counts.add(2)
-        return false
+    /// Whether, and how, the rendering of a reader's miss is kept.
+    enum Admission: Equatable {
+        /// The cache has room (or the rendering is pre-warm's): kept.
+        case keep
+        /// The cache is full and the page was asked for `asked` times lately:
+        /// kept over a page asked for less often, or not at all.
+        case contend(asked: Int)
+        /// The page was asked for once lately: not kept.
+        case refuse
     }
 
-    /// Renderings of readers' misses not kept so far (their page asked for once).
+    /// How the rendering of a reader's miss of `key` may be kept; the ask is
+    /// counted. A refusal is counted as a rendering not kept.
+    func admission(_ key: Key) -> Admission {
+        let asked = sketch.increment(key.askHash)
+        guard atCapacity.load(ordering: .relaxed) else { return .keep }
+        if asked >= 2 { return .contend(asked: asked) }
+        counts.add(2)
+        return .refuse
+    }
+
+    /// Renderings of readers' misses not kept so far.
     var notKept: Int { counts.value(2) }
 
-    func keep(_ rendering: Rendering, for key: Key) {
+    /// Keeps `rendering` for `key` as `admission` allows; whether it was kept.
+    /// A contending rendering refused is counted as not kept.
+    @discardableResult
+    func keep(_ rendering: Rendering, for key: Key, as admission: Admission = .keep) -> Bool {
         // The evicted renderings are let go after the stripe's lock: freeing
         // their responses inside it made other pages wait.
-        let evicted = entries.insert(rendering, for: key, cost: rendering.cost)
+        let evicted: [Rendering]
+        switch admission {
+        case .keep:
+            evicted = entries.insert(rendering, for: key, cost: rendering.cost)
+        case .refuse:
+            return false
+        case .contend(let asked):
+            guard let out = entries.insert(rendering, for: key, cost: rendering.cost, unlessOver: { self.sketch.frequency($0.askHash) >= asked })
+            else {
+                counts.add(2)
+                return false
+            }
+            evicted = out
+        }
         if !evicted.isEmpty, !atCapacity.load(ordering: .relaxed) { atCapacity.store(true, ordering: .relaxed) }
         withExtendedLifetime(evicted) {}
+        return true
     }
 
     /// Lets go of what replaced renderings still hold (`StripedCache.reclaim`),
-    /// notes when the cache has room again, and clears the doorkeeper once
-    /// its window of misses has passed (TinyLFU's reset); called every few seconds.
+    /// notes when the cache has room again, and halves the sketch's counts
+    /// once its window of misses has passed (TinyLFU's reset); called every few seconds.
     package func reclaim() {
         entries.reclaim()
         if atCapacity.load(ordering: .relaxed), usage.bytes < capacity / 10 * 9 { atCapacity.store(false, ordering: .relaxed) }
         let misses = lookups.misses
-        if misses - clearedAt.load(ordering: .relaxed) > doorkeeperWindow {
-            doorkeeper.clear()
-            clearedAt.store(misses, ordering: .relaxed)
+        if misses - halvedAt.load(ordering: .relaxed) > sampleWindow {
+            sketch.halve()
+            halvedAt.store(misses, ordering: .relaxed)
         }
     }
 

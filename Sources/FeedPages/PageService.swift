@@ -81,12 +81,13 @@ package final class PageService: Sendable {
     /// come rendered ahead when the templates allow (`PageRenderer.rowTag`).
     ///
     /// What it renders is kept while the cache has room, and once it is full
-    /// only when the page was asked for before (`PageCache.admits`): a page
-    /// read once, by a crawler or a reader deep in the feed, is not worth an
+    /// only when the page was asked for before, and more often than the page
+    /// it would evict (`PageCache.admission`): a page read once, or as often
+    /// as every other (a crawler, readers deep in the feed), is not worth an
     /// insert and the eviction of another page.
     func render(_ key: PageCache.Key) async throws -> PageCache.Rendering? {
         let generation = previewGeneration()
-        let keep = cache.admits(key)
+        let keep = cache.admission(key)
         if let tag = renderer.rowTag {
             let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
             if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
@@ -102,7 +103,7 @@ package final class PageService: Sendable {
     func renderAtOnce(_ key: PageCache.Key) throws -> PageCache.Rendering? {
         guard let immediate else { preconditionFailure("renderAtOnce needs a store that reads at once") }
         let generation = previewGeneration()
-        let keep = cache.admits(key)
+        let keep = cache.admission(key)
         let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
         if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
         if let tag = renderer.rowTag {
@@ -122,15 +123,15 @@ package final class PageService: Sendable {
         guard let tag = renderer.rowTag else { return nil }
         let generation = previewGeneration()
         let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
-        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: cache.admits(key)) }
+        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: cache.admission(key)) }
         guard let read = try store.preparedPageWithoutWaiting(key.query.request, size: pageSize, tag: tag) else { return nil }
         guard let page = read else { return .some(nil) }
-        let keep = cache.admits(key)
+        let keep = cache.admission(key)
         return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
     }
 
-    /// The fragment of a prepared page, rendered, and kept under `key` when `keep`.
-    private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: Bool) -> PageCache.Rendering {
+    /// The fragment of a prepared page, rendered, and kept under `key` as `keep` allows.
+    private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: PageCache.Admission) -> PageCache.Rendering {
         // Its corrupt rows were read whole: rendered from their items here, prepared again soon.
         if !page.corrupt.isEmpty { repairs.note(page.corrupt) }
         let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
@@ -139,13 +140,14 @@ package final class PageService: Sendable {
             html: renderer.fragment(of: page, query: query, number: number), etag: etag(key, awaitingPreviews: awaiting), number: number,
             older: page.older, newer: page.newer)
         fragment.awaitingPreviews = awaiting
-        if keep { cache.keep(fragment, for: key) } else { fragment.unkept = true }
+        if !cache.keep(fragment, for: key, as: keep) { fragment.unkept = true }
         return fragment
     }
 
     /// The rendering `key` asks for: `fragment` itself, or the document
-    /// around it (kept when `keep`).
-    private func document(_ key: PageCache.Key, fragment: PageCache.Rendering, keep: Bool) -> PageCache.Rendering {
+    /// around it (kept as `keep` allows; not when its fragment, just
+    /// rendered, was not: one refusal a page).
+    private func document(_ key: PageCache.Key, fragment: PageCache.Rendering, keep: PageCache.Admission) -> PageCache.Rendering {
         guard key.kind == .document else { return fragment }
         let html = fragment.html.withUnsafeBytes { Array($0) }
         var document = PageCache.Rendering(
@@ -153,7 +155,7 @@ package final class PageService: Sendable {
             etag: etag(key, awaitingPreviews: fragment.awaitingPreviews), number: fragment.number, older: fragment.older, newer: fragment.newer
         )
         document.awaitingPreviews = fragment.awaitingPreviews
-        if keep { cache.keep(document, for: key) } else { document.unkept = true }
+        if !cache.keep(document, for: key, as: fragment.unkept ? .refuse : keep) { document.unkept = true }
         return document
     }
 

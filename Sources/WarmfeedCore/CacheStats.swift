@@ -210,7 +210,7 @@ public struct CacheStats: Codable, Sendable {
     /// Readers' page requests answered from the page cache, and not.
     public var pageHits: Int = 0
     public var pageMisses: Int = 0
-    /// Of the misses, renderings not kept: their page was asked for once (`PageCache.admits`).
+    /// Of the misses, renderings not kept: their page asked for once, or no more often than the page it would evict (`PageCache.admission`).
     public var pageNotKept: Int = 0
     public var hits: Int = 0
     public var misses: Int = 0

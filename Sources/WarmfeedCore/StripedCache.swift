@@ -134,9 +134,31 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
     /// makes room; returns the values that left (to be let go outside any lock).
     @discardableResult
     public func insert(_ value: Value, for key: Key, cost: Int) -> [Value] {
+        insert(value, for: key, cost: cost, refusedOver: nil)!
+    }
+
+    /// `insert`, unless `key` is new to its stripe, the stripe must evict
+    /// to take it, and `refuses` the page it would evict first (its oldest
+    /// probation entry not used since it came): TinyLFU's admission, where a
+    /// new value must be asked for more often than its victim. nil when
+    /// refused: nothing changed, not even a table copied.
+    public func insert(_ value: Value, for key: Key, cost: Int, unlessOver refuses: (_ victim: Key) -> Bool) -> [Value]? {
+        withoutActuallyEscaping(refuses) { insert(value, for: key, cost: cost, refusedOver: $0) }
+    }
+
+    private func insert(_ value: Value, for key: Key, cost: Int, refusedOver refuses: ((Key) -> Bool)?) -> [Value]? {
         let stripe = stripe(for: key)
-        let (evicted, released) = stripe.writer.withLock { segments -> ([Value], [Unmanaged<Table>]) in
+        let done = stripe.writer.withLock { segments -> (evicted: [Value], released: [Unmanaged<Table>])? in
             let old = stripe.table.load(ordering: .acquiring)
+            if let refuses, segments.probationCost + segments.protectedCost + cost > stripeCapacity {
+                let kept = old.takeUnretainedValue().entries
+                if kept[key] == nil, !segments.ghostSet.contains(key),
+                    let victim = segments.probation.first(where: { kept[$0.key] === $0 && !$0.referenced.load(ordering: .relaxed) }),
+                    refuses(victim.key)
+                {
+                    return nil
+                }
+            }
             var entries = old.takeUnretainedValue().entries
             let entry = Entry(key: key, value: value, cost: cost)
             var evicted: [Value] = []
@@ -164,8 +186,9 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
             segments.retired.append((old, epochs.current))
             return (evicted, releasable(&segments))
         }
-        for table in released { table.release() }
-        return evicted
+        guard let done else { return nil }
+        for table in done.released { table.release() }
+        return done.evicted
     }
 
     /// Lets go of the replaced tables no reader can hold any more, in every

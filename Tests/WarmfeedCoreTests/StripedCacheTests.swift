@@ -50,6 +50,42 @@ import Testing
         #expect(cache.usage.cost <= 100)
     }
 
+    @Test func aNewKeyIsRefusedOverTheVictimItWouldEvictOnlyWhenTheStripeIsFull() {
+        let cache = StripedCache<Int, Int>(capacity: 30, stripes: 1)
+        var victims: [Int] = []
+        // Room: kept without asking.
+        for key in 1...3 {
+            #expect(
+                cache.insert(
+                    key, for: key, cost: 10,
+                    unlessOver: {
+                        victims.append($0); return true
+                    }) == [])
+        }
+        #expect(victims.isEmpty && cache.usage.count == 3)
+        // Full: refused over the oldest probation entry not used since it came, and nothing changes.
+        _ = cache.value(for: 1)
+        #expect(
+            cache.insert(
+                4, for: 4, cost: 10,
+                unlessOver: {
+                    victims.append($0); return true
+                }) == nil)
+        #expect(victims == [2] && cache.usage.count == 3 && cache.value(for: 4) == nil)
+        // Not refused: kept, and the victim (or an older entry) is evicted as by `insert`.
+        #expect(cache.insert(4, for: 4, cost: 10, unlessOver: { _ in false })?.isEmpty == false)
+        #expect(cache.value(for: 4) == 4 && cache.usage.cost <= 30)
+        // A key kept already is replaced without asking.
+        victims = []
+        #expect(
+            cache.insert(
+                40, for: 4, cost: 10,
+                unlessOver: {
+                    victims.append($0); return true
+                }) == [])
+        #expect(victims.isEmpty && cache.value(for: 4) == 40)
+    }
+
     @Test func entriesCostlierThanAStripeAreNotKeptAndReplacingKeepsOneEntry() {
         let cache = StripedCache<Int, Int>(capacity: 50, stripes: 1)
         #expect(cache.insert(1, for: 1, cost: 51) == [1])

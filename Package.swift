@@ -74,7 +74,7 @@ let package = Package(
 
         // A number for each thread, and what hangs on it: per-thread counters, and
         // epochs that let readers take no lock. Depends on nothing.
-        .target(name: "ThreadSlots"),
+        .target(name: "ThreadSlots", swiftSettings: crossModule),
 
         // gzip on libdeflate, for bodies compressed once and served many times.
         .target(name: "Gzip", dependencies: ["CDeflate", "ThreadSlots"]),
@@ -150,7 +150,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: crossModule
         ),
 
         // The row file and the page index a store keeps beside it, read and written at
@@ -383,3 +384,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// The modules whose generic caches and epochs the features use on every
+/// request, with their bodies serialized for the features to specialize
+/// (release builds): unspecialized, the page cache's `StripedCache` spent 4%
+/// of a deep page's CPU finding generic metadata. Measured, the whole gain is
+/// about 2% of a deep page (BENCHMARKS.md, issue 35). Not for every module:
+/// serialized across GRDB, the compiler crashes.
+var crossModule: [SwiftSetting] { [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))] }

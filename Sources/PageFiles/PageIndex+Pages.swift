@@ -82,8 +82,13 @@ extension PageIndex {
     /// read; a row prepared again since sits apart, read on its own).
     public func readRows(of places: [Place]) -> (bytes: [UInt8], spans: [Range<Int>?]) {
         var runs: [(start: Int64, end: Int64, members: [(index: Int, at: Int64)])] = []
-        let placed = places.indices.compactMap { index in places[index].at.map { (index: index, at: $0) } }
-        for member in placed.sorted(by: { $0.at < $1.at }) {
+        var placed = places.indices.compactMap { index in places[index].at.map { (index: index, at: $0) } }
+        // Rows prepared together lie in the file newest first, as a page lists them: reversed, in place, rather than sorted.
+        if !placed.indices.dropFirst().allSatisfy({ placed[$0 - 1].at <= placed[$0].at }) {
+            placed.reverse()
+            if !placed.indices.dropFirst().allSatisfy({ placed[$0 - 1].at <= placed[$0].at }) { placed.sort { $0.at < $1.at } }
+        }
+        for member in placed {
             let end = member.at + Int64(places[member.index].size)
             if let last = runs.indices.last, member.at <= runs[last].end + 4096 {
                 runs[last].end = max(runs[last].end, end)

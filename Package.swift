@@ -70,7 +70,7 @@ let package = Package(
 
         // Small sums several modules share: civil-calendar days, FNV-1a hashes and a
         // `Duration`'s seconds and milliseconds. Depends on nothing.
-        .target(name: "Reckoning"),
+        .target(name: "Reckoning", swiftSettings: crossModule),
 
         // A number for each thread, and what hangs on it: per-thread counters, and
         // epochs that let readers take no lock. Depends on nothing.
@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "Gzip", dependencies: ["CDeflate", "ThreadSlots"]),
 
         // Mustache templates compiled at load into byte writers. Knows nothing of feeds.
-        .target(name: "HTMLTemplates"),
+        .target(name: "HTMLTemplates", swiftSettings: crossModule),
 
         // The HTTP core: libmicrohttpd behind Request/Response/Router. Knows nothing of feeds.
         .target(
@@ -95,7 +95,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ]
+            ],
+            swiftSettings: crossModule
         ),
 
         // Origin fetches on the libcurl multi interface, with limits. Knows nothing of feeds.
@@ -157,7 +158,7 @@ let package = Package(
         // The row file and the page index a store keeps beside it, read and written at
         // positions: a deep page found and read with no SQL step. SQLite keeps them from
         // its item table; a PostgreSQL node keeps a copy of the shared feed's.
-        .target(name: "PageFiles", dependencies: ["WarmfeedCore"]),
+        .target(name: "PageFiles", dependencies: ["WarmfeedCore"], swiftSettings: crossModule),
 
         // The feed store in one SQLite file (GRDB; pages on SQLite's C API, one read
         // connection per thread), the embedded default. Knows nothing of HTTP.
@@ -385,10 +386,12 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-/// The modules whose generic caches and epochs the features use on every
-/// request, with their bodies serialized for the features to specialize
-/// (release builds): unspecialized, the page cache's `StripedCache` spent 4%
-/// of a deep page's CPU finding generic metadata. Measured, the whole gain is
-/// about 2% of a deep page (BENCHMARKS.md, issue 35). Not for every module:
-/// serialized across GRDB, the compiler crashes.
+/// The small modules below the features that every request passes through
+/// (the caches and epochs, the templates, the page files, the HTTP core),
+/// with their bodies serialized for the features to specialize (release
+/// builds): unspecialized, the page cache's `StripedCache` spent 4% of a deep
+/// page's CPU finding generic metadata. Measured on deep pages, alternating
+/// three runs each: 40.2 -> 39.4 us with the first two modules, 39.4 -> 38.2
+/// with the rest (BENCHMARKS.md, issue 35). Not for every module: serialized
+/// across GRDB, the compiler crashes.
 var crossModule: [SwiftSetting] { [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))] }

@@ -1,5 +1,4 @@
 import HTTPServer
-import Reckoning
 import WarmfeedCore
 
 /// The feed's pages, rendered: the store, the renderer and the page cache
@@ -66,11 +65,14 @@ package final class PageService: Sendable {
     /// the page asked for, document or fragment, and whether rows still
     /// awaited their previews then (and which of them would come). Weak: the
     /// gzipped bytes share it. Made from the key, not the bytes, so a cold
-    /// page costs no hash of its HTML.
+    /// page costs no hash of its HTML; with the process's own hasher (a
+    /// validator need only hold within the run, and names it anyway).
     func etag(_ key: PageCache.Key, awaitingPreviews: Int?) -> String {
-        let kind = key.kind == .document ? "d" : "f"
-        let text = "\(run) \(key.revision) \(kind) \(key.query.documentURL) \(awaitingPreviews.map(String.init) ?? "-")"
-        return "W/\"" + String(FNV1a.hash64(Array(text.utf8)), radix: 36) + "\""
+        var hasher = Hasher()
+        hasher.combine(run)
+        hasher.combine(key)
+        hasher.combine(awaitingPreviews)
+        return "W/\"" + String(UInt64(bitPattern: Int64(hasher.finalize())), radix: 36) + "\""
     }
 
     /// Whether the store reads a page at once, so `renderAtOnce` may be used.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where each item's row sits, by rank: a file beside the store (SQLite's
 /// `feed.sqlite-pages`, a PostgreSQL node's copy), so a deep page is found
@@ -63,12 +64,6 @@ public final class PageIndex: Sendable {
 
         public init() {}
 
-        init(_ fields: [Int64]) {
-            magic = UInt64(bitPattern: fields[0])
-            generation = UInt64(bitPattern: fields[1])
-            (count, stamp, writes, rowsSize, ranksSize, origin) = (fields[2], fields[3], fields[4], fields[5], fields[6], fields[7])
-        }
-
         var fields: [Int64] {
             [Int64(bitPattern: magic), Int64(bitPattern: generation), count, stamp, writes, rowsSize, ranksSize, origin]
         }
@@ -107,13 +102,29 @@ public final class PageIndex: Sendable {
 
     public var path: String { file.path }
 
+    /// The generation and count of the last settled header a read found:
+    /// a page read takes them in place of a first read of the header. The
+    /// header it reads after the records must show that same generation, and
+    /// a generation never comes back (every write raises it: `begin`,
+    /// `finish`, `distrust`), so no writer began since they were seen, and the
+    /// two, even read apart, were one header's. Written only when they change
+    /// (a write), so readers on every thread share them without writing.
+    private let seenGeneration = Atomic<UInt64>(1)
+    private let seenCount = Atomic<Int64>(0)
+
     // MARK: Reading
 
     /// The header as the file holds it now; nil when the file is too short.
     public func header() -> Header? {
         withUnsafeTemporaryAllocation(byteCount: Self.headerSize, alignment: 8) { buffer -> Header? in
             guard file.read(at: 0, into: buffer) == Self.headerSize else { return nil }
-            return Header((0..<8).map { Int64(littleEndian: buffer.load(fromByteOffset: $0 * 8, as: Int64.self)) })
+            func field(_ index: Int) -> Int64 { Int64(littleEndian: buffer.load(fromByteOffset: index * 8, as: Int64.self)) }
+            var header = Header()
+            header.magic = UInt64(bitPattern: field(0))
+            header.generation = UInt64(bitPattern: field(1))
+            (header.count, header.stamp, header.writes, header.rowsSize, header.ranksSize, header.origin) =
+                (field(2), field(3), field(4), field(5), field(6), field(7))
+            return header
         }
     }
 
@@ -125,9 +136,31 @@ public final class PageIndex: Sendable {
     public func places(
         trusts: (Header) -> Bool = { _ in true }, _ ranks: (Int64) -> ClosedRange<Int64>?
     ) -> (count: Int64, places: [Place])? {
+        // The header last seen settled, when there is one; a mismatch after (a
+        // write since) is read again from the file, once.
+        let seen = seenGeneration.load(ordering: .relaxed)
+        if seen & 1 == 0, let found = places(generation: seen, count: seenCount.load(ordering: .relaxed), trusts: trusts, ranks) {
+            return found
+        }
         guard let before = header(), before.isSettled, trusts(before) else { return nil }
-        guard let wanted = ranks(before.count) else { return (before.count, []) }
-        guard wanted.lowerBound >= 1, wanted.upperBound <= before.count else { return nil }
+        return places(generation: before.generation, count: before.count, trusts: trusts, ranks)
+    }
+
+    /// `places`, with the header's generation and count as read before:
+    /// nil when the header after differs, or `trusts` refuses it.
+    private func places(
+        generation: UInt64, count: Int64, trusts: (Header) -> Bool, _ ranks: (Int64) -> ClosedRange<Int64>?
+    ) -> (count: Int64, places: [Place])? {
+        func unchanged() -> Bool {
+            guard let after = header(), after.isSettled else { return false }
+            if after.generation != seenGeneration.load(ordering: .relaxed) {
+                seenCount.store(after.count, ordering: .relaxed)
+                seenGeneration.store(after.generation, ordering: .relaxed)
+            }
+            return after.generation == generation && after.count == count && trusts(after)
+        }
+        guard let wanted = ranks(count) else { return unchanged() ? (count, []) : nil }
+        guard wanted.lowerBound >= 1, wanted.upperBound <= count else { return nil }
         let length = Int(wanted.count) * Self.recordSize
         let places = withUnsafeTemporaryAllocation(byteCount: length, alignment: 8) { buffer -> [Place]? in
             guard file.read(at: Self.offset(of: wanted.lowerBound), into: buffer) == length else { return nil }
@@ -139,8 +172,8 @@ public final class PageIndex: Sendable {
             return places
         }
         // Kept only when no writer began (or finished) meanwhile.
-        guard let places, header() == before else { return nil }
-        return (before.count, places)
+        guard let places, unchanged() else { return nil }
+        return (count, places)
     }
 
     /// The rank the rank file names for item `id`; nil when it names none.

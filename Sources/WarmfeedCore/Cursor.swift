@@ -40,11 +40,17 @@ public struct Cursor: Sendable, Hashable, BitwiseCopyable {
 
     /// The cursor's URL-safe text.
     public var token: String {
-        var bytes: [UInt8] = [Self.format]
-        bytes.append(contentsOf: withUnsafeBytes(of: epoch.bigEndian, Array.init))
-        bytes.append(contentsOf: withUnsafeBytes(of: published.bigEndian, Array.init))
-        bytes.append(contentsOf: withUnsafeBytes(of: id.bigEndian, Array.init))
-        bytes.append(contentsOf: withUnsafeBytes(of: Self.checksum(bytes).bigEndian, Array.init))
+        // One array: every page renders three cursor URLs.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.byteCount)
+        bytes.append(Self.format)
+        func append(_ value: some FixedWidthInteger) {
+            for shift in stride(from: value.bitWidth - 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        }
+        append(epoch)
+        append(published)
+        append(id)
+        append(Self.checksum(bytes))
         return Self.base64URL(bytes)
     }
 

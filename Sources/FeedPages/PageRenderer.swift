@@ -120,13 +120,12 @@ package struct PageRenderer: Sendable {
     /// bytes: the same bytes `fragment(of:query:number:)` makes of its items.
     func fragment(of page: PreparedPage, query: PageQuery, number: Int) -> [UInt8] {
         let next = Self.next(after: page.older, number: number)
-        let rows = PreparedRows(
-            page: page, epoch: epoch, number: number, url: query.documentURL,
-            split: Sentinel.rowsBefore(rowCount: page.rows.count, threshold: threshold), next: next
-        )
-        var html = HTMLBuffer(capacity: 1024 + page.bytes.count + page.rows.count * 64)
-        pageTemplate.render(FragmentValues(rows: rows), into: &html)
-        return html.bytes
+        let split = Sentinel.rowsBefore(rowCount: page.rows.count, threshold: threshold)
+        return PreparedRows.rendering(page, epoch: epoch, number: number, url: query.documentURL, split: split, next: next) { rows in
+            var html = HTMLBuffer(capacity: 1024 + page.bytes.count + page.rows.count * 64)
+            pageTemplate.render(FragmentValues(rows: rows), into: &html)
+            return html.bytes
+        }
     }
 
     /// The next page's document and fragment URLs (its sentinel's), or nil on the last page.

@@ -219,7 +219,10 @@ struct AheadRowValues: TemplateValues {
     }
 }
 
-/// One prepared page's rows, split around its sentinel, held once while it renders.
+/// One prepared page's rows, split around its sentinel, held once while it
+/// renders: its rows and bytes by pointer, valid only inside
+/// `PreparedRows.rendering` (a row's values read them with no reference
+/// counted, as the template asks a row for each of its holes).
 final class PreparedRows: FragmentRows {
     let page: PreparedPage
     /// The store's epoch, which the picture names of rows rendered here carry.
@@ -228,9 +231,17 @@ final class PreparedRows: FragmentRows {
     let url: String
     let split: Int
     let next: (document: String, fragment: String)?
+    /// The page's rows and their bytes, while `rendering` runs.
+    fileprivate let rows: UnsafeBufferPointer<PreparedPage.Row>
+    fileprivate let bytes: UnsafeRawBufferPointer
 
-    init(page: PreparedPage, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
+    private init(
+        page: PreparedPage, rows: UnsafeBufferPointer<PreparedPage.Row>, bytes: UnsafeRawBufferPointer, epoch: UInt32, number: Int, url: String,
+        split: Int, next: (document: String, fragment: String)?
+    ) {
         self.page = page
+        self.rows = rows
+        self.bytes = bytes
         self.epoch = epoch
         self.number = number
         self.url = url
@@ -238,7 +249,20 @@ final class PreparedRows: FragmentRows {
         self.next = next
     }
 
-    var rowCount: Int { page.rows.count }
+    /// `body` given the rows of `page`, for as long as it runs.
+    static func rendering<Result>(
+        _ page: PreparedPage, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?,
+        _ body: (PreparedRows) -> Result
+    ) -> Result {
+        page.rows.withUnsafeBufferPointer { rows in
+            page.bytes.withUnsafeBytes { bytes in
+                let held = PreparedRows(page: page, rows: rows, bytes: bytes, epoch: epoch, number: number, url: url, split: split, next: next)
+                return withExtendedLifetime(held) { body(held) }
+            }
+        }
+    }
+
+    var rowCount: Int { rows.count }
     func row(at offset: Int) -> any TemplateValues { PreparedRowValues(rows: self, offset: offset) }
 }
 
@@ -249,9 +273,7 @@ struct PreparedRowValues: TemplateValues {
     unowned(unsafe) let rows: PreparedRows
     let offset: Int
 
-    private func withRow<T>(_ body: (UnsafePointer<PreparedPage.Row>) -> T) -> T {
-        rows.page.rows.withUnsafeBufferPointer { body($0.baseAddress! + offset) }
-    }
+    private var row: UnsafePointer<PreparedPage.Row> { rows.rows.baseAddress! + offset }
 
     private var place: RowPlace {
         RowPlace(
@@ -260,39 +282,35 @@ struct PreparedRowValues: TemplateValues {
     }
 
     func writePrepared(into html: inout HTMLBuffer) -> Bool {
-        withRow { row in
-            guard !row.pointee.prepared.isEmpty else { return false }
-            return rows.page.bytes.withUnsafeBytes { bytes in
-                PreparedHTML.write(UnsafeRawBufferPointer(rebasing: bytes[row.pointee.prepared]), values: self, open: RowFields.openMask, into: &html)
-            }
-        }
+        let prepared = row.pointee.prepared
+        guard !prepared.isEmpty else { return false }
+        return PreparedHTML.write(UnsafeRawBufferPointer(rebasing: rows.bytes[prepared]), values: self, open: RowFields.openMask, into: &html)
     }
 
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
-        withRow { row in
-            if let item = row.pointee.item {
-                withUnsafePointer(to: item) { RowFields.write(field, of: $0, place: place, into: &html, escaped: escaped) }
-                return
-            }
-            // A hole of the prepared bytes: only the open fields are asked for
-            // (`PreparedHTML.write` checked the stored field numbers first).
-            switch PageValues.RowField(rawValue: field) {
-            case .position: html.append(rows.page.firstPosition + offset)
-            case .total: html.append(rows.page.total)
-            case .colour: PreviewPalette.write(preview: row.pointee.preview, id: row.pointee.id, into: &html)
-            case .number: if offset == 0 { html.append(rows.number) }
-            case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
-            default: break
-            }
+        let row = row
+        // A row rendered from its item has no prepared bytes (checked first: the item is not copied to learn it is nil).
+        if row.pointee.prepared.isEmpty, let item = row.pointee.item {
+            withUnsafePointer(to: item) { RowFields.write(field, of: $0, place: place, into: &html, escaped: escaped) }
+            return
+        }
+        // A hole of the prepared bytes: only the open fields are asked for
+        // (`PreparedHTML.write` checked the stored field numbers first).
+        switch PageValues.RowField(rawValue: field) {
+        case .position: html.append(rows.page.firstPosition + offset)
+        case .total: html.append(rows.page.total)
+        case .colour: PreviewPalette.write(preview: row.pointee.preview, id: row.pointee.id, into: &html)
+        case .number: if offset == 0 { html.append(rows.number) }
+        case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
+        default: break
         }
     }
 
     func isPresent(_ field: Int) -> Bool {
-        withRow { row in
-            // Of the prepared bytes, only open sections are asked about (`PreparedHTML.write`).
-            guard let item = row.pointee.item else { return RowFields.isPresent(field, first: offset == 0) ?? false }
-            return withUnsafePointer(to: item) { RowFields.isPresent(field, of: $0, first: offset == 0) }
-        }
+        let row = row
+        // Of the prepared bytes, only open sections are asked about (`PreparedHTML.write`).
+        guard row.pointee.prepared.isEmpty, let item = row.pointee.item else { return RowFields.isPresent(field, first: offset == 0) ?? false }
+        return withUnsafePointer(to: item) { RowFields.isPresent(field, of: $0, first: offset == 0) }
     }
 }
 

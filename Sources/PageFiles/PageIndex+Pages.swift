@@ -61,13 +61,16 @@ extension PageIndex {
                 ? PreparedPage(rows: [], bytes: [], total: 0, firstPosition: 0, older: nil, newer: nil) : .some(nil)
         }
         let (bytes, spans) = readRows(of: places)
-        var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size)
+        // The page keeps the bytes read: its rows are served from where they lie.
+        var builder = PreparedPageBuilder(tag: tag, epoch: epoch, capacity: size, holding: bytes)
         let whole = bytes.withUnsafeBytes { bytes -> Bool in
             for (place, span) in zip(places, spans) {
                 guard let found = span.flatMap({ RowLog.record(in: UnsafeRawBufferPointer(rebasing: bytes[$0]), id: place.id) }) else { return false }
                 let row = builder.check(found.prepared)
                 guard row.isCurrent else { return false }
-                builder.add(id: place.id, published: place.published, seq: place.seq, preview: place.preview, hasPicture: found.hasPicture, row: row, item: nil)
+                builder.add(
+                    id: place.id, published: place.published, seq: place.seq, preview: place.preview, hasPicture: found.hasPicture, row: row,
+                    within: bytes)
             }
             return true
         }

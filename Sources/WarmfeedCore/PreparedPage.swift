@@ -83,6 +83,16 @@ public struct PreparedPageBuilder {
         bytes.reserveCapacity(capacity * 768)
     }
 
+    /// A builder whose rows' bytes lie in `bytes` already (a page's records
+    /// read from a row file at once): each current row is taken where it
+    /// lies, with no copy. Its rows are added with `add(…, within:)`.
+    public init(tag: UInt32, epoch: UInt32, capacity: Int, holding bytes: [UInt8]) {
+        self.tag = tag
+        self.epoch = epoch
+        rows.reserveCapacity(capacity)
+        self.bytes = bytes
+    }
+
     /// What the stored bytes `prepared` are worth to this page (nil: none stored).
     public func check(_ prepared: UnsafeRawBufferPointer?) -> PreparedRowTag.Check {
         guard let prepared else { return .missing }
@@ -104,8 +114,30 @@ public struct PreparedPageBuilder {
         case .corrupt: corrupt.append(id)
         case .missing, .otherTemplates: break
         }
-        rows.append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, item: item))
-        let place = (seq, Cursor(epoch: epoch, published: published, id: id))
+        append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, item: item), published: published, seq: seq)
+    }
+
+    /// Adds a row of a builder `holding` its bytes: `held` is those bytes
+    /// (the same array's), and a current row's body lies within them.
+    public mutating func add(
+        id: Int64, published: Int64, seq: Int64, preview: Int64?, hasPicture: Bool,
+        row: PreparedRowTag.Check, within held: UnsafeRawBufferPointer
+    ) {
+        var range = 0..<0
+        switch row {
+        case .current(let body):
+            let start = held.baseAddress.flatMap { base in body.baseAddress.map { $0 - base } } ?? -1
+            precondition(held.count == bytes.count && start >= 0 && start + body.count <= held.count, "a row outside the bytes held")
+            range = start..<(start + body.count)
+        case .corrupt: corrupt.append(id)
+        case .missing, .otherTemplates: break
+        }
+        append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, item: nil), published: published, seq: seq)
+    }
+
+    private mutating func append(_ row: PreparedPage.Row, published: Int64, seq: Int64) {
+        rows.append(row)
+        let place = (seq, Cursor(epoch: epoch, published: published, id: row.id))
         if first == nil { first = place }
         last = place
     }

@@ -66,7 +66,9 @@ package final class PageCache: StatsPublisher, Sendable {
 
         init(html bytes: [UInt8], etag: String) {
             self.etag = etag
-            plain = PreparedResponse(.html(200, ResponseBytes(bytes), headers: PageHeaders.page + [HTTPField("ETag", etag)]))!
+            var fields = PageHeaders.pageFields
+            fields.append(HTTPField(name: .eTag, value: etag))
+            plain = PreparedResponse(Response(status: .ok, fields: fields, body: ResponseBytes(bytes)))!
         }
 
         /// The gzip level: libdeflate's fastest, chosen by measurement (BENCHMARKS.md, "Compression of a cold page").
@@ -80,8 +82,9 @@ package final class PageCache: StatsPublisher, Sendable {
             rendering.compressed = true
             let packed = html.withUnsafeBytes { Gzip.compress($0, level: Self.gzipLevel) }
             if !packed.isEmpty, packed.count < html.count {
-                rendering.gzipped = PreparedResponse(
-                    .html(200, ResponseBytes(packed), headers: PageHeaders.page + [HTTPField("ETag", etag), HTTPField("Content-Encoding", "gzip")]))
+                var fields = PageHeaders.pageFields
+                fields.append(contentsOf: [HTTPField(name: .eTag, value: etag), HTTPField(name: .contentEncoding, value: "gzip")])
+                rendering.gzipped = PreparedResponse(Response(status: .ok, fields: fields, body: ResponseBytes(packed)))
             }
             return rendering
         }

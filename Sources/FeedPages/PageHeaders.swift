@@ -23,6 +23,10 @@ package enum PageHeaders {
             HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding, Sec-CH-DPR"), HTTPField("Accept-CH", "Sec-CH-DPR"),
         ]
 
+    /// An HTML answer's header lines for a page, built once: a rendering
+    /// adds its `ETag` (and its `Content-Encoding`) to a copy.
+    static let pageFields = Response.htmlFields(page)
+
     /// What a page's 304 carries besides its `ETag` (RFC 9110, 15.4.5: the fields a 200 would have sent that describe caching).
     static let notModified = [
         HTTPField("Cache-Control", "no-cache"), HTTPField("Vary", "Accept-Encoding, Sec-CH-DPR"),

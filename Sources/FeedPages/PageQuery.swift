@@ -54,16 +54,23 @@ package struct PageQuery: Sendable, Hashable, BitwiseCopyable {
     }
 
     /// The document URL of this page.
-    var documentURL: String { url(path: "/") }
+    var documentURL: String { "/" + query }
 
     /// The fragment URL of this page.
-    var fragmentURL: String { url(path: "/fragment") }
+    var fragmentURL: String { "/fragment" + query }
 
-    private func url(path: String) -> String {
+    /// Both URLs, the query (and its cursor's token) made once.
+    var urls: (document: String, fragment: String) {
+        let query = query
+        return ("/" + query, "/fragment" + query)
+    }
+
+    /// The URLs' query, with its "?"; empty for page 1.
+    private var query: String {
         switch request {
-        case .number(let number): number == 1 ? path : "\(path)?page=\(number)"
-        case .after(let cursor): "\(path)?page=\(number ?? 2)&after=\(cursor.token)"
-        case .before(let cursor): "\(path)?page=\(number ?? 1)&before=\(cursor.token)"
+        case .number(let number): number == 1 ? "" : "?page=\(number)"
+        case .after(let cursor): "?page=\(number ?? 2)&after=\(cursor.token)"
+        case .before(let cursor): "?page=\(number ?? 1)&before=\(cursor.token)"
         }
     }
 }

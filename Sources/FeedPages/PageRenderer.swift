@@ -130,10 +130,7 @@ package struct PageRenderer: Sendable {
 
     /// The next page's document and fragment URLs (its sentinel's), or nil on the last page.
     private static func next(after older: Cursor?, number: Int) -> (document: String, fragment: String)? {
-        older.map { older in
-            let next = PageQuery(request: .after(older), number: number + 1)
-            return (document: next.documentURL, fragment: next.fragmentURL)
-        }
+        older.map { PageQuery(request: .after($0), number: number + 1).urls }
     }
 
     /// A whole document: the layout around one page's fragment, as HTML bytes.

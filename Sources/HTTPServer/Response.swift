@@ -16,6 +16,21 @@ public struct Response: Sendable {
         self.body = body
     }
 
+    /// Makes a response with header lines built already (a set kept and
+    /// extended for each answer, rather than built line by line).
+    public init(status: HTTPResponse.Status = .ok, fields: HTTPFields, body: ResponseBytes = .empty) {
+        self.status = status
+        self.headers = fields
+        self.body = body
+    }
+
+    /// The header lines `html` starts its answers with, for a caller that keeps them built.
+    public static func htmlFields(_ headers: some Sequence<HTTPField>) -> HTTPFields {
+        var fields = HTTPFields([HTTPField(name: .contentType, value: "text/html; charset=utf-8")])
+        fields.append(contentsOf: headers)
+        return fields
+    }
+
     /// A short plain-text answer, the form every error of the core takes.
     public static func plain(_ status: HTTPResponse.Status, _ message: String, headers: some Sequence<HTTPField> = [HTTPField]()) -> Response {
         var fields = HTTPFields([HTTPField(name: .contentType, value: "text/plain; charset=utf-8"), HTTPField(name: .cacheControl, value: "no-store")])
@@ -25,9 +40,7 @@ public struct Response: Sendable {
 
     /// An HTML answer.
     public static func html(_ status: HTTPResponse.Status = .ok, _ body: ResponseBytes, headers: some Sequence<HTTPField> = [HTTPField]()) -> Response {
-        var fields = HTTPFields([HTTPField(name: .contentType, value: "text/html; charset=utf-8")])
-        fields.append(contentsOf: headers)
-        return Response(status: status, headers: fields, body: body)
+        Response(status: status, fields: htmlFields(headers), body: body)
     }
 }
 

@@ -84,32 +84,33 @@ extension PageIndex {
     /// (rows prepared together are side by side, so a page is usually one
     /// read; a row prepared again since sits apart, read on its own).
     public func readRows(of places: [Place]) -> (bytes: [UInt8], spans: [Range<Int>?]) {
-        var runs: [(start: Int64, end: Int64, members: [(index: Int, at: Int64)])] = []
         var placed = places.indices.compactMap { index in places[index].at.map { (index: index, at: $0) } }
         // Rows prepared together lie in the file newest first, as a page lists them: reversed, in place, rather than sorted.
         if !placed.indices.dropFirst().allSatisfy({ placed[$0 - 1].at <= placed[$0].at }) {
             placed.reverse()
             if !placed.indices.dropFirst().allSatisfy({ placed[$0 - 1].at <= placed[$0].at }) { placed.sort { $0.at < $1.at } }
         }
-        for member in placed {
+        // Runs of `placed` (by their members' first index), each read with one `pread`.
+        var runs: [(first: Int, start: Int64, end: Int64)] = []
+        for (position, member) in placed.enumerated() {
             let end = member.at + Int64(places[member.index].size)
             if let last = runs.indices.last, member.at <= runs[last].end + 4096 {
                 runs[last].end = max(runs[last].end, end)
-                runs[last].members.append(member)
             } else {
-                runs.append((member.at, end, [member]))
+                runs.append((position, member.at, end))
             }
         }
         let wanted = runs.reduce(0) { $0 + Int($1.end - $1.start) }
         var spans = [Range<Int>?](repeating: nil, count: places.count)
         let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
             var next = 0
-            for run in runs {
+            for (number, run) in runs.enumerated() {
                 let length = Int(run.end - run.start)
                 let count = rows.read(at: run.start, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[next..<(next + length)])))
                 // Bytes past the file's end: zeros, which no span reaches.
                 if count < length { _ = buffer[(next + count)..<(next + length)].initialize(from: repeatElement(0, count: length - count)) }
-                for member in run.members {
+                let members = run.first..<(number + 1 < runs.count ? runs[number + 1].first : placed.count)
+                for member in placed[members] {
                     let start = next + Int(member.at - run.start)
                     let end = start + places[member.index].size
                     if end <= next + count { spans[member.index] = start..<end }

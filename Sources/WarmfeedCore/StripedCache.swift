@@ -138,7 +138,7 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     /// `insert`, unless `key` is new to its stripe, the stripe must evict
-    /// to take it, and `refuses` the page it would evict first (its oldest
+    /// to take it, and `refuses` the entry it would evict first (its oldest
     /// probation entry not used since it came): TinyLFU's admission, where a
     /// new value must be asked for more often than its victim. nil when
     /// refused: nothing changed, not even a table copied.

@@ -114,14 +114,8 @@ import Testing
     /// catches its copy up by hand, so the moment between hearing of a write
     /// and copying it lasts as long as the test wants.
     @Test func aCopyBehindAWriteTheNodeHeardOfAnswersNoPage() async throws {
-        try await TestStore.with(.postgres) { made in
-            let writer = try #require(made.store as? PostgresFeedStore)
-            try writer.upsert(Self.items(1...100))
-            try await Self.prepareAll(writer)
-            let hand = try await HandKeptNode(made)
-            defer { hand.release() }
+        try await HandKeptNode.with(items: 1...100) { _, writer, hand in
             let node = hand.node
-            try hand.catchUp()
             #expect(try await Self.waitUntilTheCopyAgrees(node, with: writer, size: 10) == [])
 
             var moved = Self.items(40...40)[0]
@@ -144,14 +138,8 @@ import Testing
     /// and was still running when the copy caught up with the later one) is
     /// copied all the same, at the next catch-up.
     @Test func aWriteThatCommitsAfterALaterOneIsCopiedToo() async throws {
-        try await TestStore.with(.postgres) { made in
-            let writer = try #require(made.store as? PostgresFeedStore)
-            try writer.upsert(Self.items(1...30))
-            try await Self.prepareAll(writer)
-            let hand = try await HandKeptNode(made)
-            defer { hand.release() }
+        try await HandKeptNode.with(items: 1...30) { made, writer, hand in
             let node = hand.node
-            try hand.catchUp()
             let parameters = try PostgresLocation(made.address).libpqParameters(application: "test")
 
             // The slow transaction writes first and commits last.
@@ -174,14 +162,8 @@ import Testing
     /// Rows prepared again (new templates) leave their old bytes in the row
     /// file; past twice the bytes its records point at, the copy is made again.
     @Test func aRowFileGrownPastTwiceItsLiveRowsIsMadeAgain() async throws {
-        try await TestStore.with(.postgres) { made in
-            let writer = try #require(made.store as? PostgresFeedStore)
-            try writer.upsert(Self.items(1...200))
-            try await Self.prepareAll(writer)
-            let hand = try await HandKeptNode(made, slack: 0)
-            defer { hand.release() }
+        try await HandKeptNode.with(items: 1...200, slack: 0) { _, writer, hand in
             let (node, copy) = (hand.node, hand.copy)
-            try hand.catchUp()
             let live = try #require(copy.index.liveRowBytes())
             #expect(live > 0 && copy.index.rows.size == live)
             // Half the rows prepared again: the file grows by half, and is kept.
@@ -296,6 +278,22 @@ final class HandKeptNode {
         copy = try #require(node.copy)
         connection = try PQConnection(location.libpqParameters(application: "test"), deadline: .now + .seconds(30))
         keeper = NodeCopyKeeper(store: node, copy: copy, starting: false, slack: slack)
+    }
+
+    /// A PostgreSQL feed of `items`, prepared, and a node beside it kept by
+    /// hand, its copy caught up once; released after `body`.
+    static func with(
+        items: ClosedRange<Int>, slack: Int64 = 64 << 20, _ body: (TestStore, PostgresFeedStore, HandKeptNode) async throws -> Void
+    ) async throws {
+        try await TestStore.with(.postgres) { made in
+            let writer = try #require(made.store as? PostgresFeedStore)
+            try writer.upsert(NodeCopyTests.items(items))
+            try await NodeCopyTests.prepareAll(writer)
+            let hand = try await HandKeptNode(made, slack: slack)
+            defer { hand.release() }
+            try hand.catchUp()
+            try await body(made, writer, hand)
+        }
     }
 
     func catchUp() throws {

@@ -288,6 +288,18 @@ pg_ticks() {
   postmaster=$(head -n1 "$tmp/pg/data/postmaster.pid" 2>/dev/null) || { echo 0; return; }
   cpu_ticks $(pgrep -P "$postmaster" | tr '\n' ' ')
 }
+# Voluntary context switches of every thread of the server's processes (a
+# thread blocking: in epoll when its connections have nothing to read, or on
+# a lock), summed; per request, beside nginx's.
+vol_switches() {
+  local total=0 pid task
+  for pid in "$@"; do
+    for task in /proc/"$pid"/task/*; do
+      total=$(( total + $(awk '/^voluntary_ctxt_switches/ {print $2}' "$task/status" 2>/dev/null || echo 0) ))
+    done
+  done
+  echo "$total"
+}
 log "wrk warm-up, $WARMUP each (not recorded)"
 run_wrk "$wf_url" "$WARMUP" 0 >/dev/null
 run_wrk "$ng_url" "$WARMUP" 0 >/dev/null
@@ -301,7 +313,9 @@ for round in $(seq "$ROUNDS"); do
     cpu0=$(cpu_ticks $pids)
     pg0=$(pg_ticks)
     core0=$(core_ticks)
+    vol0=$(vol_switches $pids)
     json=$(run_wrk "$url" "$DURATION" "$round")
+    echo "$server $(( $(vol_switches $pids) - vol0 )) $json" >>"$tmp/switches"
     echo "$server $round $(core_busy "$core0" "$(core_ticks)")" >>"$tmp/core_busy"
     cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
     pg_us=$(( ($(pg_ticks) - pg0) * 1000000 / clk_tck ))
@@ -331,6 +345,17 @@ crawl_table=$(helper crawl "$tmp/crawl" "$PAGES")
 wf_rss=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
 wf_hwm=$(awk '/^VmHWM/ {print $2, $3}' "/proc/$wf_pid/status")
 wrk_table=$(DEEP=$DEEP helper summary "$tmp/results")
+switch_line=$(python3 - "$tmp/switches" <<'PY'
+import json, statistics, sys
+rounds = {}
+for line in open(sys.argv[1]):
+    server, switches, payload = line.split(" ", 2)
+    rounds.setdefault(server, []).append(int(switches) / max(1, json.loads(payload)["requests"]))
+print("Voluntary context switches per request (every thread of the server's processes; median of the rounds): "
+      + ", ".join(f"{server} {statistics.median(v):.3f}" for server, v in rounds.items()))
+PY
+)
+wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$switch_line")
 if [ "$PIN" = 1 ]; then
   busy_line="The server's core (CPU $SERVER_CPU) busy in each round: warmfeed $(awk '$1 == "warmfeed" {printf "%s%% ", $3}' "$tmp/core_busy"); nginx $(awk '$1 == "nginx" {printf "%s%% ", $3}' "$tmp/core_busy")(100%: the server was the limit; less: it waited for wrk on CPU $LOAD_CPUS)"
   wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$busy_line")

@@ -89,7 +89,6 @@ let package = Package(
                 "CMicroHTTPD",
                 "ThreadSlots",
                 "Gzip",
-                "HTMLTemplates",
                 "Reckoning",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,9 +147,7 @@ let package = Package(
                 "Reckoning",
                 "ThreadSlots",
                 "Workers",
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: crossModule
         ),
@@ -170,7 +167,6 @@ let package = Package(
                 "ThreadSlots",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -304,7 +300,6 @@ let package = Package(
                 "Prewarm",
                 "Thumbnails",
                 "HTTPServer",
-                "ImageFormats",
                 "OriginFetcher",
                 "Thumbnailer",
                 "WarmfeedCore",
@@ -314,10 +309,6 @@ let package = Package(
                 "FeedImport",
                 "Gzip",
                 "Reckoning",
-                "ThreadSlots",
-                "CMalloc",
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -342,6 +333,10 @@ let package = Package(
 
         // A raw loopback HTTP client shared by the server tests.
         .target(name: "HTTPTestClient", path: "Tests/HTTPTestClient"),
+        // Feeds the import tests write (RSS, JSON Feed, a hostile one), shared by two test targets.
+        .target(name: "FeedFixtures", path: "Tests/FeedFixtures"),
+        // Requests through a router in the test's process, with no socket, for route tests.
+        .target(name: "HTTPServerTesting", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTesting"),
         .testTarget(name: "ReckoningTests", dependencies: ["Reckoning"]),
         .testTarget(name: "ThreadSlotsTests", dependencies: ["ThreadSlots"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
@@ -353,9 +348,22 @@ let package = Package(
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "HTTPTestClient"]),
         .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),
         .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),
+        .testTarget(name: "WarmfeedCoreTests", dependencies: ["WarmfeedCore"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PageFiles", "WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
-            name: "WarmfeedCoreTests",
-            dependencies: ["WarmfeedCore", "SQLiteStore", "PageFiles", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "FeedPagesTests",
+            dependencies: [
+                "FeedPages", "HTTPServer", "HTTPServerTesting", "SQLiteStore", "WarmfeedCore", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "OperationsTests", dependencies: ["Operations", "HTTPServer"]),
+        .testTarget(
+            name: "FeedIngestTests",
+            dependencies: ["FeedIngest", "FeedFixtures", "FeedImport", "HTTPTestClient", "OriginFetcher", "SQLiteStore", "WarmfeedCore"]
+        ),
+        .testTarget(
+            name: "DemoOriginTests",
+            dependencies: ["DemoOrigin", "HTTPTestClient", "Reckoning", "Thumbnailer", "WarmfeedCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "PrewarmTests", dependencies: ["Prewarm", "WarmfeedCore"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "WarmfeedCore", "ImageFormats"]),
@@ -369,11 +377,11 @@ let package = Package(
                 "Warmfeed", "DemoOrigin", "FeedIngest", "FeedPages", "Operations", "Prewarm", "Thumbnails", "HTTPServer", "WarmfeedCore", "SQLiteStore",
                 "PageFiles", "PostgresStore",
                 "HTTPTestClient",
+                "FeedFixtures",
                 "Thumbnailer",
                 "OriginFetcher",
                 "FeedImport",
                 "HTMLTemplates",
-                "Reckoning",
                 "RedisClient",
                 "ImageFormats",
                 .product(name: "Logging", package: "swift-log"),

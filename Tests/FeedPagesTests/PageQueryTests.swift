@@ -2,7 +2,6 @@ import HTTPServer
 import Testing
 
 @testable import FeedPages
-@testable import Warmfeed
 @testable import WarmfeedCore
 
 @Suite struct PageQueryTests {

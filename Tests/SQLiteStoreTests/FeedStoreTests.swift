@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import SQLiteStore
 @testable import WarmfeedCore
 
@@ -37,16 +38,21 @@ func item(_ n: Int, published: Int64) -> FeedItem {
         try temporary.store.upsert(DemoFeed.items(count: 2_000))
         // A deep page costs what page 1 costs: every read is an index search, never a scan.
         let queue = try DatabaseQueue(path: temporary.path)
-        let SQL = SQLiteFeedStore.SQL.self
-        for sql in [SQL.pageByNumber, SQL.pageAfter, SQL.pageBefore, SQL.total, SQL.seqOlder, SQL.seqNewer, SQL.placesDown, SQL.placesUp] {
+        let statements = SQLiteFeedStore.SQL.self
+        for sql in [
+            statements.pageByNumber, statements.pageAfter, statements.pageBefore, statements.total, statements.seqOlder, statements.seqNewer,
+            statements.placesDown, statements.placesUp,
+        ] {
             let plan = try await queue.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(Array(repeating: 1, count: sql.filter { $0 == "?" }.count))!)
-                    .map { $0["detail"] as String }
+                try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(Array(repeating: 1, count: sql.filter { $0 == "?" }.count))!
+                )
+                .map { $0["detail"] as String }
             }
             #expect(!plan.isEmpty && plan.allSatisfy { $0.hasPrefix("SEARCH item USING") }, "\(sql) scans: \(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(sql) sorts: \(plan)")
             // A prepared page's rows are read from the index alone, with no table row.
-            if [SQL.placesDown, SQL.placesUp].contains(sql) {
+            if [statements.placesDown, statements.placesUp].contains(sql) {
                 #expect(plan.allSatisfy { $0.contains("COVERING INDEX item_page") }, "\(sql): \(plan)")
             }
         }

@@ -5,27 +5,96 @@ import Testing
 /// (ARCHITECTURE.md): a feature imports a sibling feature only where the
 /// design allows (pre-warm uses pages and thumbnails), the operator's views
 /// import no feature, and only the root imports them all. Read from the
-/// sources' own `import` lines, so a new import that breaks a rule fails here.
+/// sources' own `import` lines, so a new import that breaks a rule fails here;
+/// and `Package.swift` declares no dependency its target does not import.
 @Suite struct ModuleRulesTests {
-    static let sources = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let sources = root.appendingPathComponent("Sources")
 
     static let features: Set<String> = ["Thumbnails", "FeedPages", "Prewarm", "FeedIngest", "Operations", "DemoOrigin", "SQLiteStore", "PostgresStore"]
 
     /// The sibling features each feature may import.
     static let allowed: [String: Set<String>] = ["Prewarm": ["FeedPages", "Thumbnails"]]
 
-    /// The modules `module`'s sources import.
-    static func imports(of module: String) throws -> Set<String> {
-        let folder = sources.appendingPathComponent(module)
+    /// The modules `module`'s sources import (or those of `folder`, under the package's root).
+    static func imports(of module: String, in folder: String? = nil) throws -> Set<String> {
+        let folder = folder.map { root.appendingPathComponent($0) } ?? sources.appendingPathComponent(module)
         var found: Set<String> = []
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+        let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {
-                if let name = line.split(separator: " ").last { found.insert(String(name)) }
+            for line in text.split(separator: "\n") {
+                // `import X`, `@preconcurrency import X`, `package import X`, `import struct X.Y`.
+                let words = line.split(separator: " ").drop { $0.hasPrefix("@") || ["public", "package", "internal"].contains($0) }
+                guard words.first == "import", let name = words.dropFirst().last else { continue }
+                found.insert(String(name.split(separator: ".").first ?? name))
             }
         }
         return found
+    }
+
+    /// A target of `Package.swift`: its name, its folder and the modules of what it depends on.
+    struct Target {
+        var name: String
+        var folder: String
+        var dependencies: [String]
+    }
+
+    /// The modules a product of a package dependency brings, where they are not the product's name.
+    static let productModules: [String: Set<String>] = ["Metrics": ["Metrics", "CoreMetrics"]]
+
+    /// The Swift targets `Package.swift` declares (not the C shims), read from its text.
+    static func targets() throws -> [Target] {
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let uncommented = manifest.split(separator: "\n").map { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
+            .joined(separator: "\n")
+        var targets: [Target] = []
+        for kind in [".target(", ".testTarget(", ".executableTarget("] {
+            for declaration in uncommented.components(separatedBy: kind).dropFirst() {
+                // A declaration runs to its first closing parenthesis after the dependency list (or after its name).
+                guard let name = Self.quoted(after: "name:", in: declaration) else { continue }
+                var dependencies: [String] = []
+                if let start = declaration.range(of: "dependencies: ["), let end = declaration[start.upperBound...].range(of: "]") {
+                    let list = declaration[start.upperBound..<end.lowerBound]
+                    // `.product(name: "P", package: "Q")` splits in two: the package's half names no module.
+                    let entries = list.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                    for entry in entries where entry.contains("\"") && !entry.hasPrefix("package:") {
+                        if let product = Self.quoted(after: ".product(name:", in: entry) {
+                            dependencies.append(product)
+                        } else if let module = Self.quoted(after: "", in: entry) {
+                            dependencies.append(module)
+                        }
+                    }
+                }
+                let folder =
+                    Self.quoted(after: "path:", in: declaration.components(separatedBy: ")").first ?? "")
+                    ?? (kind == ".testTarget(" ? "Tests/" : "Sources/") + name
+                targets.append(Target(name: name, folder: folder, dependencies: dependencies))
+            }
+        }
+        return targets
+    }
+
+    /// The first quoted word after `marker` in `text`.
+    private static func quoted(after marker: String, in text: some StringProtocol) -> String? {
+        let text = String(text)
+        guard let at = marker.isEmpty ? text.startIndex..<text.startIndex : text.range(of: marker),
+            let open = text[at.upperBound...].firstIndex(of: "\""),
+            let close = text[text.index(after: open)...].firstIndex(of: "\"")
+        else { return nil }
+        return String(text[text.index(after: open)..<close])
+    }
+
+    @Test func everyDependencyPackageSwiftDeclaresIsImportedByItsTarget() throws {
+        let targets = try Self.targets()
+        // The manifest read is the one the build uses: every module the rules name is in it.
+        #expect(Set(targets.map(\.name)).isSuperset(of: Self.features.union(["WarmfeedCore", "Warmfeed", "WarmfeedCLI", "WarmfeedTests"])))
+        #expect(targets.first { $0.name == "FeedPages" }?.dependencies.contains("WarmfeedCore") == true)
+        for target in targets {
+            let imported = try Self.imports(of: target.name, in: target.folder)
+            let unused = target.dependencies.filter { imported.isDisjoint(with: Self.productModules[$0] ?? [$0]) }
+            #expect(unused.isEmpty, "\(target.name) declares \(unused) and imports none of it")
+        }
     }
 
     @Test func featuresImportNoSiblingBeyondWhatTheDesignAllows() throws {

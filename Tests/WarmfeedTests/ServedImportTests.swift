@@ -1,3 +1,4 @@
+import FeedFixtures
 import FeedImport
 import Foundation
 import HTTPTestClient

@@ -1,3 +1,4 @@
+import FeedFixtures
 import FeedImport
 import Foundation
 import HTTPTestClient
@@ -6,16 +7,24 @@ import Testing
 
 @testable import FeedIngest
 @testable import SQLiteStore
-@testable import Warmfeed
 @testable import WarmfeedCore
 
+/// Imports into a real SQLite store in a fresh data folder, feeds read from
+/// files and from a loopback origin that fails on purpose.
 @Suite struct ImportTests {
     let posts = (1...5).map { (id: "post-\($0)", title: "Post number \($0)") }
+
+    /// An importer as `warmfeed import` makes one: the SQLite store in `data`, a fetcher of its own.
+    static func importer(in data: String) async throws -> Importer {
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let store = try SQLiteFeedStore(path: data + "/feed.sqlite")
+        return Importer(store: store, fetcher: OriginFetcher(maxConnectionsPerHost: 2), workFolder: URL(fileURLWithPath: data, isDirectory: true))
+    }
 
     @Test func importingTwiceChangesNothingAndAnEditUpdatesInPlace() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try await Importer.standalone(store: nil, dataFolder: data)
+        let importer = try await Self.importer(in: data)
         let file = try ImportedFeeds.file(ImportedFeeds.rss(posts, textOnly: [2]))
 
         let first = try await importer.run(try ImportSource(file))
@@ -48,7 +57,7 @@ import Testing
     @Test func aJSONFeedImportsAndOrdersByDate() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try await Importer.standalone(store: nil, dataFolder: data)
+        let importer = try await Self.importer(in: data)
         let report = try await importer.run(try ImportSource(ImportedFeeds.file(ImportedFeeds.jsonFeed(posts), name: "feed.json")))
         #expect(report.format == .jsonFeed)
         #expect(report.written.inserted == 5)
@@ -60,7 +69,7 @@ import Testing
     @Test func aFailedImportLeavesTheStoreAsItWas() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try await Importer.standalone(store: nil, dataFolder: data)
+        let importer = try await Self.importer(in: data)
         _ = try await importer.run(try ImportSource(ImportedFeeds.file(ImportedFeeds.rss(posts))))
         let before = try await importer.store.page(.number(1), size: 10)?.items
 
@@ -86,7 +95,7 @@ import Testing
     @Test func theSummarySaysWhatWasSkippedAndWhereWhileTheRestImports() async throws {
         let data = ImportedFeeds.dataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let importer = try await Importer.standalone(store: nil, dataFolder: data)
+        let importer = try await Self.importer(in: data)
         let feed = """
             <?xml version="1.0"?>
             <rss version="2.0"><channel><title>Mixed</title><link>https://mixed.example/</link>

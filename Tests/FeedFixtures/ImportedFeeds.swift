@@ -1,11 +1,11 @@
 import Foundation
 
 /// Feeds the import tests write: small, readable, each with the quirk a test needs.
-enum ImportedFeeds {
+public enum ImportedFeeds {
     /// An RSS 2.0 feed of `items` (newest first), each with an image unless `textOnly` holds its index.
     /// Dates come from the number an id ends with (p3: 25 Oct 2024), so an item keeps its date from one version
     /// of the feed to the next; `dates` names others.
-    static func rss(
+    public static func rss(
         _ items: [(id: String, title: String)], textOnly: Set<Int> = [], base: String = "https://blog.example",
         dates: [String: String] = [:]
     ) -> String {
@@ -29,15 +29,16 @@ enum ImportedFeeds {
     }
 
     /// A JSON Feed 1.1 of `items`.
-    static func jsonFeed(_ items: [(id: String, title: String)]) -> String {
+    public static func jsonFeed(_ items: [(id: String, title: String)]) -> String {
         let entries = items.enumerated().map { index, item in
             #"{"id": "\#(item.id)", "title": "\#(item.title)", "url": "https://json.example/\#(item.id)", "image": "https://json.example/\#(item.id).png", "date_published": "2024-09-\#(String(format: "%02d", 28 - index % 28))T10:00:00Z"}"#
         }
-        return #"{"version": "https://jsonfeed.org/version/1.1", "title": "JSON test", "home_page_url": "https://json.example/", "items": [\#(entries.joined(separator: ",\n"))]}"#
+        return
+            #"{"version": "https://jsonfeed.org/version/1.1", "title": "JSON test", "home_page_url": "https://json.example/", "items": [\#(entries.joined(separator: ",\n"))]}"#
     }
 
     /// Everything a hostile feed tries, in the places it tries it.
-    static let hostile = """
+    public static let hostile = """
         <?xml version="1.0" encoding="UTF-8"?>
         <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:media="http://search.yahoo.com/mrss/">
         <channel><title>Hostile</title><link>https://evil.example/</link><description>x</description>
@@ -57,7 +58,7 @@ enum ImportedFeeds {
         """
 
     /// Writes `text` to a fresh temporary file and returns its path.
-    static func file(_ text: String, name: String = "feed.xml") throws -> String {
+    public static func file(_ text: String, name: String = "feed.xml") throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-import-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent(name).path
@@ -66,7 +67,7 @@ enum ImportedFeeds {
     }
 
     /// A fresh data folder path (not created).
-    static func dataFolder() -> String {
+    public static func dataFolder() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-import-data-\(UUID().uuidString)").path
     }
 }

@@ -3,25 +3,11 @@ import WarmfeedCore
 /// What the thumbnail cache can be asked without an event: what it holds,
 /// what runs, what is remembered (for the routes, pre-warm and the admin view).
 extension ThumbnailCacheState {
-    /// A reader on a dense screen was served a 2x at `now` from memory,
-    /// without this machine (see `memory`): pre-warm keeps making 2x.
-    public mutating func denseRequested(at now: Double) {
-        lastDenseRequest = max(lastDenseRequest ?? now, now)
-    }
-
     /// Whether `key` is in memory, without counting a hit or touching its recency.
     public func isCached(_ key: ThumbnailKey) -> Bool { memory.contains(key) }
 
     /// Whether a job for `key` is running.
     public func isInFlight(_ key: ThumbnailKey) -> Bool { jobs[key] != nil }
-
-    /// The scales pre-warm makes at `now`: 1x always, 2x only while readers on
-    /// dense screens are about (one asked for a 2x within `denseDemandWindow`).
-    /// A DPR-1 audience never pays for 2x work it would not ask for.
-    public func scalesInDemand(now: Double) -> [Int] {
-        guard let last = lastDenseRequest, now - last < denseDemandWindow else { return [1] }
-        return ThumbnailVariant.scales
-    }
 
     /// Entries and bytes in memory, failures remembered, jobs running, and
     /// the bytes of originals: kept for a later variant plus waiting for

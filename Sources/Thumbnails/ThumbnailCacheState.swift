@@ -82,7 +82,6 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     public var resizingBudget: Int { pipeline.budget }
     /// Failures remembered (see `NegativeCache`).
     var failed: NegativeCache
-    var lastDenseRequest: Double?
 
     /// How many lookup tiers sit between memory and the origin.
     public let lookupTiers: Int
@@ -93,8 +92,6 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     public let keepsOriginals: Bool
     /// How long a first failure is remembered, in seconds; each failure in a row doubles it.
     public var firstNegativeTTL: Double { failed.first }
-    /// How long after a reader last asked for a 2x pre-warm keeps making 2x, in seconds.
-    public let denseDemandWindow: Double
     /// The counters so far.
     public internal(set) var counters: Counters
     /// Recent origin fetch and resize latencies, in seconds.
@@ -118,7 +115,7 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     /// one after the other): a later size reads its original back from disk.
     public init(
         memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1, claimTier: Int? = nil, keepsOriginals: Bool = false,
-        negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000, denseDemandWindow: Double = 600
+        negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000
     ) {
         self.keepsOriginals = keepsOriginals
         failed = NegativeCache(first: firstNegativeTTL, longest: negativeTTL, capacity: negativeCapacity)
@@ -127,7 +124,6 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
         pipeline = OriginalsPipeline(budget: originalsBudget / 2)
         self.lookupTiers = max(0, lookupTiers)
         self.claimTier = claimTier.flatMap { (0..<max(0, lookupTiers)).contains($0) ? $0 : nil }
-        self.denseDemandWindow = denseDemandWindow
         counters = Counters(tierHits: Array(repeating: 0, count: max(0, lookupTiers)))
     }
 
@@ -141,7 +137,6 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
         _ key: ThumbnailKey, of item: Item?, waiter: (id: UInt64, waiter: Waiter)?, from asker: Asker, now: Double
     ) -> (decision: Decision, actions: [Action]) {
         let reader = asker != .prewarm
-        if reader, key.variant.scale > 1 { lastDenseRequest = now }
         if let value = memory.value(for: key) {
             if reader { counters.hits += 1 }
             return (.hit, waiter.map { [.answer([$0.waiter], .image(value))] } ?? [])

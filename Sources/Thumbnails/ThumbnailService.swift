@@ -60,10 +60,10 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// was not made yet (1), counted per thread (a word every thread wrote
     /// would be a lock by another name).
     private let lockFreeHits = ThreadCounters(count: 2)
-    /// When a reader's browser last said it takes AVIF, in whole seconds of
-    /// uptime (-1: never): pre-warm makes AVIF while such readers are about.
-    /// Written only when the second changes.
-    private let lastAVIFDemand = Atomic<Int>(-1)
+    /// Readers whose browsers take AVIF: pre-warm makes AVIF while they are about.
+    private let avifDemand = DemandWindow()
+    /// Readers on dense screens (a 2x asked, from memory or not): pre-warm makes 2x while they are about.
+    private let denseDemand = DemandWindow()
     /// AVIF being made for readers who were given the WebP (`answeredWithoutAVIF`),
     /// at most `avifAheadLimit`: each holds its original while it waits behind
     /// every WebP in the libvips queue, and held originals count against the
@@ -82,10 +82,6 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     private let avifMissed = ThreadRings<MissedAVIF>(capacity: 32, slots: 64)
     /// Those hits already told to the metrics' counter (at the last `publish`, off the request path).
     private let hitsInMetrics = Mutex<Int>(0)
-    /// When a reader last got a 2x from memory without the lock, in whole
-    /// seconds of uptime (-1: never); the machine hears of it when pre-warm
-    /// asks which scales are in demand. Written only when the second changes.
-    private let lastDenseHit = Atomic<Int>(-1)
     /// Thumbnails a peer answered with bytes that were not one (`askOwner`).
     let ownerAnswersRefused = Atomic<Int>(0)
     /// The largest answer a peer may give for a thumbnail, in bytes.
@@ -164,30 +160,21 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     func cached(_ key: ThumbnailKey) -> PreparedResponse? {
         guard let value = memory.value(for: key) else { return nil }
         lockFreeHits.add(0)
-        if key.variant.scale > 1 {
-            let second = Int(clock.now)
-            if lastDenseHit.load(ordering: .relaxed) != second { lastDenseHit.store(second, ordering: .relaxed) }
-        }
+        if key.variant.scale > 1 { denseDemand.note(at: clock.now) }
         return value
     }
 
     /// A reader's browser takes `format` (its `Accept` says so): pre-warm makes it while such readers are about.
     func noteDemand(for format: ImageFormat) {
         guard format == .avif else { return }
-        let second = Int(clock.now)
-        if lastAVIFDemand.load(ordering: .relaxed) != second { lastAVIFDemand.store(second, ordering: .relaxed) }
+        avifDemand.note(at: clock.now)
     }
 
     /// The formats pre-warm makes now: WebP always, AVIF while readers whose
-    /// browsers take it are about (one asked within the dense-demand window,
-    /// ten minutes), so an audience that cannot show AVIF never pays for it.
+    /// browsers take it are about (`DemandWindow`).
     package var formatsInDemand: [ImageFormat] {
-        let last = lastAVIFDemand.load(ordering: .relaxed)
-        return last >= 0 && clock.now - Double(last) < Self.formatDemandWindow ? [.webp, .avif] : [.webp]
+        avifDemand.isOpen(at: clock.now) ? [.webp, .avif] : [.webp]
     }
-
-    /// How long after a reader last took AVIF pre-warm keeps making it, in seconds.
-    static let formatDemandWindow: Double = 600
 
     /// A reader who takes AVIF was given the WebP: the AVIF was not made yet.
     /// It is made for whoever comes next, and never waited for: by pre-warm
@@ -224,14 +211,10 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// Lets go of the memory tier's replaced tables no reader can hold any more (every few seconds).
     package func reclaim() { memory.reclaim() }
 
-    /// The scales pre-warm makes now: 1x always, 2x while readers on dense screens are about.
+    /// The scales pre-warm makes now: 1x always, 2x while readers on dense
+    /// screens are about (`DemandWindow`). Read without the machine's lock.
     package var scalesInDemand: [Int] {
-        let now = clock.now
-        let dense = lastDenseHit.load(ordering: .relaxed)
-        return locked.withLock {
-            if dense >= 0 { $0.machine.denseRequested(at: Double(dense)) }
-            return $0.machine.scalesInDemand(now: now)
-        }
+        denseDemand.isOpen(at: clock.now) ? ThumbnailVariant.scales : [1]
     }
 
     /// A reader's request: from memory, by joining the job in flight, from a
@@ -301,6 +284,8 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
                 let now = clock.now
+                // Pre-warm asking for a 2x is no reader on a dense screen.
+                if asker != .prewarm, key.variant.scale > 1 { denseDemand.note(at: now) }
                 let steps = apply { locked in
                     let (decision, actions) = locked.machine.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
                     if asker != .prewarm { metrics.decided(decision) }

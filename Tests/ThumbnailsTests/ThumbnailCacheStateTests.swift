@@ -309,16 +309,6 @@ import Testing
         #expect(!state.isCached(a) && state.isInFlight(a))
     }
 
-    @Test func prewarmMakes2xOnlyWhileDenseScreensAreAbout() {
-        var state = State(memoryBudget: 1000, denseDemandWindow: 600)
-        #expect(state.scalesInDemand(now: 0) == [1])
-        ask(&state, a2, waiter: nil, from: .prewarm, now: 10)  // pre-warm asking is no reader
-        #expect(state.scalesInDemand(now: 10) == [1])
-        ask(&state, c, waiter: 1, now: 20)
-        #expect(state.scalesInDemand(now: 30) == [1, 2])
-        #expect(state.scalesInDemand(now: 620.5) == [1])
-    }
-
     // MARK: A busy origin is not a failed one
 
     func failOrigin(_ state: inout State, _ key: ThumbnailKey, _ failure: State.Failure, now: Double) -> [State.Action] {

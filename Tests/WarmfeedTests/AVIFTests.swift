@@ -120,13 +120,30 @@ import Testing
         }
     }
 
+    /// Waits until pre-warm has heard of a reader and has no page job queued or running (at most 10 s).
+    static func untilPrewarmIsIdle(_ feed: ServedFeed) async throws {
+        for _ in 0..<200 {
+            let prewarm = try await feed.adminJSON()["prewarm"] as? [String: Any]
+            let heard = (prewarm?["readers"] as? Int ?? 0) >= 1
+            if heard && (prewarm?["queued"] as? Int) == 0 && (prewarm?["running"] as? Int) == 0 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     @Test func preWarmMakesTheAVIFAheadOnceReadersTakeIt() async throws {
         try await ServedFeed.with(items: 100, configure: { $0.prewarmPages = 2 }) { feed in
-            // A reader whose browser takes AVIF, on page 1.
-            let cookie = try #require(try await feed.get("/", headers: [("Sec-Fetch-Mode", "navigate")]).header("Set-Cookie"))
-            let reader = [("Cookie", String(cookie.prefix { $0 != ";" }))]
+            // A browser that takes AVIF asks for a thumbnail first, so every page pre-warm plans
+            // from here on makes AVIF too (a page warmed before that, in WebP alone, would not:
+            // its readers' missed AVIF is made for the next one). Then its reader is on page 1.
             let top = try #require(try await feed.app.store.page(.number(1), size: 10)?.items.first?.id)
             _ = try await feed.get("/thumbs/\(top)/1x", headers: Self.browser)
+            let cookie = try #require(try await feed.get("/", headers: [("Sec-Fetch-Mode", "navigate")]).header("Set-Cookie"))
+            let reader = [("Cookie", String(cookie.prefix { $0 != ";" }))]
+            // Page 1's pages ahead are warm before they move on. (Sent within a few
+            // milliseconds of the first view, the move to page 3 reached pre-warm in the
+            // same drain, and in one run of six page 4's AVIF was not made: a separate
+            // question, noted in issue 36's closing note.)
+            try await Self.untilPrewarmIsIdle(feed)
             // They move to page 3: pages 4 and 5 are warmed ahead, AVIF included.
             _ = try await feed.get("/?page=3", headers: reader)
             let ahead = try #require(try await feed.app.store.page(.number(4), size: 10)?.items.last?.id)

@@ -37,13 +37,14 @@ public final class Importer: Sendable {
         FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(60), maxBodyBytes: 512 << 20, maxRedirects: 3)
     }
 
-    /// What the importer asks for: feeds first, anything else accepted (many serve RSS as text/xml).
+    /// What the importer asks for: feeds first, anything else accepted (many
+    /// serve RSS as text/xml). The `User-Agent` is the fetcher's own, the one
+    /// every fetch sends (`OriginFetcher.userAgent`).
     static let requestHeaders = [
         (
             "Accept",
             "application/feed+json, application/json;q=0.9, application/rss+xml, application/atom+xml, application/rdf+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
-        ),
-        ("User-Agent", "Warmfeed/1.0 (+feed importer)"),
+        )
     ]
 
     /// Imports `source`. For a URL, `validators` from the last import make an

@@ -26,7 +26,7 @@ public final class OriginFetcher: Sendable {
         maxConnectionsPerHost: Int = 8,
         maxConnections: Int = 64,
         maxQueueWait: Duration = .seconds(30),
-        userAgent: String = "Warmfeed/0.1",
+        userAgent: String = OriginFetcher.userAgent,
         logger: Logger = Logger(label: "warmfeed.origin-fetcher")
     ) {
         loop = TransferLoop(
@@ -42,6 +42,11 @@ public final class OriginFetcher: Sendable {
     deinit {
         loop.shutDown()
     }
+
+    /// The one `User-Agent` every fetch sends unless told otherwise: feeds
+    /// refreshed or imported, and originals for thumbnails alike, so a host's
+    /// operator sees one client.
+    public static let userAgent = "Warmfeed/1.0"
 
     /// Fetches the whole body at `url` within `limits`.
     ///

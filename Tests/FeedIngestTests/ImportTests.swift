@@ -144,6 +144,9 @@ import Testing
             }
         }
         #expect(try await store.count() == 0)
+        // The feed was asked for as a feed, by the one client every fetch names.
+        #expect(origin.lastRequestHeader("User-Agent", to: "/404") == OriginFetcher.userAgent)
+        #expect(origin.lastRequestHeader("Accept", to: "/404")?.hasPrefix("application/feed+json") == true)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: data).filter { $0.contains("download") }
         #expect(leftovers.isEmpty, "downloads are removed: \(leftovers)")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
 @testable import OriginFetcher
 
 /// Good origins: bodies, connection reuse and caps, redirects, schemes.
@@ -15,7 +16,7 @@ import Testing
             #expect(body.bytes == image)
             #expect(body.redirects == 0)
             let head = try #require(origin.lastRequest(to: "/image.jpg"))
-            #expect(head.contains("User-Agent: Warmfeed/0.1"))
+            #expect(head.contains("User-Agent: \(OriginFetcher.userAgent)"))
             #expect(!head.lowercased().contains("accept-encoding"))
             let stats = fetcher.stats
             #expect(stats.started == 1 && stats.finished == 1 && stats.failed == 0 && stats.inFlight == 0)
@@ -87,8 +88,10 @@ import Testing
         }
     }
 
-    @Test(arguments: ["ftp://127.0.0.1/file", "gopher://127.0.0.1/1", "file:///etc/passwd", "FILE:///etc/passwd",
-                      "dict://127.0.0.1/x", "ldap://127.0.0.1/"])
+    @Test(arguments: [
+        "ftp://127.0.0.1/file", "gopher://127.0.0.1/1", "file:///etc/passwd", "FILE:///etc/passwd",
+        "dict://127.0.0.1/x", "ldap://127.0.0.1/",
+    ])
     func refusesSchemesOtherThanHTTP(url: String) async {
         let fetcher = OriginFetcher()
         defer { fetcher.shutdown() }

@@ -1,11 +1,18 @@
+import Glibc
+
 /// How the HTTP server listens and what it tolerates from clients.
 public struct HTTPServerConfiguration: Sendable {
     /// The IPv4 address to bind (`127.0.0.1` by default).
     public var host: String = "127.0.0.1"
     /// The port to bind; 0 asks the system for a free one (see `HTTPServer.port`).
     public var port: Int = 8080
-    /// libmicrohttpd worker threads, each with its own epoll loop.
-    public var threads: Int = 2
+    /// libmicrohttpd worker threads, each with its own epoll loop: one per
+    /// core online (`warmfeed serve --threads` says otherwise).
+    public var threads: Int = HTTPServerConfiguration.cores
+
+    /// The cores online, at least one (as Foundation's `activeProcessorCount`
+    /// counts them on Linux: a `taskset` does not lower it).
+    public static var cores: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
     /// Threads that run async (`.later`) handlers: they may block briefly (a
     /// store read, a render), so there are more of them than cores.
     public var handlerThreads: Int = 8

@@ -1,6 +1,15 @@
 import DequeModule
 import WarmfeedCore
 
+/// The thumbnail cache's budgets where the operator says nothing: one number
+/// each, for the machine, the service and the server's configuration.
+public enum ThumbnailBudgets {
+    /// Memory for originals, in bytes (`--originals-mb`): half kept after a
+    /// resize for the item's other variants, half for originals waiting for
+    /// libvips (`ThumbnailCacheState.init`).
+    public static let originals = 32 << 20
+}
+
 /// Every decision of the thumbnail cache, as one pure state machine over its tiers.
 ///
 /// A thumbnail is looked for in memory (kept here), then in each lookup tier
@@ -114,7 +123,7 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     /// an eighth of the budget of them (the last few, for an item's sizes made
     /// one after the other): a later size reads its original back from disk.
     public init(
-        memoryBudget: Int, originalsBudget: Int = 64 << 20, lookupTiers: Int = 1, claimTier: Int? = nil, keepsOriginals: Bool = false,
+        memoryBudget: Int, originalsBudget: Int = ThumbnailBudgets.originals, lookupTiers: Int = 1, claimTier: Int? = nil, keepsOriginals: Bool = false,
         negativeTTL: Double = 30, firstNegativeTTL: Double = 5, negativeCapacity: Int = 10_000
     ) {
         self.keepsOriginals = keepsOriginals

@@ -123,7 +123,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     let refusalsLogged = Mutex(RefusalLog())
 
     package init(
-        store: any FeedStore, memoryBudget: Int, originalsBudget: Int = 32 << 20, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
+        store: any FeedStore, memoryBudget: Int, originalsBudget: Int, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
         fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: any MetricsFactory,
         previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, prewarmMakesMissedAVIF: Bool = false,

@@ -32,8 +32,8 @@ public struct WarmfeedConfiguration: Sendable {
     /// Memory for thumbnails, in bytes.
     public var thumbnailCacheBytes = 256 << 20
     /// Memory for originals kept after a resize, so the item's other size needs
-    /// no second fetch, in bytes. The demo origin keeps as much of what it painted.
-    public var originalsCacheBytes = 32 << 20
+    /// no second fetch, and for those waiting for libvips, in bytes.
+    public var originalsCacheBytes = ThumbnailBudgets.originals
     /// Memory libvips may hold at once to decode pictures, in bytes: each
     /// decode's share is estimated from the picture's header before any pixel
     /// is decoded; decodes wait until theirs fits, and a picture that needs

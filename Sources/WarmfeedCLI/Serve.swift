@@ -145,7 +145,7 @@ struct Serve: AsyncParsableCommand {
     var trustedProxies: [String] = []
 
     @Option(help: "HTTP worker threads; the default is one per core.")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
+    var threads = defaults.http.threads
 
     @Option(name: .customLong("max-connections"), help: "Connections held open at once; past it, the one waiting longest for a request head makes room.")
     var maxConnections = defaults.http.connectionLimit

@@ -400,6 +400,6 @@ let package = Package(
 /// builds): unspecialized, the page cache's `StripedCache` spent 4% of a deep
 /// page's CPU finding generic metadata. Measured on deep pages, alternating
 /// three runs each: 40.2 -> 39.4 us with the first two modules, 39.4 -> 38.2
-/// with the rest (BENCHMARKS.md, issue 35). Not for every module: serialized
+/// with the rest (docs/benchmarks-history.md, issue 35). Not for every module: serialized
 /// across GRDB, the compiler crashes.
 var crossModule: [SwiftSetting] { [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))] }

@@ -153,7 +153,7 @@ static inline int warmfeed_vips_save_webp(VipsImage *in, void **buf, size_t *len
 
 /// AVIF (AV1 in HEIF, through libheif and libaom) with metadata stripped and
 /// chroma kept whole (4:4:4): at thumbnail sizes, subsampled chroma cost more
-/// quality than the bytes it saved (BENCHMARKS.md, "AVIF").
+/// quality than the bytes it saved (docs/benchmarks-history.md, "AVIF").
 static inline int warmfeed_vips_save_avif(VipsImage *in, void **buf, size_t *len, int quality, int effort) {
     return vips_heifsave_buffer(in, buf, len,
                                 "Q", quality,

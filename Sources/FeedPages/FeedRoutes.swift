@@ -8,7 +8,7 @@ import WarmfeedCore
 /// A page already rendered is answered at once from the server thread. A page
 /// not yet rendered is read and rendered there too when the store reads at
 /// once (SQLite), and gzipped there when the client takes gzip (libdeflate at
-/// level 1: a bounded multiple of the render, BENCHMARKS.md); otherwise
+/// level 1: a bounded multiple of the render, docs/benchmarks-history.md); otherwise
 /// (PostgreSQL) off the server threads (`.waiting`).
 /// Every page served tells the pre-warmer where its reader is.
 package struct FeedRoutes: Sendable {

@@ -71,7 +71,7 @@ package final class PageCache: StatsPublisher, Sendable {
             plain = PreparedResponse(Response(status: .ok, fields: fields, body: ResponseBytes(bytes)))!
         }
 
-        /// The gzip level: libdeflate's fastest, chosen by measurement (BENCHMARKS.md, "Compression of a cold page").
+        /// The gzip level: libdeflate's fastest, chosen by measurement (docs/benchmarks-history.md, "Compression of a cold page").
         package static let gzipLevel = Gzip.fastLevel
 
         /// This rendering with its gzipped response made (a cold page pays for

@@ -20,7 +20,7 @@ public enum Gzip {
     ///
     /// libdeflate, not zlib: a cold page is compressed on the reader's path,
     /// and for a 24 KB page at level 1 libdeflate takes less than half of
-    /// zlib's time for a smaller result (BENCHMARKS.md, "Compression of a cold page").
+    /// zlib's time for a smaller result (docs/benchmarks-history.md, "Compression of a cold page").
     ///
     /// At `fastLevel`, the level pages are compressed at on a reader's path, each
     /// thread keeps its compressor (`Compressors`, 200 KB): its tables are

@@ -25,7 +25,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// JPEG's 75. AVIF's is chosen picture by picture, the lowest whose SSIM
     /// reaches the WebP's (the thumbnailer's `QualitySearch`); 47, where its
     /// mean SSIM on the demo's pictures and on real photographs matched
-    /// WebP's, is used only when SSIM cannot be measured (BENCHMARKS.md, "AVIF").
+    /// WebP's, is used only when SSIM cannot be measured (docs/benchmarks-history.md, "AVIF").
     public var thumbnailQuality: Int {
         switch self {
         case .webp, .jpeg: 75

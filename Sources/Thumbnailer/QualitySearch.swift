@@ -4,7 +4,7 @@
 ///
 /// A fixed quality cannot do both: at 47, AVIF was 0.73× WebP's bytes at a
 /// far higher SSIM on smooth pictures, and 0.68× at a lower one on detailed
-/// photographs (BENCHMARKS.md, "AVIF"). The search is a binary search over a
+/// photographs (docs/benchmarks-history.md, "AVIF"). The search is a binary search over a
 /// ladder of qualities (SSIM rises with quality), so about five encodes.
 enum QualitySearch {
     /// The qualities tried, lowest first. Below 20 the demo's smoothest

@@ -11,7 +11,7 @@ import ImageFormats
 /// WebP's ARGB pixels or an animation's canvas. Everything else is decoded a
 /// strip at a time (JPEG and WebP shrunk while they load), which costs what
 /// libvips' strips and caches take: measured with libvips 8.14 on this
-/// machine (peak RSS of one thumbnail, bench notes in BENCHMARKS.md), about
+/// machine (peak RSS of one thumbnail, bench notes in docs/benchmarks-history.md), about
 /// 4 KiB for each column of the decoded rows and 3 MiB besides (an 8000 × 6000
 /// 16-bit PNG: 33 MB; a 1600 × 1200 baseline JPEG, shrunk by 2 on load:
 /// under 4 MB). The constants here are those figures rounded up.

@@ -4,6 +4,7 @@
 // `PrewarmPlanner` decides which pages to warm ahead of which reader (a pure
 // state machine); `Prewarmer` holds it behind one lock, hears of readers from
 // the feed's routes (`ReaderTracking`, which pages own), gets pages through
-// `PrewarmPages` and makes thumbnails through the `ThumbnailService`, and in a
-// cluster claims each page so one node warms it. It publishes its numbers
+// `PrewarmPages` and makes thumbnails through `ThumbnailWarming` (both
+// protocols the lower feature owns: it holds no concrete type of either), and
+// in a cluster claims each page (`PageWarmingClaims`) so one node warms it. It publishes its numbers
 // through the stats seam and its events through swift-metrics.

@@ -68,13 +68,13 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     let avifPages: AsyncStream<AVIFPage>
     let avifPagesInput: AsyncStream<AVIFPage>.Continuation
     private let pages: any PrewarmPages
-    let thumbnails: ThumbnailService
+    let thumbnails: any ThumbnailWarming
     let clock: Uptime
     private let thumbnailsAtOnce: Int
     private let metrics: PrewarmMetrics
     /// In a cluster: who warms a page's thumbnails (the first node to ask;
     /// the others wait for it, then find them in the shared tier).
-    private let claims: SharedTier?
+    private let claims: (any PageWarmingClaims)?
     let logger: Logger
     /// Readers' page views, recorded without a lock, drained into the planner (`Prewarmer+Readers`).
     let views = ReaderViews()
@@ -87,9 +87,9 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// `concurrency` pages at a time and `thumbnailsAtOnce` thumbnails per page,
     /// reading pages from `pages` and reading the time from `clock`.
     package init(
-        lead: Int, pages: any PrewarmPages, thumbnails: ThumbnailService, clock: Uptime, metrics: any MetricsFactory,
+        lead: Int, pages: any PrewarmPages, thumbnails: any ThumbnailWarming, clock: Uptime, metrics: any MetricsFactory,
         concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = .seconds(3),
-        claims: SharedTier? = nil, logger: Logger
+        claims: (any PageWarmingClaims)? = nil, logger: Logger
     ) {
         self.claims = claims
         startGate = StartGate(limit: pageOneHold)

@@ -105,6 +105,35 @@ import Testing
         }
     }
 
+    /// The concrete types a feature may not name in a sibling it uses: it goes
+    /// through the protocols that sibling owns (its front door).
+    static let frontDoors: [String: [String: [String]]] = [
+        "Prewarm": [
+            "Thumbnails": ["ThumbnailService", "SharedTier", "ThumbnailCacheState", "ThumbnailRoutes"],
+            "FeedPages": ["PageService", "PageCache", "PageRenderer", "FeedRoutes"],
+        ]
+    ]
+
+    @Test func aFeatureReachesASiblingOnlyThroughTheProtocolsTheSiblingOwns() throws {
+        for (feature, siblings) in Self.frontDoors {
+            let folder = Self.sources.appendingPathComponent(feature)
+            let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+            for file in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                // Code only: what comments say of a sibling is no reach into it.
+                let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+                for (sibling, types) in siblings {
+                    for type in types {
+                        let named = code.contains { line in
+                            line.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains { $0 == type }
+                        }
+                        #expect(!named, "\(feature)/\(file) names \(sibling)'s \(type)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func theCoreAndTheOperatorsViewsImportNoFeatureAndTheRootImportsThemAll() throws {
         #expect(try Self.imports(of: "WarmfeedCore").isDisjoint(with: Self.features))
         #expect(try Self.imports(of: "Operations").isDisjoint(with: Self.features.subtracting(["Operations"])))

@@ -200,7 +200,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// The AVIF readers were answered without since the last call, each
     /// once, the newest `limit` (older ones: the reader has scrolled on). One
     /// caller at a time (pre-warm's line for them).
-    package func takeMissedAVIF(limit: Int = 32) -> [ThumbnailKey] {
+    package func takeMissedAVIF(limit: Int) -> [ThumbnailKey] {
         var keys: [ThumbnailKey] = []
         avifMissed.drain { keys.append($0.key) }
         var seen = Set<ThumbnailKey>()

@@ -356,7 +356,7 @@ let package = Package(
                 "FeedPages", "HTTPServer", "HTTPServerTesting", "SQLiteStore", "WarmfeedCore", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "OperationsTests", dependencies: ["Operations", "HTTPServer"]),
+        .testTarget(name: "OperationsTests", dependencies: ["Operations", "HTTPServer", "WarmfeedCore"]),
         .testTarget(
             name: "FeedIngestTests",
             dependencies: ["FeedIngest", "FeedFixtures", "FeedImport", "HTTPTestClient", "OriginFetcher", "SQLiteStore", "WarmfeedCore"]

@@ -102,7 +102,7 @@ package final class CacheObserver: Service, Sendable {
     /// The Prometheus text for a scrape: gauges set to what is held now.
     /// A scrape adds nothing to the dashboard's chart.
     func scrape() -> [UInt8] {
-        metrics.setGauges(from: stats())
+        metrics.record(from: stats())
         return metrics.text()
     }
 

@@ -1,12 +1,16 @@
 import CoreMetrics
 import Prometheus
+import Synchronization
 import WarmfeedCore
 
 /// The Prometheus view of the cache (`GET /metrics`), through swift-metrics.
 ///
 /// Counters and timers are recorded where the event happens (a hit decided, an
 /// original fetched, a thumbnail resized, a pre-warm job ended); gauges (what
-/// the cache holds now) are set from a snapshot when `/metrics` is scraped.
+/// the cache holds now) are set from a snapshot when `/metrics` is scraped,
+/// and so are the counters of what the parts count themselves (connections
+/// shed, pages missed): raised by the difference, they are Prometheus
+/// counters, not gauges of running counts.
 /// Each app has its own registry (no global bootstrap), so several servers in
 /// one process (the tests) keep their numbers apart.
 package final class WarmfeedMetrics: Sendable {
@@ -15,8 +19,12 @@ package final class WarmfeedMetrics: Sendable {
     /// `PrewarmMetrics`), into `registry`.
     package let factory: PrometheusMetricsFactory
     private let gauges: [(gauge: CoreMetrics.Gauge, value: @Sendable (CacheStats) -> Double?)]
+    private let counters: [(counter: CoreMetrics.Counter, value: @Sendable (CacheStats) -> Int?)]
+    /// Each counter's value at the scrape before (scrapes may come at once: one at a time here).
+    private let counted: Mutex<[Int]>
 
-    /// Each gauge, named once, with where its value is read in the stats (nil: not set on this scrape).
+    /// Each gauge (a level now), named once, with where its value is read in
+    /// the stats (nil: not set on this scrape).
     static let gaugeValues: [(name: String, value: @Sendable (CacheStats) -> Double?)] = [
         ("memory_entries", { Double($0.memory.entries) }), ("memory_bytes", { Double($0.memory.bytes) }),
         ("memory_budget_bytes", { Double($0.memory.budgetBytes) }), ("disk_entries", { Double($0.disk.entries) }),
@@ -24,7 +32,6 @@ package final class WarmfeedMetrics: Sendable {
         ("negative_entries", { Double($0.negativeEntries) }), ("in_flight", { Double($0.inFlight) }),
         ("prewarm_queued", { Double($0.prewarm.queued) }), ("prewarm_running", { Double($0.prewarm.running) }),
         ("prewarm_avif_pages_waiting", { Double($0.prewarm.avifPagesWaiting) }),
-        ("prewarm_avif_pages_dropped", { Double($0.prewarm.avifPagesDropped) }),
         ("page_cache_bytes", { Double($0.pages.bytes) }), ("hit_ratio", { $0.hitRatio }),
         ("origin_latency_p50_seconds", { seconds($0.origin.latency.p50Ms) }),
         ("origin_latency_p99_seconds", { seconds($0.origin.latency.p99Ms) }),
@@ -32,38 +39,41 @@ package final class WarmfeedMetrics: Sendable {
         ("thumbnail_latency_p99_seconds", { seconds($0.thumbnailLatency.p99Ms) }),
         ("uptime_seconds", { $0.uptimeSeconds }),
         ("store_up", { $0.store.answering ? 1 : 0 }), ("store_revision", { Double($0.store.revision) }),
-        ("origin_busy", { Double($0.origin.busy) }), ("origin_cancelled", { Double($0.origin.cancelled) }),
-        ("origin_retried", { Double($0.origin.retried) }), ("avif_fallbacks", { Double($0.avifFallbacks) }),
-        ("origin_refused", { Double($0.origin.refused) }),
-        ("connections_held", { Double($0.connections.held) }), ("connections_shed_slow_head", { Double($0.connections.slowHeads) }),
-        ("connections_closed_idle", { Double($0.connections.idleClosed) }), ("connections_shed_for_room", { Double($0.connections.madeRoom) }),
-        ("connections_refused", { Double($0.connections.refused) }), ("connections_malformed", { Double($0.connections.malformed) }),
-        ("connections_waiting", { Double($0.connections.waiting) }), ("connections_waits_shed", { Double($0.connections.waitsShed) }),
-        ("connections_waits_late", { Double($0.connections.waitsLate) }),
-        ("page_cache_hits", { Double($0.pageHits) }), ("page_cache_misses", { Double($0.pageMisses) }),
-        ("page_cache_not_kept", { Double($0.pageNotKept) }),
+        ("connections_held", { Double($0.connections.held) }), ("connections_waiting", { Double($0.connections.waiting) }),
         ("disk_index_bytes", { Double($0.memoryUse.diskIndexBytes) }), ("disk_index_budget_bytes", { Double($0.memoryUse.diskIndexBudgetBytes) }),
         ("resident_bytes", { $0.memoryUse.rssBytes.map(Double.init) }),
         ("decode_budget_bytes", { Double($0.decode.budgetBytes) }), ("decode_in_use_bytes", { Double($0.decode.inUseBytes) }),
         ("decode_peak_bytes", { Double($0.decode.peakBytes) }), ("decode_running", { Double($0.decode.running) }),
-        ("decode_waiting", { Double($0.decode.waiting) }), ("decode_refused", { Double($0.decode.refused) }),
-        ("decode_timed_out", { Double($0.decode.timedOut) }),
+        ("decode_waiting", { Double($0.decode.waiting) }),
         ("origin_body_bytes", { Double($0.origin.bodyBytes) }), ("origin_body_budget_bytes", { Double($0.origin.bodyBudgetBytes) }),
-        ("origin_body_pauses", { Double($0.origin.bodyPauses) }), ("origin_body_shed", { Double($0.origin.bodyShed) }),
         // A cluster's shared tier: set only with `--redis`.
         ("shared_up", { $0.shared.map { $0.up ? 1 : 0 } }), ("shared_keys", { $0.shared?.keys.map(Double.init) }),
-        ("shared_bytes", { $0.shared?.bytes.map(Double.init) }), ("shared_claims_won", { $0.shared.map { Double($0.claimsWon) } }),
-        ("shared_claims_waited", { $0.shared.map { Double($0.claimsWaited) } }),
-        ("shared_claims_taken_over", { $0.shared.map { Double($0.claimsTakenOver) } }),
-        ("shared_claims_unavailable", { $0.shared.map { Double($0.claimsUnavailable) } }),
-        ("shared_pages_warmed_elsewhere", { $0.shared.map { Double($0.pagesWarmedElsewhere) } }),
-        ("shared_errors", { $0.shared.map { Double($0.errors) } }),
-        // What a node refused to believe of Redis and its peers (issue 34).
-        ("shared_owners_refused", { $0.shared.map { Double($0.ownersRefused) } }),
-        ("shared_bad_values", { $0.shared.map { Double($0.badValues) } }),
-        ("shared_owner_answers_refused", { $0.shared.map { Double($0.ownerAnswersRefused) } }),
-        ("shared_lifetimes_capped", { $0.shared.map { Double($0.lifetimesCapped) } }),
+        ("shared_bytes", { $0.shared?.bytes.map(Double.init) }),
         ("shared_latency_p50_seconds", { seconds($0.shared?.latency.p50Ms) }), ("shared_latency_p99_seconds", { seconds($0.shared?.latency.p99Ms) }),
+    ]
+
+    /// Each number that only rises (counted since the start), named once, with
+    /// where it is read in the stats: a Prometheus counter, raised at each
+    /// scrape by what it rose since the one before (nil: not counted on this
+    /// node), so `rate()` reads it as the counter it is.
+    static let counterValues: [(name: String, value: @Sendable (CacheStats) -> Int?)] = [
+        ("origin_busy", { $0.origin.busy }), ("origin_cancelled", { $0.origin.cancelled }),
+        ("origin_retried", { $0.origin.retried }), ("origin_refused", { $0.origin.refused }),
+        ("origin_body_pauses", { $0.origin.bodyPauses }), ("origin_body_shed", { $0.origin.bodyShed }),
+        ("avif_fallbacks", { $0.avifFallbacks }), ("prewarm_avif_pages_dropped", { $0.prewarm.avifPagesDropped }),
+        ("connections_shed_slow_head", { $0.connections.slowHeads }), ("connections_closed_idle", { $0.connections.idleClosed }),
+        ("connections_shed_for_room", { $0.connections.madeRoom }), ("connections_refused", { $0.connections.refused }),
+        ("connections_malformed", { $0.connections.malformed }), ("connections_waits_shed", { $0.connections.waitsShed }),
+        ("connections_waits_late", { $0.connections.waitsLate }),
+        ("page_cache_hits", { $0.pageHits }), ("page_cache_misses", { $0.pageMisses }), ("page_cache_not_kept", { $0.pageNotKept }),
+        ("decode_refused", { $0.decode.refused }), ("decode_timed_out", { $0.decode.timedOut }),
+        // A cluster's shared tier: counted only with `--redis`.
+        ("shared_claims_won", { $0.shared?.claimsWon }), ("shared_claims_waited", { $0.shared?.claimsWaited }),
+        ("shared_claims_taken_over", { $0.shared?.claimsTakenOver }), ("shared_claims_unavailable", { $0.shared?.claimsUnavailable }),
+        ("shared_pages_warmed_elsewhere", { $0.shared?.pagesWarmedElsewhere }), ("shared_errors", { $0.shared?.errors }),
+        // What a node refused to believe of Redis and its peers (issue 34).
+        ("shared_owners_refused", { $0.shared?.ownersRefused }), ("shared_bad_values", { $0.shared?.badValues }),
+        ("shared_owner_answers_refused", { $0.shared?.ownerAnswersRefused }), ("shared_lifetimes_capped", { $0.shared?.lifetimesCapped }),
     ]
 
     private static func seconds(_ milliseconds: Double?) -> Double? { milliseconds.map { $0 / 1000 } }
@@ -72,14 +82,25 @@ package final class WarmfeedMetrics: Sendable {
         let factory = PrometheusMetricsFactory(registry: registry)
         self.factory = factory
         gauges = Self.gaugeValues.map { (CoreMetrics.Gauge(label: "warmfeed_\($0.name)", factory: factory), $0.value) }
+        counters = Self.counterValues.map { (CoreMetrics.Counter(label: "warmfeed_\($0.name)", factory: factory), $0.value) }
+        counted = Mutex([Int](repeating: 0, count: Self.counterValues.count))
     }
 
     // MARK: Scrapes
 
-    /// Sets the gauges (what is held now) from `stats`.
-    func setGauges(from stats: CacheStats) {
+    /// Sets the gauges (what is held now) from `stats`, and raises each
+    /// counter by what its count rose since the scrape before. A count that
+    /// went down (a part started again) raises nothing and is the new base.
+    func record(from stats: CacheStats) {
         for (gauge, value) in gauges {
             if let value = value(stats) { gauge.record(value) }
+        }
+        counted.withLock { last in
+            for (index, (counter, value)) in counters.enumerated() {
+                guard let now = value(stats) else { continue }
+                if now > last[index] { counter.increment(by: Int64(now - last[index])) }
+                last[index] = now
+            }
         }
     }
 

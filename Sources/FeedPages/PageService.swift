@@ -82,22 +82,23 @@ package final class PageService: Sendable {
     /// keeping what it rendered; nil when there is no such page. Its rows
     /// come rendered ahead when the templates allow (`PageRenderer.rowTag`).
     ///
-    /// What it renders is kept while the cache has room, and once it is full
-    /// only when the page was asked for before, and more often than the page
-    /// it would evict (`PageCache.admission`): a page read once, or as often
-    /// as every other (a crawler, readers deep in the feed), is not worth an
-    /// insert and the eviction of another page.
-    func render(_ key: PageCache.Key) async throws -> PageCache.Rendering? {
+    /// What it renders for a reader is kept while the cache has room, and
+    /// once it is full only when the page was asked for before, and more often
+    /// than the page it would evict (`PageCache.admission`): a page read once,
+    /// or as often as every other (a crawler, readers deep in the feed), is not
+    /// worth an insert and the eviction of another page. What it renders for
+    /// pre-warm (`forPrewarm`) is kept: that is what it is rendered for.
+    func render(_ key: PageCache.Key, forPrewarm: Bool = false) async throws -> PageCache.Rendering? {
         let generation = previewGeneration()
-        let keep = cache.admission(key)
+        let keep = forPrewarm ? .keep : cache.admission(key)
         if let tag = renderer.rowTag {
             let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
             if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
             guard let page = try await store.preparedPage(key.query.request, size: pageSize, tag: tag) else { return nil }
             return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
         }
-        guard let (_, fragment) = try await fragment(for: key.query, revision: key.revision) else { return nil }
-        return document(key, fragment: fragment, keep: keep)
+        guard let page = try await store.page(key.query.request, size: pageSize) else { return nil }
+        return document(key, fragment: fragment(of: page, query: key.query, revision: key.revision, generation: generation), keep: keep)
     }
 
     /// `render(_:)` on the caller's thread, for a store that reads at once
@@ -168,13 +169,6 @@ package final class PageService: Sendable {
         return compressed
     }
 
-    /// The page for `query` and its rendered fragment (from the cache, or rendered and kept).
-    func fragment(for query: PageQuery, revision: Int) async throws -> (Page, PageCache.Rendering)? {
-        let generation = previewGeneration()
-        guard let page = try await store.page(query.request, size: pageSize) else { return nil }
-        return (page, fragment(of: page, query: query, revision: revision, generation: generation))
-    }
-
     /// The fragment of `page` (from the cache, or rendered and kept).
     private func fragment(of page: Page, query: PageQuery, revision: Int, generation: Int) -> PageCache.Rendering {
         let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
@@ -187,9 +181,16 @@ package final class PageService: Sendable {
 }
 
 extension PageService: PrewarmPages {
-    /// Renders the page for pre-warm (kept in the page cache); nil when it no longer exists.
+    /// Renders the page for pre-warm, kept in the page cache; nil when it no
+    /// longer exists. It is rendered as a reader's request renders it
+    /// (`render`: rows rendered ahead where the templates allow), so the bytes
+    /// kept are those a reader would be given, by construction; the page's
+    /// items are read besides, for their thumbnails.
     package func pageForWarming(_ query: PageQuery) async -> (page: Page, number: Int)? {
-        guard let (page, rendering) = try? await fragment(for: query, revision: revision) else { return nil }
+        let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
+        guard let rendering = try? await render(key, forPrewarm: true), let page = try? await store.page(query.request, size: pageSize) else {
+            return nil
+        }
         return (page, rendering.number)
     }
 }

@@ -19,6 +19,11 @@ import Testing
 
     /// The routes over a fresh store of `items` demo items, in a folder removed afterwards.
     static func with(items: Int, _ body: (InProcessClient, SQLiteFeedStore) async throws -> Void) async throws {
+        try await with(items: items) { client, store, _ in try await body(client, store) }
+    }
+
+    /// The same, with the page service the routes read (pre-warm's door to pages).
+    static func with(items: Int, _ body: (InProcessClient, SQLiteFeedStore, PageService) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-routes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -31,7 +36,7 @@ import Testing
         var router = Router()
         routes.add(to: &router)
         router.problems = { problem, request, headers in routes.answer(problem, to: request, headers: headers) }
-        try await body(InProcessClient(router), store)
+        try await body(InProcessClient(router), store, pages)
     }
 
     /// The ids of the rows a page's HTML holds, in order.
@@ -85,6 +90,25 @@ import Testing
             #expect(returning.status == 200 && returning.header("Set-Cookie") == nil)
             let forged = await client.get("/", headers: [("Cookie", "wf=<script>")])
             #expect(forged.header("Set-Cookie")?.hasPrefix("wf=") == true)
+        }
+    }
+
+    @Test func aPagePrewarmWarmedIsKeptAsTheBytesAReaderIsGiven() async throws {
+        try await Self.with(items: 45) { client, store, pages in
+            // Rows rendered ahead, as a serving node has them: pre-warm and readers read them.
+            let renderer = try #require(pages.renderer.rowTag.map { _ in pages.renderer })
+            try await RowPreparation(store: store, renderer: renderer, pageSize: Self.pageSize, repairs: pages.repairs, logger: Logger(label: "test"))
+                .catchUp()
+            let query = PageQuery(request: .number(3), number: 3)
+            let warmed = try #require(await pages.pageForWarming(query))
+            #expect(warmed.number == 3 && warmed.page.items.map(\.id) == Array((16...25).reversed()), "the items, for their thumbnails")
+            let key = PageCache.Key(revision: store.revision, kind: .fragment, query: query)
+            let kept = try #require(pages.kept(key), "pre-warm's rendering is kept")
+            let served = await client.get("/fragment?page=3")
+            #expect(served.status == 200 && served.body == kept.html.bytes, "a reader is given the bytes pre-warm kept")
+            // And they are the bytes a reader's own render makes, from a cache without them.
+            let fresh = PageService(store: store, renderer: renderer, cache: PageCache(capacityBytes: 1 << 20), pageSize: Self.pageSize)
+            #expect(try await fresh.render(key)?.html.bytes == kept.html.bytes)
         }
     }
 

@@ -185,6 +185,35 @@ extension ThumbnailCacheState {
     }
 }
 
+extension ThumbnailCacheState.Action {
+    /// What kind of work an action is, decided here once for every action:
+    /// the service runs each kind its own way (at once, as the job's next
+    /// step, or as a write beside it) and picks its priority from the kind.
+    public enum Kind: Equatable, Sendable {
+        /// Done at once outside the lock, with nothing to wait for: answers, promotions, values let go.
+        case quick
+        /// The job's own next step: its result is the job's next event.
+        /// `urgent`: a reader waits on it (true), only pre-warm does (false),
+        /// or it runs at its caller's pace (nil).
+        case jobStep(urgent: Bool?)
+        /// A write beside the job that the job does not wait on. `othersWait`:
+        /// other nodes may (a failure or an original to share), so it is not
+        /// held back behind pre-warm's work.
+        case sideEffect(othersWait: Bool)
+    }
+
+    /// This action's kind.
+    public var kind: Kind {
+        switch self {
+        case .answer, .promoteFetch, .promoteResize, .release: .quick
+        case .lookUp, .readItem, .readOriginal, .claimOriginal: .jobStep(urgent: nil)
+        case .fetchOriginal(_, _, let urgent), .resize(_, _, let urgent), .askOwner(_, _, let urgent): .jobStep(urgent: urgent)
+        case .storeFailure, .keepOriginal, .originalFailed: .sideEffect(othersWait: true)
+        case .store, .releaseOriginalClaim, .forgetOwner: .sideEffect(othersWait: false)
+        }
+    }
+}
+
 /// What a waiter of the thumbnail cache is answered with.
 public enum ThumbnailAnswer<Value> {
     /// The thumbnail.

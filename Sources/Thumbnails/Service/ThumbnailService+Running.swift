@@ -121,8 +121,9 @@ extension ThumbnailService {
         }
     }
 
-    /// Runs `action` at once if it is quick (nothing to wait for); returns whether it was.
+    /// Runs `action` at once if it is quick (`Action.Kind.quick`); returns whether it was.
     private func runQuick(_ action: State.Action) -> Bool {
+        guard action.kind == .quick else { return false }
         switch action {
         case .answer(let waiters, let answer):
             for waiter in waiters { waiter.resume(returning: answer) }
@@ -131,10 +132,8 @@ extension ThumbnailService {
             if let url = origin.url(for: item) { fetcher.promote(url) }
         case .release(let values):
             metrics.evicted(values.count)
-        case .promoteResize:
-            break
         default:
-            return false
+            break
         }
         return true
     }
@@ -181,23 +180,20 @@ extension ThumbnailService {
     /// Whether `step` is the job's own next step (its result is the job's
     /// next event), rather than a write beside it that nothing waits on.
     private static func continuesJob(_ step: State.Action) -> Bool {
-        switch step {
-        case .lookUp, .readItem, .readOriginal, .claimOriginal, .fetchOriginal, .resize, .askOwner: true
-        default: false
-        }
+        if case .jobStep = step.kind { return true }
+        return false
     }
 
-    /// The priority `step` runs at; nil: its caller's. A reader's work goes
-    /// ahead of pre-warm's; what other nodes may wait on (a failure or an
-    /// original to share) is not held back behind pre-warm's work; writes
-    /// nobody waits on go last.
+    /// The priority `step` runs at, from its kind; nil: its caller's. A
+    /// reader's work goes ahead of pre-warm's; what other nodes may wait on
+    /// is not held back behind pre-warm's work; writes nobody waits on go last.
     private static func priority(of step: State.Action) -> TaskPriority? {
-        switch step {
-        case .fetchOriginal, .resize: .high  // pre-warm's never get here (`runLocked`)
-        case .askOwner(_, _, let urgent): urgent ? .high : .low
-        case .storeFailure, .keepOriginal, .originalFailed: .medium
-        case .store, .releaseOriginalClaim, .forgetOwner: .low
-        default: nil
+        switch step.kind {
+        case .jobStep(urgent: true): .high
+        case .jobStep(urgent: false): .low
+        case .sideEffect(othersWait: true): .medium
+        case .sideEffect(othersWait: false): .low
+        case .jobStep(urgent: nil), .quick: nil
         }
     }
 }

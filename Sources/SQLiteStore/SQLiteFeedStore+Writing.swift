@@ -18,6 +18,8 @@ final class SQLiteItemSink: FeedItemSink {
     private(set) var changedRanks: [Int64] = []
     /// The lowest rank from which every page-index record may have changed; nil when none.
     private(set) var changedFrom: Int64?
+    /// The store's count of writes once this one is counted (nil: it wrote nothing).
+    private(set) var writesCounted: Int64?
 
     init(db: Database) throws {
         self.db = db
@@ -92,6 +94,7 @@ final class SQLiteItemSink: FeedItemSink {
                     INSERT INTO meta(key, value) VALUES ('writes', 1)
                     ON CONFLICT(key) DO UPDATE SET value = value + 1
                     """)
+            writesCounted = try Int64.fetchOne(db, sql: SQLiteFeedStore.SQL.writes)
         }
         if let start = lowest {
             let base =
@@ -119,16 +122,17 @@ extension SQLiteFeedStore {
     /// (when it throws) none does and the store is as it was. Readers keep
     /// reading the previous state meanwhile (WAL).
     public func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary) {
-        let (result, summary) = try Self.writeIndexed(poolForWriting, index) { [index] db -> (Result, UpsertSummary) in
+        let (result, summary, counted) = try Self.writeIndexed(poolForWriting, index) { [index] db -> (Result, UpsertSummary, Int64?) in
             let sink = try SQLiteItemSink(db: db)
             var writer = FeedWriter(sink: sink)
             let result = try body(&writer)
             _ = consume writer
             let summary = try sink.finish()
             if summary.inserted + summary.updated > 0 { try index.refresh(db, ranks: sink.changedRanks, from: sink.changedFrom) }
-            return (result, summary)
+            return (result, summary, sink.writesCounted)
         }
         if summary.inserted + summary.updated > 0 { bumpRevision() }
+        if let counted { sawOwnWrite(counted) }
         return (result, summary)
     }
 }

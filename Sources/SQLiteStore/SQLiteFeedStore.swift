@@ -168,6 +168,17 @@ public final class SQLiteFeedStore: ImmediatePages {
         revisionCounter.add(1, ordering: .releasing)
     }
 
+    /// This process's own write made the store's count `writes`: it bumped
+    /// `revision` itself, so `noticeOtherWriters` must not take the count for
+    /// another process's write and bump it again (every page rendered in the
+    /// second after a write was thrown away, and pre-warm warmed its pages
+    /// again). A count already seen past it (another process wrote after) stays.
+    func sawOwnWrite(_ writes: Int64) {
+        writesSeen.withLock { seen in
+            if seen.map({ $0 < writes }) ?? true { seen = writes }
+        }
+    }
+
     /// Notices writes made by another process (`warmfeed import` on the data
     /// folder of a running server): every write counts itself in `meta`, and a
     /// count this process has not seen bumps `revision`, so pages rendered

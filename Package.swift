@@ -68,8 +68,9 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
 
-        // Small sums several modules share: civil-calendar days, FNV-1a hashes and a
-        // `Duration`'s seconds and milliseconds. Depends on nothing.
+        // Small sums several modules share: civil-calendar days, FNV-1a hashes, a
+        // `Duration`'s seconds and milliseconds, and the HTTP server's connection
+        // counts (the operator's stats show the same type). Depends on nothing.
         .target(name: "Reckoning", swiftSettings: crossModule),
 
         // A number for each thread, and what hangs on it: per-thread counters, and

@@ -63,13 +63,7 @@ package final class CacheObserver: Service, Sendable {
         let (connections, connectionsBytes) = server.withLock { server in
             (server?.connections ?? ConnectionCounts(), server.map { $0.connections.held * $0.connectionMemoryLimit } ?? 0)
         }
-        (stats.connections.held, stats.connections.slowHeads, stats.connections.idleClosed) = (connections.held, connections.slowHeads, connections.idleClosed)
-        (stats.connections.waiting, stats.connections.waitsShed, stats.connections.waitsLate) = (
-            connections.waiting, connections.waitsShed, connections.waitsLate
-        )
-        (stats.connections.madeRoom, stats.connections.refused, stats.connections.malformed) = (
-            connections.madeRoom, connections.refused, connections.malformed
-        )
+        stats.connections = connections
         stats.memoryUse.connectionsBytes = connectionsBytes
         let process = ProcessMemory.now()
         stats.memoryUse.rssBytes = process.residentBytes ?? Self.residentBytes()

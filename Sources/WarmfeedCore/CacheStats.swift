@@ -1,4 +1,5 @@
 import Foundation
+import Reckoning
 
 /// What `GET /admin/cache` answers, the dashboard shows and `/metrics` sets its
 /// gauges from: every feature's numbers at one moment, each section filled by
@@ -88,28 +89,8 @@ public struct CacheStats: Codable, Sendable {
     public typealias Source = RefreshStatus
 
     /// The HTTP server's connections: held now, shed since start and why.
-    public struct Connections: Codable, Sendable {
-        public init() {}
-
-        /// Connections open now.
-        public var held = 0
-        /// Answered 408 and shut down: a request head began and did not arrive whole within the head timeout.
-        public var slowHeads = 0
-        /// Idle keep-alive connections closed silently after the head timeout.
-        public var idleClosed = 0
-        /// Shut down while waiting for a head, to make room for a new connection.
-        public var madeRoom = 0
-        /// New connections closed at once: the server was full and nothing waited.
-        public var refused = 0
-        /// New connections answered a 4xx and closed at a first look.
-        public var malformed = 0
-        /// Requests waiting now (on the store, the origin), their connection suspended.
-        public var waiting = 0
-        /// Waits answered before their work ended: past the cap on waits of one address or in all.
-        public var waitsShed = 0
-        /// Waits answered before their work ended: past their deadline (a thumbnail's placeholder, its job going on).
-        public var waitsLate = 0
-    }
+    /// The HTTP server's connections, held and shed (`HTTPServer.connections`).
+    public typealias Connections = ConnectionCounts
 
     /// Rows rendered ahead (`RowPreparation`).
     public struct Rows: Codable, Sendable, Equatable {

@@ -1,5 +1,7 @@
 /// The server's connections, for an operator: how many it holds, and how many
-/// it shed since it started, and why.
+/// it shed since it started, and why. `HTTPServer` counts them and the
+/// operator's views show them (`CacheStats.connections` is this type), so the
+/// fields are written once, here, below both.
 public struct ConnectionCounts: Sendable, Codable, Equatable {
     /// Connections open now.
     public var held: Int

@@ -67,6 +67,8 @@ package final class WarmfeedMetrics: Sendable {
         ("connections_waits_late", { $0.connections.waitsLate }),
         ("page_cache_hits", { $0.pageHits }), ("page_cache_misses", { $0.pageMisses }), ("page_cache_not_kept", { $0.pageNotKept }),
         ("decode_refused", { $0.decode.refused }), ("decode_timed_out", { $0.decode.timedOut }),
+        // Stored rows a page found corrupt, served from their items and prepared again (issue 34).
+        ("rows_repaired", { $0.rows?.repaired }), ("rows_prepared", { $0.rows?.prepared }),
         // A cluster's shared tier: counted only with `--redis`.
         ("shared_claims_won", { $0.shared?.claimsWon }), ("shared_claims_waited", { $0.shared?.claimsWaited }),
         ("shared_claims_taken_over", { $0.shared?.claimsTakenOver }), ("shared_claims_unavailable", { $0.shared?.claimsUnavailable }),

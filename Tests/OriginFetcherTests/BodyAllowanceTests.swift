@@ -59,6 +59,19 @@ import Testing
         #expect(state.usage.handedOverBytes == 0 && state.usage.onTheWireBytes == 40)
     }
 
+    @Test func aFetchPausedWhenTheLastBodyHandedOverIsLetGoIsAloneAndGoesOn() {
+        var state = BodyAllowanceState(limit: 100)
+        let (a, b) = (state.register(), state.register())
+        #expect(takes(&state, [(a, 60)]) == [true])
+        #expect(state.end(a, keeping: true) == 60)
+        #expect(takes(&state, [(b, 40), (b, 20)]) == [true, false])
+        state.pause(b)
+        // The body handed over is let go: b, alone, is not to end; it takes again when resumed.
+        state.letGo(60)
+        #expect(state.stalled() == nil)
+        #expect(takes(&state, [(b, 200)]) == [true])
+    }
+
     @Test func whenEveryHolderIsPausedTheYoungestIsNamed() {
         var state = BodyAllowanceState(limit: 100)
         let (a, b, c) = (state.register(), state.register(), state.register())

@@ -60,11 +60,11 @@ package final class CacheObserver: Service, Sendable {
         stats.uptimeSeconds = uptime
         stats.node = node
         for publisher in publishers { publisher.publish(into: &stats) }
-        let (connections, connectionsBytes) = server.withLock { server in
-            (server?.connections ?? ConnectionCounts(), server.map { $0.connections.held * $0.connectionMemoryLimit } ?? 0)
+        let (connections, memoryLimit) = server.withLock { server in
+            (server?.connections ?? ConnectionCounts(), server?.connectionMemoryLimit ?? 0)
         }
         stats.connections = connections
-        stats.memoryUse.connectionsBytes = connectionsBytes
+        stats.memoryUse.connectionsBytes = connections.held * memoryLimit
         let process = ProcessMemory.now()
         stats.memoryUse.rssBytes = process.residentBytes ?? Self.residentBytes()
         (stats.memoryUse.anonymousBytes, stats.memoryUse.fileBytes, stats.memoryUse.threads) = (process.anonymousBytes, process.fileBytes, process.threads)
@@ -93,7 +93,8 @@ package final class CacheObserver: Service, Sendable {
         }
     }
 
-    /// The Prometheus text for a scrape: gauges set to what is held now.
+    /// The Prometheus text for a scrape: gauges set to what is held now,
+    /// counters raised by what was counted since the scrape before.
     /// A scrape adds nothing to the dashboard's chart.
     func scrape() -> [UInt8] {
         metrics.record(from: stats())

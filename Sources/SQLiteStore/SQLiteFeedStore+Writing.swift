@@ -89,12 +89,14 @@ final class SQLiteItemSink: FeedItemSink {
     fileprivate func finish() throws -> UpsertSummary {
         if summary.inserted + summary.updated > 0 {
             // Other processes reading this store notice the write by this count.
-            try db.execute(
+            // The count it makes, in the same statement: this process takes it for its own write.
+            writesCounted = try Int64.fetchOne(
+                db,
                 sql: """
                     INSERT INTO meta(key, value) VALUES ('writes', 1)
                     ON CONFLICT(key) DO UPDATE SET value = value + 1
+                    RETURNING value
                     """)
-            writesCounted = try Int64.fetchOne(db, sql: SQLiteFeedStore.SQL.writes)
         }
         if let start = lowest {
             let base =

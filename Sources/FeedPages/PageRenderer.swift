@@ -60,17 +60,11 @@ package struct PageRenderer: Sendable {
         self.threshold = threshold
     }
 
-    /// The rows of `page` with its sentinel (or the end-of-feed row), as HTML bytes.
+    /// The rows of `page` with its sentinel (or the end-of-feed row), as HTML
+    /// bytes: each row rendered from its item, through the one way a page is
+    /// rendered (`fragment(of: PreparedPage…)`).
     package func fragment(of page: Page, query: PageQuery, number: Int) -> [UInt8] {
-        let next = Self.next(after: page.older, number: number)
-        let values = FragmentValues(
-            rows: PageRows(
-                page: page, epoch: epoch, number: number, url: query.documentURL,
-                split: Sentinel.rowsBefore(rowCount: page.items.count, threshold: threshold), next: next
-            ))
-        var html = HTMLBuffer(capacity: 1024 + page.items.count * 768)
-        pageTemplate.render(values, into: &html)
-        return html.bytes
+        fragment(of: PreparedPage(page), query: query, number: number)
     }
 
     /// Bump when a row's bytes change for the same templates (escaping, dates,
@@ -116,9 +110,10 @@ package struct PageRenderer: Sendable {
         return PreparedRowTag.seal(bytes, tag: rowTag)
     }
 
-    /// The rows of a prepared page with its sentinel (or the end row), as HTML
-    /// bytes: the same bytes `fragment(of:query:number:)` makes of its items.
-    func fragment(of page: PreparedPage, query: PageQuery, number: Int) -> [UInt8] {
+    /// The rows of a page with its sentinel (or the end row), as HTML bytes:
+    /// rows rendered ahead from their bytes with their holes filled in, the
+    /// others from their items; the same bytes either way.
+    package func fragment(of page: PreparedPage, query: PageQuery, number: Int) -> [UInt8] {
         let next = Self.next(after: page.older, number: number)
         let split = Sentinel.rowsBefore(rowCount: page.rows.count, threshold: threshold)
         return PreparedRows.rendering(page, epoch: epoch, number: number, url: query.documentURL, split: split, next: next) { rows in

@@ -47,15 +47,6 @@ package final class PageService: Sendable {
         return generation < previewGeneration() ? nil : rendering
     }
 
-    /// A rendering of `page` for `key`, noting whether a row still awaits its preview.
-    private func rendering(_ html: [UInt8], key: PageCache.Key, number: Int, page: Page, generation: Int) -> PageCache.Rendering {
-        let awaiting = page.items.contains(where: { $0.imageURL != nil && $0.preview == nil }) ? generation : nil
-        var rendering = PageCache.Rendering(
-            html: html, etag: etag(key, awaitingPreviews: awaiting), number: number, older: page.older, newer: page.newer)
-        rendering.awaitingPreviews = awaiting
-        return rendering
-    }
-
     /// Set at start: revisions count from zero in each process, so a
     /// validator of an earlier run must never match one of this run.
     private let run = UInt64.random(in: 0...UInt64.max)
@@ -91,14 +82,16 @@ package final class PageService: Sendable {
     func render(_ key: PageCache.Key, forPrewarm: Bool = false) async throws -> PageCache.Rendering? {
         let generation = previewGeneration()
         let keep = forPrewarm ? .keep : cache.admission(key)
-        if let tag = renderer.rowTag {
-            let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
-            if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
-            guard let page = try await store.preparedPage(key.query.request, size: pageSize, tag: tag) else { return nil }
-            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
-        }
-        guard let page = try await store.page(key.query.request, size: pageSize) else { return nil }
-        return document(key, fragment: fragment(of: page, query: key.query, revision: key.revision, generation: generation), keep: keep)
+        let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
+        if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
+        let read: PreparedPage? =
+            if let tag = renderer.rowTag {
+                try await store.preparedPage(key.query.request, size: pageSize, tag: tag)
+            } else {
+                try await store.page(key.query.request, size: pageSize).map(PreparedPage.init)
+            }
+        guard let page = read else { return nil }
+        return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
     }
 
     /// `render(_:)` on the caller's thread, for a store that reads at once
@@ -109,13 +102,14 @@ package final class PageService: Sendable {
         let keep = cache.admission(key)
         let fragmentKey = PageCache.Key(revision: key.revision, kind: .fragment, query: key.query)
         if let kept = cache.rendering(for: fragmentKey).flatMap(current) { return document(key, fragment: kept, keep: keep) }
-        if let tag = renderer.rowTag {
-            guard let page = try immediate.preparedPageAtOnce(key.query.request, size: pageSize, tag: tag) else { return nil }
-            return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
-        }
-        guard let page = try immediate.pageAtOnce(key.query.request, size: pageSize) else { return nil }
-        let fragment = fragment(of: page, query: key.query, revision: key.revision, generation: generation)
-        return document(key, fragment: fragment, keep: keep)
+        let read: PreparedPage? =
+            if let tag = renderer.rowTag {
+                try immediate.preparedPageAtOnce(key.query.request, size: pageSize, tag: tag)
+            } else {
+                try immediate.pageAtOnce(key.query.request, size: pageSize).map(PreparedPage.init)
+            }
+        guard let page = read else { return nil }
+        return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
     }
 
     /// `render(_:)` on the caller's thread when the store holds the page
@@ -133,7 +127,8 @@ package final class PageService: Sendable {
         return document(key, fragment: fragment(of: page, query: key.query, key: fragmentKey, generation: generation, keep: keep), keep: keep)
     }
 
-    /// The fragment of a prepared page, rendered, and kept under `key` as `keep` allows.
+    /// The fragment of a page, rendered (rows rendered ahead or from their
+    /// items: the one way a page's bytes are made), and kept under `key` as `keep` allows.
     private func fragment(of page: PreparedPage, query: PageQuery, key: PageCache.Key, generation: Int, keep: PageCache.Admission) -> PageCache.Rendering {
         // Its corrupt rows were read whole: rendered from their items here, prepared again soon.
         if !page.corrupt.isEmpty { repairs.note(page.corrupt) }
@@ -167,16 +162,6 @@ package final class PageService: Sendable {
         let compressed = rendering.compressing()
         if !compressed.unkept { cache.keep(compressed, for: key) }
         return compressed
-    }
-
-    /// The fragment of `page` (from the cache, or rendered and kept).
-    private func fragment(of page: Page, query: PageQuery, revision: Int, generation: Int) -> PageCache.Rendering {
-        let key = PageCache.Key(revision: revision, kind: .fragment, query: query)
-        if let kept = cache.rendering(for: key).flatMap(current) { return kept }
-        let number = query.number ?? max(1, (page.firstPosition + pageSize - 1) / pageSize)
-        let fragment = rendering(renderer.fragment(of: page, query: query, number: number), key: key, number: number, page: page, generation: generation)
-        cache.keep(fragment, for: key)
-        return fragment
     }
 }
 

@@ -25,8 +25,8 @@ package enum PageValues {
     static let error = TemplateSchema(["status": .text, "reason": .text, "message": .text, "css": .text])
 }
 
-/// What the page template needs of a page's rows, whether they are rendered
-/// from items (`PageRows`) or come rendered ahead (`PreparedRows`).
+/// What the page template needs of a page's rows (`PreparedRows`: rows
+/// rendered ahead, or rendered from their items, in one page).
 protocol FragmentRows: AnyObject {
     var rowCount: Int { get }
     var number: Int { get }
@@ -62,57 +62,6 @@ struct FragmentValues<Rows: FragmentRows>: TemplateValues {
     }
 }
 
-/// What every row of a page shares, held once while the page renders.
-final class PageRows: FragmentRows {
-    let page: Page
-    /// The store's epoch, which the rows' picture names carry.
-    let epoch: UInt32
-    let number: Int
-    let url: String
-    /// Rows before the sentinel.
-    let split: Int
-    /// The next page's document and fragment URLs; nil on the last page.
-    let next: (document: String, fragment: String)?
-
-    init(page: Page, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?) {
-        self.page = page
-        self.epoch = epoch
-        self.number = number
-        self.url = url
-        self.split = split
-        self.next = next
-    }
-
-    var rowCount: Int { page.items.count }
-    func row(at offset: Int) -> any TemplateValues { RowValues(rows: self, offset: offset) }
-}
-
-/// One row: an item with its place in the feed. Two words, so it fits an
-/// existential's inline buffer: a row costs no allocation and no retain.
-struct RowValues: TemplateValues {
-    /// Safe unowned: a row lives only inside the render of its page, which holds `rows`.
-    unowned(unsafe) let rows: PageRows
-    let offset: Int
-
-    // Fields are read in place, through a pointer to the item: an array's
-    // subscript, `items[offset].title`, copied the whole item (a retain and a
-    // release of each of its strings) for every field written, which perf put
-    // at 15% of the server's CPU on random deep pages.
-    private func withItem<T>(_ body: (UnsafePointer<FeedItem>) -> T) -> T {
-        rows.page.items.withUnsafeBufferPointer { body($0.baseAddress! + offset) }
-    }
-
-    func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
-        withItem { item in
-            RowFields.write(field, of: item, place: RowPlace(rows: rows, offset: offset), into: &html, escaped: escaped)
-        }
-    }
-
-    func isPresent(_ field: Int) -> Bool {
-        withItem { RowFields.isPresent(field, of: $0, first: offset == 0) }
-    }
-}
-
 /// Where a row sits: what its position-dependent fields are written from.
 struct RowPlace {
     var position: Int
@@ -123,24 +72,6 @@ struct RowPlace {
     var url: String
     /// The store's epoch, which the row's picture name carries.
     var epoch: UInt32
-
-    init(rows: PageRows, offset: Int) {
-        position = rows.page.firstPosition + offset
-        total = rows.page.total
-        first = offset == 0
-        number = rows.number
-        url = rows.url
-        epoch = rows.epoch
-    }
-
-    init(position: Int, total: Int, first: Bool, number: Int, url: String, epoch: UInt32) {
-        self.position = position
-        self.total = total
-        self.first = first
-        self.number = number
-        self.url = url
-        self.epoch = epoch
-    }
 }
 
 /// How each field of `row.mustache` is written from an item and its place:
@@ -219,10 +150,13 @@ struct AheadRowValues: TemplateValues {
     }
 }
 
-/// One prepared page's rows, split around its sentinel, held once while it
-/// renders: its rows and bytes by pointer, valid only inside
-/// `PreparedRows.rendering` (a row's values read them with no reference
-/// counted, as the template asks a row for each of its holes).
+/// One page's rows, split around its sentinel, held once while it renders:
+/// its rows, their bytes and the items of rows rendered from their items by
+/// pointer, valid only inside `PreparedRows.rendering` (a row's values read
+/// them with no reference counted, as the template asks a row for each field
+/// or hole). Every page is rendered here, whether its rows were rendered
+/// ahead (`PreparedPage`) or come as items (`PreparedPage(_: Page)`), so a
+/// page's bytes have one way to be made.
 final class PreparedRows: FragmentRows {
     let page: PreparedPage
     /// The store's epoch, which the picture names of rows rendered here carry.
@@ -234,14 +168,23 @@ final class PreparedRows: FragmentRows {
     /// The page's rows and their bytes, while `rendering` runs.
     fileprivate let rows: UnsafeBufferPointer<PreparedPage.Row>
     fileprivate let bytes: UnsafeRawBufferPointer
+    /// The items of the rows rendered from their items, and where each row's
+    /// is among them (-1: the row has prepared bytes). Fields are read in
+    /// place, through a pointer to the item: copying a row's item to read a
+    /// field (a retain and a release of each of its strings) put perf at 15%
+    /// of the server's CPU on random deep pages rendered from items.
+    fileprivate let items: UnsafeBufferPointer<FeedItem>
+    fileprivate let slots: UnsafeBufferPointer<Int>
 
     private init(
-        page: PreparedPage, rows: UnsafeBufferPointer<PreparedPage.Row>, bytes: UnsafeRawBufferPointer, epoch: UInt32, number: Int, url: String,
-        split: Int, next: (document: String, fragment: String)?
+        page: PreparedPage, rows: UnsafeBufferPointer<PreparedPage.Row>, bytes: UnsafeRawBufferPointer, items: UnsafeBufferPointer<FeedItem>,
+        slots: UnsafeBufferPointer<Int>, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?
     ) {
         self.page = page
         self.rows = rows
         self.bytes = bytes
+        self.items = items
+        self.slots = slots
         self.epoch = epoch
         self.number = number
         self.url = url
@@ -254,12 +197,38 @@ final class PreparedRows: FragmentRows {
         _ page: PreparedPage, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?,
         _ body: (PreparedRows) -> Result
     ) -> Result {
-        page.rows.withUnsafeBufferPointer { rows in
-            page.bytes.withUnsafeBytes { bytes in
-                let held = PreparedRows(page: page, rows: rows, bytes: bytes, epoch: epoch, number: number, url: url, split: split, next: next)
-                return withExtendedLifetime(held) { body(held) }
+        // The items are gathered once a page (none when every row was rendered ahead).
+        var items: [FeedItem] = []
+        var slots: [Int] = []
+        if page.rows.contains(where: { $0.prepared.isEmpty && $0.item != nil }) {
+            slots.reserveCapacity(page.rows.count)
+            for row in page.rows {
+                if row.prepared.isEmpty, let item = row.item {
+                    slots.append(items.count)
+                    items.append(item)
+                } else {
+                    slots.append(-1)
+                }
             }
         }
+        return page.rows.withUnsafeBufferPointer { rows in
+            page.bytes.withUnsafeBytes { bytes in
+                items.withUnsafeBufferPointer { items in
+                    slots.withUnsafeBufferPointer { slots in
+                        let held = PreparedRows(
+                            page: page, rows: rows, bytes: bytes, items: items, slots: slots, epoch: epoch, number: number, url: url, split: split,
+                            next: next)
+                        return withExtendedLifetime(held) { body(held) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The item row `offset` is rendered from; nil when it has prepared bytes (or neither).
+    fileprivate func item(at offset: Int) -> UnsafePointer<FeedItem>? {
+        guard !slots.isEmpty, case let slot = slots[offset], slot >= 0 else { return nil }
+        return items.baseAddress! + slot
     }
 
     var rowCount: Int { rows.count }
@@ -288,12 +257,12 @@ struct PreparedRowValues: TemplateValues {
     }
 
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
-        let row = row
-        // A row rendered from its item has no prepared bytes (checked first: the item is not copied to learn it is nil).
-        if row.pointee.prepared.isEmpty, let item = row.pointee.item {
-            withUnsafePointer(to: item) { RowFields.write(field, of: $0, place: place, into: &html, escaped: escaped) }
+        // A row rendered from its item, read in place.
+        if let item = rows.item(at: offset) {
+            RowFields.write(field, of: item, place: place, into: &html, escaped: escaped)
             return
         }
+        let row = row
         // A hole of the prepared bytes: only the open fields are asked for
         // (`PreparedHTML.write` checked the stored field numbers first).
         switch PageValues.RowField(rawValue: field) {
@@ -307,10 +276,9 @@ struct PreparedRowValues: TemplateValues {
     }
 
     func isPresent(_ field: Int) -> Bool {
-        let row = row
         // Of the prepared bytes, only open sections are asked about (`PreparedHTML.write`).
-        guard row.pointee.prepared.isEmpty, let item = row.pointee.item else { return RowFields.isPresent(field, first: offset == 0) ?? false }
-        return withUnsafePointer(to: item) { RowFields.isPresent(field, of: $0, first: offset == 0) }
+        guard let item = rows.item(at: offset) else { return RowFields.isPresent(field, first: offset == 0) ?? false }
+        return RowFields.isPresent(field, of: item, first: offset == 0)
     }
 }
 

@@ -63,6 +63,14 @@ public struct PreparedPage: Sendable {
 
     /// Whether a row with a picture has no preview yet.
     public var awaitingPreviews: Bool { rows.contains { $0.hasPicture && $0.preview == nil } }
+
+    /// `page` with every row to be rendered from its item: the one shape a
+    /// page is rendered from, whether its rows were rendered ahead or not.
+    public init(_ page: Page) {
+        self.init(
+            rows: page.items.map { Row(id: $0.id ?? 0, preview: $0.preview, hasPicture: $0.imageURL != nil, prepared: 0..<0, item: $0) },
+            bytes: [], total: page.total, firstPosition: page.firstPosition, older: page.older, newer: page.newer)
+    }
 }
 
 /// What a backend reads of each row of a prepared page, in page order, to

@@ -270,7 +270,6 @@ let package = Package(
                 "Thumbnails",
                 "ThreadSlots",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -5,18 +5,18 @@ import WarmfeedCore
 
 /// The Prometheus view of the cache (`GET /metrics`), through swift-metrics.
 ///
-/// Counters and timers are recorded where the event happens (a hit decided, an
-/// original fetched, a thumbnail resized, a pre-warm job ended); gauges (what
-/// the cache holds now) are set from a snapshot when `/metrics` is scraped,
-/// and so are the counters of what the parts count themselves (connections
-/// shed, pages missed): raised by the difference, they are Prometheus
-/// counters, not gauges of running counts.
+/// Each number is counted once, by the part it belongs to (the thumbnail
+/// machine, pre-warm's planner, the page cache, the server's connections),
+/// and read from the stats they publish when `/metrics` is scraped: gauges
+/// (what is held now) are set, counters (what only rises) are raised by the
+/// difference, so they are Prometheus counters, not gauges of running
+/// counts. Only the two timings are recorded where they happen (an
+/// original's fetch, a thumbnail's resize: histograms).
 /// Each app has its own registry (no global bootstrap), so several servers in
 /// one process (the tests) keep their numbers apart.
 package final class WarmfeedMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    /// Where the parts make their counters and timers (`ThumbnailMetrics`,
-    /// `PrewarmMetrics`), into `registry`.
+    /// Where the thumbnails record their two timers (`ThumbnailMetrics`), into `registry`.
     package let factory: PrometheusMetricsFactory
     private let gauges: [(gauge: CoreMetrics.Gauge, value: @Sendable (CacheStats) -> Double?)]
     private let counters: [(counter: CoreMetrics.Counter, value: @Sendable (CacheStats) -> Int?)]
@@ -57,6 +57,15 @@ package final class WarmfeedMetrics: Sendable {
     /// scrape by what it rose since the one before (nil: not counted on this
     /// node), so `rate()` reads it as the counter it is.
     static let counterValues: [(name: String, value: @Sendable (CacheStats) -> Int?)] = [
+        // Readers' thumbnail requests as the thumbnail machine decided them, and what its jobs did.
+        ("thumbnail_hits_total", { $0.hits }), ("thumbnail_misses_total", { $0.misses }), ("thumbnail_coalesced_total", { $0.coalesced }),
+        ("thumbnail_negative_hits_total", { $0.negativeHits }), ("thumbnail_evictions_total", { $0.evictions }),
+        ("thumbnail_failures_total", { $0.failures }), ("thumbnail_disk_hits_total", { $0.diskHits }),
+        ("thumbnail_shared_hits_total", { $0.sharedHits }), ("thumbnail_resizes_total", { $0.resizes }),
+        ("thumbnail_origin_fetches_total", { $0.origin.fetches }), ("thumbnail_origin_errors_total", { $0.origin.errors }),
+        // Pre-warm's jobs, as its planner counted them.
+        ("thumbnail_prewarm_done_total", { $0.prewarm.done }), ("thumbnail_prewarm_cancelled_total", { $0.prewarm.cancelled }),
+        ("thumbnail_prewarm_dropped_total", { $0.prewarm.dropped }),
         ("origin_busy", { $0.origin.busy }), ("origin_cancelled", { $0.origin.cancelled }),
         ("origin_retried", { $0.origin.retried }), ("origin_refused", { $0.origin.refused }),
         ("origin_body_pauses", { $0.origin.bodyPauses }), ("origin_body_shed", { $0.origin.bodyShed }),

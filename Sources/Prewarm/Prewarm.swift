@@ -6,5 +6,5 @@
 // the feed's routes (`ReaderTracking`, which pages own), gets pages through
 // `PrewarmPages` and makes thumbnails through `ThumbnailWarming` (both
 // protocols the lower feature owns: it holds no concrete type of either), and
-// in a cluster claims each page (`PageWarmingClaims`) so one node warms it. It publishes its numbers
-// through the stats seam and its events through swift-metrics.
+// in a cluster claims each page (`PageWarmingClaims`) so one node warms it. It publishes its numbers,
+// counted once by its planner, through the stats seam, where `/metrics` reads them too.

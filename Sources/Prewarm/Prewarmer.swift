@@ -1,4 +1,3 @@
-import CoreMetrics
 import FeedPages
 import Logging
 import ServiceLifecycle
@@ -71,7 +70,6 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     let thumbnails: any ThumbnailWarming
     let clock: Uptime
     private let thumbnailsAtOnce: Int
-    private let metrics: PrewarmMetrics
     /// In a cluster: who warms a page's thumbnails (the first node to ask;
     /// the others wait for it, then find them in the shared tier).
     private let claims: (any PageWarmingClaims)?
@@ -87,13 +85,12 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// `concurrency` pages at a time and `thumbnailsAtOnce` thumbnails per page,
     /// reading pages from `pages` and reading the time from `clock`.
     package init(
-        lead: Int, pages: any PrewarmPages, thumbnails: any ThumbnailWarming, clock: Uptime, metrics: any MetricsFactory,
+        lead: Int, pages: any PrewarmPages, thumbnails: any ThumbnailWarming, clock: Uptime,
         concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = .seconds(3),
         claims: (any PageWarmingClaims)? = nil, logger: Logger
     ) {
         self.claims = claims
         startGate = StartGate(limit: pageOneHold)
-        self.metrics = PrewarmMetrics(factory: metrics)
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
         (starts, startsInput) = AsyncStream.makeStream(of: PrewarmTasks.Start.self)
         (avifPages, avifPagesInput) = AsyncStream.makeStream(of: AVIFPage.self, bufferingPolicy: .bufferingNewest(Self.avifBacklog))
@@ -225,17 +222,16 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Gives the planner one event under the lock, records what it counted
-    /// in the metrics, and carries out its actions once the lock is released.
+    /// Gives the planner one event under the lock, and carries out its
+    /// actions once the lock is released. What it counts is the planner's
+    /// (`publish(into:)`): `/metrics` reads it there.
     func decide(_ event: (inout State) -> [Planner.Action]) {
-        let (work, before, after, idle) = state.withLock { state in
-            let before = state.planner.counters
+        let (work, idle) = state.withLock { state in
             let work = state.take(event(&state))
             var idle: [CheckedContinuation<Void, Never>] = []
             if state.isIdle { swap(&idle, &state.idleWaiters) }
-            return (work, before, state.planner.counters, idle)
+            return (work, idle)
         }
-        metrics.counted(from: before, to: after)
         perform(work)
         for waiter in idle { waiter.resume() }
     }

@@ -162,7 +162,7 @@ public final class WarmfeedApp: Sendable {
             logger: logger
         )
         prewarmer = Prewarmer(
-            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock, metrics: metrics.factory,
+            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock,
             pageOneHold: configuration.pageOneHold, claims: shared, logger: logger
         )
         let tracked = configuration.prewarmPages > 0 ? prewarmer : nil

@@ -46,12 +46,7 @@ extension ThumbnailService {
     /// actions that touch the task tables; then runs the quick actions and
     /// returns the work left, for the caller to do or `start`.
     func apply(_ event: (inout Locked) -> [State.Action]) -> [State.Action] {
-        let (actions, failed) = locked.withLock { locked in
-            let before = locked.machine.counters.failures
-            let actions = event(&locked).filter { runLocked($0, in: &locked) }
-            return (actions, locked.machine.counters.failures - before)
-        }
-        if failed > 0 { metrics.failed(failed) }
+        let actions = locked.withLock { locked in event(&locked).filter { runLocked($0, in: &locked) } }
         return actions.filter { !runQuick($0) }
     }
 
@@ -130,8 +125,6 @@ extension ThumbnailService {
         case .promoteFetch(_, let item):
             // A fetch already waiting for a connection moves up.
             if let url = origin.url(for: item) { fetcher.promote(url) }
-        case .release(let values):
-            metrics.evicted(values.count)
         default:
             break
         }

@@ -21,7 +21,6 @@ extension ThumbnailService {
         case .miss: lookup = .miss
         case .failed(let remaining): lookup = .failed(remaining: remaining)
         }
-        if case .hit = lookup { metrics.tierHit(tiers[tier].name) }
         let now = clock.now
         return apply { $0.machine.tierAnswered(key, tier: tier, lookup, now: now) }
     }
@@ -141,7 +140,6 @@ extension ThumbnailService {
                 result = .failure(.busy)
             } catch {
                 result = .failure(.origin)
-                metrics.originFailed()
                 // A refusal by the address policy (or of a file outside the folders) is a failure
                 // like any origin's, remembered as one, but told once per host (`isRefusal`).
                 if !isRefusal(error, url: url) {

@@ -80,8 +80,6 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// written into the request thread's own ring: a stream's continuation
     /// was a lock every server thread took on a browser's thumbnail hits.
     private let avifMissed = ThreadRings<MissedAVIF>(capacity: 32, slots: 64)
-    /// Those hits already told to the metrics' counter (at the last `publish`, off the request path).
-    private let hitsInMetrics = Mutex<Int>(0)
     /// Thumbnails a peer answered with bytes that were not one (`askOwner`).
     let ownerAnswersRefused = Atomic<Int>(0)
     /// The largest answer a peer may give for a thumbnail, in bytes.
@@ -287,8 +285,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
                 // Pre-warm asking for a 2x is no reader on a dense screen.
                 if asker != .prewarm, key.variant.scale > 1 { denseDemand.note(at: now) }
                 let steps = apply { locked in
-                    let (decision, actions) = locked.machine.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
-                    if asker != .prewarm { metrics.decided(decision) }
+                    let (_, actions) = locked.machine.request(key, of: item, waiter: (id, waiter), from: asker, now: now)
                     return actions
                 }
                 // A job a reader waits on goes ahead of pre-warm's, from its first step.
@@ -310,14 +307,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
             ($0.machine.counters, $0.machine.usage, $0.machine.originLatency, $0.machine.thumbnailLatency)
         }
         var counters = machineCounters
-        let lockFree = lockFreeHits.value(0)
-        counters.hits += lockFree
-        // The metrics' counter learns of the hits counted per thread since it last did.
-        let untold = hitsInMetrics.withLock { told in
-            defer { told = max(told, lockFree) }
-            return lockFree - told
-        }
-        if untold > 0 { metrics.hit(untold) }
+        counters.hits += lockFreeHits.value(0)
         let disk = tiers.lazy.compactMap { $0 as? ThumbnailDiskTier }.first?.usage ?? ThumbnailDiskTier.Usage()
         let originalsOnDisk = originalStore?.usage ?? ThumbnailDiskTier.Usage()
         func tier(_ usage: ThumbnailDiskTier.Usage) -> CacheStats.Tier {

@@ -6,9 +6,12 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that hands every request to one handler.
 ///
-/// It knows nothing of what it serves. Start it with `start()` (or run it as a
-/// `Service`), read the bound `port`, stop it with `shutdown()`: new connections
-/// are refused at once, requests still in flight get `shutdownGrace` seconds.
+/// It knows nothing of what it serves. It may be made before its handler
+/// (what watches it, and the routes that show what it watched, can be made
+/// after it), and is given it with `answer(with:)`; the handler is fixed
+/// when it starts. Start it with `start()` (or run it as a `Service`), read
+/// the bound `port`, stop it with `shutdown()`: new connections are refused at
+/// once, requests still in flight get `shutdownGrace` seconds.
 public final class HTTPServer: Service, Sendable {
     /// Why the server could not start.
     public struct StartError: Error, CustomStringConvertible {
@@ -17,35 +20,68 @@ public final class HTTPServer: Service, Sendable {
     }
 
     private enum State {
-        case idle
-        case running(daemon: DaemonHandle, port: Int, sweeper: HeadSweeper)
-        case stopped
+        /// Made, not listening: the handler, once given.
+        case idle(handler: Router.Handler?)
+        case running(core: ServerCore, daemon: DaemonHandle, port: Int, sweeper: HeadSweeper)
+        case stopped(core: ServerCore)
     }
 
-    let core: ServerCore
-    private let state = Mutex(State.idle)
+    let configuration: HTTPServerConfiguration
+    let logger: Logger
+    private let state: Mutex<State>
+
+    /// Makes a server to be given its handler (`answer(with:)`) before it
+    /// starts; it does not listen until started.
+    public init(configuration: HTTPServerConfiguration, logger: Logger = Logger(label: "warmfeed.http")) {
+        self.configuration = configuration
+        self.logger = logger
+        state = Mutex(.idle(handler: nil))
+    }
 
     /// Makes a server that answers with `handler`; it does not listen until started.
-    public init(configuration: HTTPServerConfiguration, logger: Logger = Logger(label: "warmfeed.http"), handler: @escaping Router.Handler) {
-        core = ServerCore(configuration: configuration, handler: handler, logger: logger)
+    public convenience init(configuration: HTTPServerConfiguration, logger: Logger = Logger(label: "warmfeed.http"), handler: @escaping Router.Handler) {
+        self.init(configuration: configuration, logger: logger)
+        answer(with: handler)
+    }
+
+    /// Gives the server the handler every request is handed to. Before it
+    /// starts: from then on the handler is fixed (the request path reads it
+    /// from a constant, never through a lock or a reference count every thread shares).
+    public func answer(with handler: @escaping Router.Handler) {
+        state.withLock { state in
+            guard case .idle = state else { preconditionFailure("a server is given its handler before it starts") }
+            state = .idle(handler: handler)
+        }
+    }
+
+    /// What the request path runs on, once started.
+    var core: ServerCore? {
+        state.withLock { state in
+            switch state {
+            case .idle: nil
+            case .running(let core, _, _, _), .stopped(let core): core
+            }
+        }
     }
 
     /// The bytes of memory libmicrohttpd gives each connection (its pool).
-    public var connectionMemoryLimit: Int { core.configuration.connectionMemoryLimit }
+    public var connectionMemoryLimit: Int { configuration.connectionMemoryLimit }
 
     /// The address it listens on, as configured.
-    public var host: String { core.configuration.host }
+    public var host: String { configuration.host }
 
     /// The bound port, once started (useful when the configuration asked for port 0).
     public var port: Int {
-        state.withLock { if case .running(_, let port, _) = $0 { port } else { 0 } }
+        state.withLock { if case .running(_, _, let port, _) = $0 { port } else { 0 } }
     }
 
-    /// Binds and starts the worker threads. Calling it twice is an error.
+    /// Binds and starts the worker threads, answering with the handler given.
+    /// Calling it twice, or before a handler is given, is an error.
     public func start() throws {
         try state.withLock { state in
-            guard case .idle = state else { throw StartError(description: "the server was already started") }
-            let configuration = core.configuration
+            guard case .idle(let handler) = state else { throw StartError(description: "the server was already started") }
+            guard let handler else { throw StartError(description: "the server was given no handler") }
+            let core = ServerCore(configuration: configuration, handler: handler, logger: logger)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(clamping: configuration.port)).bigEndian
@@ -60,8 +96,9 @@ public final class HTTPServer: Service, Sendable {
             let flags =
                 MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
                 | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
-            // The core is passed unretained: `self` owns it and outlives the daemon,
-            // which `shutdown()` (or deinit) stops before the core can go away.
+            // The core is passed unretained: `self` owns it (in its state, from now
+            // on) and outlives the daemon, which `shutdown()` (or deinit) stops
+            // before the core can go away.
             let coreCls = Unmanaged.passUnretained(core).toOpaque()
             let daemon = withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
@@ -80,6 +117,7 @@ public final class HTTPServer: Service, Sendable {
                 }
             }
             guard let daemon else {
+                core.stopHandlers()
                 throw StartError(description: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
             }
             Self.deferAccepts(on: wf_mhd_listen_socket(daemon), seconds: configuration.deferAccept)
@@ -87,22 +125,22 @@ public final class HTTPServer: Service, Sendable {
                 core.expireSlowHeads()
                 core.expireLateWaits()
             }
-            state = .running(daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)), sweeper: sweeper)
+            state = .running(core: core, daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)), sweeper: sweeper)
         }
-        core.logger.info("listening", metadata: ["address": "http://\(core.configuration.host):\(port)/"])
+        logger.info("listening", metadata: ["address": "http://\(configuration.host):\(port)/"])
     }
 
     /// Stops accepting, lets requests in flight finish (up to the grace period), then stops.
     public func shutdown() async {
-        let running: (DaemonHandle, HeadSweeper)? = state.withLock { state in
-            guard case .running(let daemon, _, let sweeper) = state else { return nil }
-            state = .stopped
-            return (daemon, sweeper)
+        let running: (ServerCore, DaemonHandle, HeadSweeper)? = state.withLock { state in
+            guard case .running(let core, let daemon, _, let sweeper) = state else { return nil }
+            state = .stopped(core: core)
+            return (core, daemon, sweeper)
         }
-        guard let (daemon, sweeper) = running else { return }
+        guard let (core, daemon, sweeper) = running else { return }
         sweeper.stop()
         let listenSocket = MHD_quiesce_daemon(daemon.pointer)
-        let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGrace * 1000))
+        let deadline = ContinuousClock.now + .milliseconds(Int(configuration.shutdownGrace * 1000))
         while core.requestsInFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -118,11 +156,11 @@ public final class HTTPServer: Service, Sendable {
         MHD_stop_daemon(daemon.pointer)
         if listenSocket >= 0 { close(listenSocket) }
         core.stopHandlers()
-        core.logger.info("stopped")
+        logger.info("stopped")
     }
 
-    /// Connections held now, and how many were shed since start and why.
-    public var connections: ConnectionCounts { core.connectionCounts }
+    /// Connections held now, and how many were shed since start and why (none before it starts).
+    public var connections: ConnectionCounts { core?.connectionCounts ?? ConnectionCounts() }
 
     /// Asks the kernel to hand over a new connection only once it has sent
     /// bytes, or after `seconds` (see `HTTPServerConfiguration.deferAccept`).
@@ -150,11 +188,14 @@ public final class HTTPServer: Service, Sendable {
     }
 
     deinit {
-        if case .running(let daemon, _, let sweeper) = state.withLock({ $0 }) {
+        switch state.withLock({ $0 }) {
+        case .running(let core, let daemon, _, let sweeper):
             sweeper.stop()
             MHD_stop_daemon(daemon.pointer)
+            core.stopHandlers()
+        case .stopped(let core): core.stopHandlers()
+        case .idle: break
         }
-        core.stopHandlers()
     }
 }
 

@@ -20,8 +20,8 @@ package final class CacheObserver: Service, Sendable {
     /// of the last sample (the ratio is of the requests between two samples).
     private let samples = Mutex(History())
     let interval: Duration
-    /// The HTTP server, once made (it is made after the routes that show this observer).
-    private let server = Mutex<HTTPServer?>(nil)
+    /// The HTTP server whose connections it shows (made before this observer, and before its routes).
+    let server: HTTPServer?
 
     struct History {
         var hitRatio = TimeSeries(capacity: 120)
@@ -31,10 +31,11 @@ package final class CacheObserver: Service, Sendable {
     }
 
     package init(
-        publishers: [any StatsPublisher], node: String = "", metrics: WarmfeedMetrics, clock: Uptime, interval: Duration = .seconds(5),
-        upkeep: @escaping @Sendable () -> Void = {}
+        publishers: [any StatsPublisher], server: HTTPServer? = nil, node: String = "", metrics: WarmfeedMetrics, clock: Uptime,
+        interval: Duration = .seconds(5), upkeep: @escaping @Sendable () -> Void = {}
     ) {
         self.publishers = publishers
+        self.server = server
         self.node = node
         self.metrics = metrics
         self.clock = clock
@@ -43,11 +44,6 @@ package final class CacheObserver: Service, Sendable {
     }
 
     var uptime: Double { clock.now }
-
-    /// Shows `server`'s connections from now on.
-    package func watch(_ server: HTTPServer) {
-        self.server.withLock { $0 = server }
-    }
 
     /// The dashboard's series so far.
     package var history: (hitRatio: TimeSeries, originP50: TimeSeries) {
@@ -60,9 +56,7 @@ package final class CacheObserver: Service, Sendable {
         stats.uptimeSeconds = uptime
         stats.node = node
         for publisher in publishers { publisher.publish(into: &stats) }
-        let (connections, memoryLimit) = server.withLock { server in
-            (server?.connections ?? ConnectionCounts(), server?.connectionMemoryLimit ?? 0)
-        }
+        let (connections, memoryLimit) = (server?.connections ?? ConnectionCounts(), server?.connectionMemoryLimit ?? 0)
         stats.connections = connections
         stats.memoryUse.connectionsBytes = connections.held * memoryLimit
         let process = ProcessMemory.now()

@@ -180,10 +180,12 @@ public final class WarmfeedApp: Sendable {
                 newItems: newItems, logger: logger
             )
         }
+        // The server first, then what watches it and the routes it answers with.
+        server = HTTPServer(configuration: configuration.http, logger: logger)
         // Each part shows its own numbers; the store first, as the views list it.
         let publishers: [(any StatsPublisher)?] = [StoreService(store: store), refresher, thumbnails, prewarmer, pageCache, rows, demo]
         observer = CacheObserver(
-            publishers: publishers.compactMap { $0 }, node: configuration.nodeName, metrics: metrics, clock: clock,
+            publishers: publishers.compactMap { $0 }, server: server, node: configuration.nodeName, metrics: metrics, clock: clock,
             upkeep: { [pageCache, thumbnails] in
                 pageCache.reclaim()
                 thumbnails.reclaim()
@@ -205,8 +207,7 @@ public final class WarmfeedApp: Sendable {
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }
         router.get("/healthz") { _ in .now(.plain(200, "ok")) }
         let routes = router
-        server = HTTPServer(configuration: configuration.http, logger: logger) { request in routes.reply(to: request) }
-        observer.watch(server)
+        server.answer { request in routes.reply(to: request) }
     }
 
     /// A store read the start needs, given 30 s: a store that is slow to

@@ -196,3 +196,28 @@ actor Barrier {
         }
     }
 }
+
+/// A server made before its handler (what watches it is made after it, and
+/// the routes that show that after them) is given the handler before it starts.
+@Suite struct HandlerGivenLaterTests {
+    @Test func aServerMadeWithoutAHandlerRefusesToStartUntilGivenOneThenAnswersWithIt() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        let server = HTTPServer(configuration: configuration)
+        // Watched before it starts: no connections yet, and nothing to read them from.
+        #expect(server.connections.held == 0)
+        #expect(throws: HTTPServer.StartError.self) { try server.start() }
+        var router = Router()
+        router.get("/later") { _ in .now(.plain(200, "given later")) }
+        let routes = router
+        server.answer { routes.reply(to: $0) }
+        try server.start()
+        let port = server.port
+        let response = try? await onThread { try TestHTTP.get(port: port, "/later") }
+        await server.shutdown()
+        #expect(response?.status == 200)
+        #expect(response?.text == "given later\n")
+        // Fixed once started: a handler cannot be swapped under the request path.
+        #expect(throws: HTTPServer.StartError.self) { try server.start() }
+    }
+}

@@ -44,6 +44,32 @@ import WarmfeedCore
         #expect(Self.series("warmfeed_page_cache_hits", in: String(decoding: metrics.text(), as: UTF8.self)).value == 11)
     }
 
+    /// The thumbnails' and pre-warm's events are counted once, by their
+    /// machines, and `/metrics` reads them from the stats under their old
+    /// names: nothing else raises them, so they are what `/admin/cache` says.
+    @Test func eventsAreTheCountsTheStatsHoldUnderTheirOwnNames() {
+        let metrics = WarmfeedMetrics()
+        var stats = CacheStats()
+        (stats.hits, stats.misses, stats.coalesced, stats.negativeHits) = (7, 3, 2, 1)
+        (stats.resizes, stats.origin.fetches, stats.origin.errors) = (3, 4, 1)
+        (stats.prewarm.done, stats.prewarm.cancelled, stats.prewarm.dropped) = (9, 2, 0)
+        metrics.record(from: stats)
+        let text = String(decoding: metrics.text(), as: UTF8.self)
+        let expected: [(String, Double)] = [
+            ("warmfeed_thumbnail_hits_total", 7), ("warmfeed_thumbnail_misses_total", 3), ("warmfeed_thumbnail_coalesced_total", 2),
+            ("warmfeed_thumbnail_negative_hits_total", 1), ("warmfeed_thumbnail_resizes_total", 3),
+            ("warmfeed_thumbnail_origin_fetches_total", 4), ("warmfeed_thumbnail_origin_errors_total", 1),
+            ("warmfeed_thumbnail_prewarm_done_total", 9), ("warmfeed_thumbnail_prewarm_cancelled_total", 2),
+        ]
+        for (name, value) in expected {
+            #expect(Self.series(name, in: text) == ("counter", value), "\(name)")
+        }
+        // Each is declared once: no second counter of the same event beside it.
+        for (name, _) in expected {
+            #expect(text.components(separatedBy: "# TYPE \(name) ").count == 2, "\(name) declared once")
+        }
+    }
+
     @Test func eachNameIsEitherAGaugeOrACounterOnce() {
         let names = WarmfeedMetrics.gaugeValues.map(\.name) + WarmfeedMetrics.counterValues.map(\.name)
         #expect(Set(names).count == names.count, "a name listed twice")

@@ -85,7 +85,7 @@ public final class WarmfeedApp: Sendable {
         rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pageSize, repairs: pages.repairs, logger: logger)
 
         let fetcher = OriginFetcher(
-            maxConnectionsPerHost: configuration.originConnections, maxConnections: max(64, configuration.originConnections * 4),
+            maxConnectionsPerHost: configuration.originConnections, maxConnections: configuration.originConnectionsInAll,
             maxQueueWait: configuration.originQueueWait, logger: logger
         )
         self.fetcher = fetcher
@@ -118,15 +118,6 @@ public final class WarmfeedApp: Sendable {
             logger.warning("--redis without --peer: no other node is asked for an original it fetched; this one fetches what it needs itself")
         }
         self.shared = shared
-        var limits = FetchLimits()
-        limits.totalTimeout = configuration.originTimeout
-        // Cut an origin that drips: under 512 bytes a second for `originStall` (including
-        // the wait for the first byte, so a slow-to-answer origin gets that long).
-        limits.lowSpeedLimit = 512
-        limits.lowSpeedTime = configuration.originStall
-        // A feed's images: public addresses, and what the operator allowed (the demo origin's
-        // and the cluster's own URLs are the server's, fetched apart: `ThumbnailService`).
-        limits.addressPolicy = .publicOnly(allowing: try configuration.originAllowances())
         let metrics = WarmfeedMetrics()
         // The folders whose files items may show: those imported into the store, and a folder `--source`.
         var folderSource: [String] = []
@@ -151,7 +142,7 @@ public final class WarmfeedApp: Sendable {
                     demoBaseURL ?? demo.flatMap { $0.server.port > 0 ? $0.baseURL : nil }
                 },
                 folders: { [imageFolders] refresh in await imageFolders.folders(refresh: refresh) }),
-            limits: limits,
+            limits: try configuration.originalsFetchLimits(),
             clock: clock,
             metrics: metrics.factory,
             previews: previews,

@@ -58,7 +58,7 @@ public struct WarmfeedConfiguration: Sendable {
     public var firstNegativeTTL: Duration = .seconds(5)
     /// The origin fetch's total timeout.
     public var originTimeout: Duration = .seconds(10)
-    /// An origin that sends under 512 bytes a second for this long is cut
+    /// An origin that sends under `originStallRate` (512) bytes a second for this long is cut
     /// (the wait for its first byte included): a dripping origin fails fast.
     public var originStall: Duration = .seconds(5)
     /// The longest a thumbnail request waits (for the origin, a resize): then
@@ -182,6 +182,28 @@ public struct WarmfeedConfiguration: Sendable {
 }
 
 extension WarmfeedConfiguration {
+    /// The slowest an origin may send (bytes a second) for `originStall` before it is cut.
+    static let originStallRate = 512
+
+    /// Connections open at once to every origin together: four hosts' worth
+    /// of `originConnections`, and never fewer than 64.
+    var originConnectionsInAll: Int { max(64, originConnections * 4) }
+
+    /// The limits a thumbnail's original is fetched under: `originTimeout` in
+    /// all, cut after `originStall` under `originStallRate` (the wait for the
+    /// first byte included, so a slow-to-answer origin gets that long), and
+    /// public addresses only, with what the operator allowed (the demo
+    /// origin's and the cluster's own URLs are the server's, fetched apart:
+    /// `ThumbnailService`).
+    func originalsFetchLimits() throws(ConfigurationError) -> FetchLimits {
+        var limits = FetchLimits()
+        limits.totalTimeout = originTimeout
+        limits.lowSpeedLimit = Self.originStallRate
+        limits.lowSpeedTime = originStall
+        limits.addressPolicy = .publicOnly(allowing: try originAllowances())
+        return limits
+    }
+
     /// `allowedOrigins`, read; names the one that is neither a host nor a network.
     func originAllowances() throws(ConfigurationError) -> [OriginAllowance] {
         try allowedOrigins.map { text throws(ConfigurationError) in

@@ -77,6 +77,10 @@ let package = Package(
         // epochs that let readers take no lock. Depends on nothing.
         .target(name: "ThreadSlots", swiftSettings: crossModule),
 
+        // The process's memory: glibc's allocator tuned and read (on CMalloc), and the
+        // kernel's counts of it. Knows nothing of feeds.
+        .target(name: "SystemMemory", dependencies: ["CMalloc"]),
+
         // gzip on libdeflate, for bodies compressed once and served many times.
         .target(name: "Gzip", dependencies: ["CDeflate", "ThreadSlots"]),
 
@@ -282,7 +286,7 @@ let package = Package(
                 "WarmfeedCore",
                 "HTTPServer",
                 "HTMLTemplates",
-                "CMalloc",
+                "SystemMemory",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -325,6 +329,7 @@ let package = Package(
                 "FeedImport",
                 "FeedIngest",
                 "Reckoning",
+                "SystemMemory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -338,6 +343,7 @@ let package = Package(
         // Requests through a router in the test's process, with no socket, for route tests.
         .target(name: "HTTPServerTesting", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTesting"),
         .testTarget(name: "ReckoningTests", dependencies: ["Reckoning"]),
+        .testTarget(name: "SystemMemoryTests", dependencies: ["SystemMemory"]),
         .testTarget(name: "ThreadSlotsTests", dependencies: ["ThreadSlots"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
         .testTarget(name: "HTMLTemplatesTests", dependencies: ["HTMLTemplates"]),

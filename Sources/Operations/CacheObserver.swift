@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import ServiceLifecycle
 import Synchronization
+import SystemMemory
 import WarmfeedCore
 
 /// Gathers every part's numbers for the operator's views (each part fills its
@@ -62,7 +63,11 @@ package final class CacheObserver: Service, Sendable {
         let process = ProcessMemory.now()
         stats.memoryUse.rssBytes = process.residentBytes ?? Self.residentBytes()
         (stats.memoryUse.anonymousBytes, stats.memoryUse.fileBytes, stats.memoryUse.threads) = (process.anonymousBytes, process.fileBytes, process.threads)
-        stats.memoryUse.allocator = Allocator.usage
+        let allocator = Allocator.usage
+        var held = CacheStats.Allocator()
+        (held.heapBytes, held.mappedBytes, held.inUseBytes, held.freeBytes) =
+            (allocator.heapBytes, allocator.mappedBytes, allocator.inUseBytes, allocator.freeBytes)
+        stats.memoryUse.allocator = held
         return stats
     }
 

@@ -6,6 +6,7 @@ import Logging
 import Operations
 import Reckoning
 import ServiceLifecycle
+import SystemMemory
 import Warmfeed
 import WarmfeedCore
 

@@ -97,6 +97,23 @@ import Testing
         }
     }
 
+    /// Each C library sits behind one shim and one small module: no other
+    /// module of the server imports a shim (a feature that tuned glibc's
+    /// allocator through `CMalloc` was one).
+    @Test func eachCShimIsImportedByOneModuleOnly() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).sorted()
+        let shims = Set(folders.filter { FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent("\($0)/module.modulemap").path) })
+        var importers: [String: [String]] = [:]
+        for module in folders where !shims.contains(module) {
+            for shim in try Self.imports(of: module).intersection(shims) { importers[shim, default: []].append(module) }
+        }
+        #expect(shims.count >= 8, "the shims were found")
+        for (shim, modules) in importers.sorted(by: { $0.key < $1.key }) {
+            #expect(modules.count == 1, "\(shim) is imported by \(modules)")
+        }
+        #expect(importers["CMalloc"] == ["SystemMemory"])
+    }
+
     @Test func featuresImportNoSiblingBeyondWhatTheDesignAllows() throws {
         for feature in Self.features {
             let siblings = try Self.imports(of: feature).intersection(Self.features.subtracting([feature]))

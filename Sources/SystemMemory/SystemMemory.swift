@@ -1,8 +1,12 @@
 import CMalloc
 import Foundation
-import WarmfeedCore
 
-/// glibc's allocator, as the server sets it up and as `/admin/cache` shows it.
+// SystemMemory: the process's memory as glibc's allocator and the kernel see
+// it, behind the one C shim it needs (CMalloc). It knows nothing of feeds:
+// the server tunes the allocator at start (`Allocator.configure`), and the
+// operator's views read `Allocator.usage` and `ProcessMemory.now()`.
+
+/// glibc's allocator, as the server sets it up and as the operator's views show it.
 ///
 /// Arenas: glibc gives threads that allocate at the same time arenas of their
 /// own, up to eight per core, and each arena keeps the memory freed into it.
@@ -56,15 +60,24 @@ public enum Allocator {
     /// pages inside the heaps as well as at their tops). It walks the arenas
     /// under their locks, so it runs now and then from a service's thread,
     /// never on a request.
-    static func trim() {
+    public static func trim() {
         _ = malloc_trim(0)
     }
 
     /// What the allocator holds, in bytes.
-    typealias Usage = CacheStats.Allocator
+    public struct Usage: Sendable, Equatable {
+        /// Taken from the system for the arenas' heaps (brk and the heaps of the other arenas).
+        public var heapBytes = 0
+        /// Taken as mappings of their own (the largest blocks).
+        public var mappedBytes = 0
+        /// In use by the program.
+        public var inUseBytes = 0
+        /// Free, but kept by the arenas for later allocations.
+        public var freeBytes = 0
+    }
 
     /// The allocator's counts now (`mallinfo2`; it walks every arena's free lists, so it is for the admin view, not a request).
-    static var usage: Usage {
+    public static var usage: Usage {
         let info = mallinfo2()
         var usage = Usage()
         usage.heapBytes = Int(info.arena)
@@ -76,18 +89,18 @@ public enum Allocator {
 }
 
 /// The process's memory as the kernel counts it (`/proc/self/status`).
-package struct ProcessMemory: Codable, Sendable {
+public struct ProcessMemory: Sendable, Equatable {
     /// Resident set size (VmRSS): anonymous memory, plus the pages of files mapped (the binary, its libraries).
-    var residentBytes: Int?
+    public var residentBytes: Int?
     /// Of which anonymous (RssAnon): the heap, the stacks, every buffer.
-    var anonymousBytes: Int?
+    public var anonymousBytes: Int?
     /// Of which file-backed (RssFile): code and data of the binary and its libraries.
-    var fileBytes: Int?
+    public var fileBytes: Int?
     /// Threads of the process.
-    var threads: Int?
+    public var threads: Int?
 
     /// Read now; fields the kernel does not give stay nil.
-    static func now() -> ProcessMemory {
+    public static func now() -> ProcessMemory {
         var memory = ProcessMemory()
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return memory }
         for line in text.split(separator: "\n") {

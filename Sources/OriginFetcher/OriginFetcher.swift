@@ -12,6 +12,9 @@ import Logging
 public final class OriginFetcher: Sendable {
     private let loop: TransferLoop
 
+    /// The longest a fetch waits for a connection unless told: 30 s.
+    public static let defaultQueueWait: Duration = .seconds(30)
+
     /// Starts the fetcher's transfer thread.
     ///
     /// - Parameters:
@@ -25,7 +28,7 @@ public final class OriginFetcher: Sendable {
     public init(
         maxConnectionsPerHost: Int = 8,
         maxConnections: Int = 64,
-        maxQueueWait: Duration = .seconds(30),
+        maxQueueWait: Duration = OriginFetcher.defaultQueueWait,
         userAgent: String = OriginFetcher.userAgent,
         logger: Logger = Logger(label: "warmfeed.origin-fetcher")
     ) {

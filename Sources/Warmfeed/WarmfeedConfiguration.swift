@@ -3,7 +3,9 @@ import Foundation
 import HTTPServer
 import Operations
 import OriginFetcher
+import Prewarm
 import RedisClient
+import Thumbnailer
 import Thumbnails
 import WarmfeedCore
 
@@ -39,7 +41,7 @@ public struct WarmfeedConfiguration: Sendable {
     /// is decoded; decodes wait until theirs fits, and a picture that needs
     /// more than all of it is refused (its placeholder is served). Shared by
     /// the whole process (`DecodeBudget.shared`).
-    public var decodeBytes = 128 << 20
+    public var decodeBytes = DecodeBudget.defaultBytes
     /// Disk for thumbnails (in the data folder), in bytes.
     public var diskCacheBytes = 1024 << 20
     /// Disk for originals kept after their fetch (in the data folder), so an
@@ -64,17 +66,17 @@ public struct WarmfeedConfiguration: Sendable {
     /// The longest a thumbnail request waits (for the origin, a resize): then
     /// the box is answered empty (the row's preview shows) and the job goes on
     /// for the next reader.
-    public var thumbnailWait: Duration = .seconds(10)
+    public var thumbnailWait = ThumbnailService.defaultAnswerWithin
     /// Connections open at once to one origin host; more fetches wait for one,
     /// readers' first, for at most `originQueueWait` (then the placeholder, not remembered).
     public var originConnections = 16
     /// The longest an origin fetch waits for a connection.
-    public var originQueueWait: Duration = .seconds(30)
+    public var originQueueWait = OriginFetcher.defaultQueueWait
     /// Where the demo origin keeps its pool of originals, painted once; nil is
     /// `demo-origin/pool` in the data folder. Servers (and tests) may share one.
     public var demoPoolFolder: String?
     /// The longest page 1 is held at start while it is warmed (see `StartGate`).
-    public var pageOneHold: Duration = .seconds(3)
+    public var pageOneHold = Prewarmer.defaultPageOneHold
     /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data
     /// folder. At least `AdminToken.minimumLength` characters, wherever it comes from.
     public var adminToken: String?
@@ -84,7 +86,7 @@ public struct WarmfeedConfiguration: Sendable {
     public var trustedProxies: [String] = []
     /// The first wait of an address that offered too many wrong admin tokens
     /// (`SignInThrottle`: it doubles with each further one); tests lengthen it.
-    public var signInFirstWait: Duration = .seconds(1)
+    public var signInFirstWait: Duration = .seconds(SignInThrottle.Rules.defaultFirstWait)
     /// A source imported at start (a feed URL or file, or a folder of images);
     /// nil serves what the store holds (the demo feed in an empty store).
     public var source: String?

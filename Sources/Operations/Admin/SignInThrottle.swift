@@ -21,7 +21,9 @@ package struct SignInThrottle: Sendable {
         /// Wrong tokens an address may offer before it first waits.
         var freeFailures = 5
         /// The first wait, in seconds; each further wrong token doubles it.
-        var firstWait = 1.0
+        var firstWait = Self.defaultFirstWait
+        /// The first wait unless told: a second.
+        package static let defaultFirstWait = 1.0
         /// The longest wait, in seconds.
         var longestWait = 900.0
         /// Seconds after its last wrong token (or its wait's end) that an address is forgotten.
@@ -30,7 +32,7 @@ package struct SignInThrottle: Sendable {
         var capacity = 4096
 
         /// The rules, with the first wait `firstWait` seconds (tests lengthen it, so no wait ends while they look).
-        package init(firstWait: Double = 1) {
+        package init(firstWait: Double = defaultFirstWait) {
             self.firstWait = firstWait
         }
     }

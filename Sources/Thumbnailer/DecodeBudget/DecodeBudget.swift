@@ -16,7 +16,9 @@ public final class DecodeBudget: @unchecked Sendable {
     /// The process's budget, which every thumbnailer uses unless given its own
     /// (tests). 128 MiB by default: a 24-megapixel progressive JPEG (72 MB of
     /// coefficients) beside a few small decodes; `warmfeed serve --decode-mb` sets it.
-    public static let shared = DecodeBudget(bytes: 128 << 20)
+    public static let shared = DecodeBudget(bytes: defaultBytes)
+    /// The process's budget unless set: 128 MiB.
+    public static let defaultBytes = 128 << 20
 
     private let condition = NSCondition()
     private var machine: DecodeAdmission

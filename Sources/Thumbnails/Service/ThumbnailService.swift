@@ -120,12 +120,15 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// The hosts whose refusal was told already (`isRefusal`).
     let refusalsLogged = Mutex(RefusalLog())
 
+    /// The longest a reader's thumbnail request waits unless told: 10 s.
+    package static let defaultAnswerWithin: Duration = .seconds(10)
+
     package init(
         store: any FeedStore, memoryBudget: Int, originalsBudget: Int, negativeTTL: (first: Double, longest: Double), tiers: [any ThumbnailTier],
         fetcher: OriginFetcher,
         thumbnailer: Thumbnailer, origin: ImageSource, limits: FetchLimits, clock: Uptime, metrics: any MetricsFactory,
         previews: PreviewKeeper? = nil, originalStore: OriginalStore? = nil, prewarmMakesMissedAVIF: Bool = false,
-        answerWithin: Duration = .seconds(10), nodeName: String = "warmfeed", logger: Logger = Logger(label: "warmfeed.thumbnails")
+        answerWithin: Duration = ThumbnailService.defaultAnswerWithin, nodeName: String = "warmfeed", logger: Logger = Logger(label: "warmfeed.thumbnails")
     ) {
         self.logger = logger
         self.answerWithin = answerWithin

@@ -169,10 +169,11 @@ final class PreparedRows: FragmentRows {
     fileprivate let rows: UnsafeBufferPointer<PreparedPage.Row>
     fileprivate let bytes: UnsafeRawBufferPointer
     /// The items of the rows rendered from their items, and where each row's
-    /// is among them (-1: the row has prepared bytes). Fields are read in
-    /// place, through a pointer to the item: copying a row's item to read a
-    /// field (a retain and a release of each of its strings) put perf at 15%
-    /// of the server's CPU on random deep pages rendered from items.
+    /// is among them (-1: the row has prepared bytes; none: the items are the
+    /// page's own, one a row). Fields are read in place, through a pointer to
+    /// the item: copying a row's item to read a field (a retain and a release
+    /// of each of its strings) put perf at 15% of the server's CPU on random
+    /// deep pages rendered from items.
     fileprivate let items: UnsafeBufferPointer<FeedItem>
     fileprivate let slots: UnsafeBufferPointer<Int>
 
@@ -197,10 +198,13 @@ final class PreparedRows: FragmentRows {
         _ page: PreparedPage, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?,
         _ body: (PreparedRows) -> Result
     ) -> Result {
-        // The items are gathered once a page (none when every row was rendered ahead).
-        var items: [FeedItem] = []
+        // A page made of items renders from them as they are; a page read
+        // from a store gathers the items of its rows not rendered ahead, once
+        // (none when every row was).
+        precondition(page.items.isEmpty || page.items.count == page.rows.count, "a page made of items has one a row")
+        var items = page.items
         var slots: [Int] = []
-        if page.rows.contains(where: { $0.prepared.isEmpty && $0.item != nil }) {
+        if items.isEmpty, page.rows.contains(where: { $0.prepared.isEmpty && $0.item != nil }) {
             slots.reserveCapacity(page.rows.count)
             for row in page.rows {
                 if row.prepared.isEmpty, let item = row.item {
@@ -227,8 +231,9 @@ final class PreparedRows: FragmentRows {
 
     /// The item row `offset` is rendered from; nil when it has prepared bytes (or neither).
     fileprivate func item(at offset: Int) -> UnsafePointer<FeedItem>? {
-        guard !slots.isEmpty, case let slot = slots[offset], slot >= 0 else { return nil }
-        return items.baseAddress! + slot
+        guard !slots.isEmpty else { return items.isEmpty ? nil : items.baseAddress! + offset }
+        let slot = slots[offset]
+        return slot >= 0 ? items.baseAddress! + slot : nil
     }
 
     var rowCount: Int { rows.count }

@@ -49,6 +49,10 @@ public struct PreparedPage: Sendable {
     public var newer: Cursor?
     /// The rows whose stored bytes were corrupt (rendered from their items here).
     public var corrupt: [Int64]
+    /// A page made of items (`init(_: Page)`): its items, one a row in
+    /// order, which its rows are rendered from (they name none themselves,
+    /// so the items are not copied again); empty otherwise.
+    public var items: [FeedItem] = []
 
     /// Makes a page (`PreparedPageBuilder` does, for the backends).
     public init(rows: [Row], bytes: [UInt8], total: Int, firstPosition: Int, older: Cursor?, newer: Cursor?, corrupt: [Int64] = []) {
@@ -66,10 +70,12 @@ public struct PreparedPage: Sendable {
 
     /// `page` with every row to be rendered from its item: the one shape a
     /// page is rendered from, whether its rows were rendered ahead or not.
+    /// The items stay in `items` (the page's own array, shared).
     public init(_ page: Page) {
         self.init(
-            rows: page.items.map { Row(id: $0.id ?? 0, preview: $0.preview, hasPicture: $0.imageURL != nil, prepared: 0..<0, item: $0) },
+            rows: page.items.map { Row(id: $0.id ?? 0, preview: $0.preview, hasPicture: $0.imageURL != nil, prepared: 0..<0, item: nil) },
             bytes: [], total: page.total, firstPosition: page.firstPosition, older: page.older, newer: page.newer)
+        items = page.items
     }
 }
 

@@ -150,6 +150,7 @@ let package = Package(
                 "Gzip",
                 "ImageFormats",
                 "Reckoning",
+                "SystemMemory",
                 "ThreadSlots",
                 "Workers",
                 .product(name: "DequeModule", package: "swift-collections"),

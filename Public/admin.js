@@ -6,6 +6,12 @@ setInterval(async () => {
     const r = await fetch(location.pathname, { cache: 'no-store' })
     if (!r.ok) return
     const fresh = new DOMParser().parseFromString(await r.text(), 'text/html').querySelector('main')
-    if (fresh) document.querySelector('main').replaceWith(fresh)
+    if (!fresh) return
+    // What the operator opened stays open.
+    document.querySelectorAll('main details[class]').forEach(d => {
+      const same = fresh.querySelector('details.' + d.className)
+      if (same) same.open = d.open
+    })
+    document.querySelector('main').replaceWith(fresh)
   } catch (e) {}
 }, 5000)

@@ -20,8 +20,17 @@ public struct TemplateSchema: Sendable {
 
     /// A schema of `names`, in order: the first name is field 0, and so on.
     public init(_ names: KeyValuePairs<String, Kind>) {
+        self.init(names.map { ($0.key, $0.value) })
+    }
+
+    /// A schema of `names` made at run time (a list of numbers, say), in
+    /// order; each name once.
+    public init(_ names: [(String, Kind)]) {
         var fields: [String: (field: Int, kind: Kind)] = [:]
-        for (index, (name, kind)) in names.enumerated() { fields[name] = (index, kind) }
+        for (index, (name, kind)) in names.enumerated() {
+            precondition(fields[name] == nil, "\(name) is named twice in a template schema")
+            fields[name] = (index, kind)
+        }
         self.fields = fields
     }
 }

@@ -72,92 +72,11 @@ package struct AdminRoutes: Sendable {
         }
     }
 
+    /// The dashboard: every number of the stats, as `admin.mustache` writes them, and two charts.
     private func dashboard() -> [UInt8] {
-        let stats = observer.stats()
         let history = observer.history
-        func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
-        func ms(_ value: Double?) -> String { value.map { String(format: "%.0f ms", $0) } ?? "–" }
-        func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
-        let store = stats.store
-        let rows: [[String: String]] =
-            [
-                [
-                    "name": "Store",
-                    "value": "\(store.backend) at \(store.location), revision \(store.revision): "
-                        + (store.answering ? "answering" : "DOWN (\(store.problem ?? "not answering")): cached pages only, others get 503"),
-                ],
-                ["name": "Memory", "value": "\(stats.memory.entries) thumbnails, \(mb(stats.memory.bytes)) of \(mb(stats.memory.budgetBytes))"],
-                [
-                    "name": "Disk",
-                    "value":
-                        "\(stats.disk.entries) thumbnails (at most \(stats.diskMaxEntries)), \(mb(stats.disk.bytes)) of \(mb(stats.disk.budgetBytes)); \(stats.diskCorruptFilesReplaced) corrupt files replaced",
-                ],
-                [
-                    "name": "Rendered pages",
-                    "value":
-                        "\(stats.pages.entries), \(mb(stats.pages.bytes)) of \(mb(stats.pages.budgetBytes)); readers' requests: \(stats.pageHits) from the cache, \(stats.pageMisses) rendered (\(stats.pageNotKept) of them not kept: asked for once)",
-                ],
-                ["name": "Hit ratio", "value": "\(percent(stats.hitRatio)) (\(stats.hits) hits, \(stats.misses) misses, \(stats.coalesced) coalesced)"],
-                ["name": "Evictions", "value": "\(stats.evictions)"],
-                ["name": "Disk hits", "value": "\(stats.diskHits)"],
-                ["name": "Negative cache", "value": "\(stats.negativeEntries) entries, \(stats.negativeHits) hits, \(stats.failures) failures"],
-                [
-                    "name": "Pre-warm",
-                    "value":
-                        "\(stats.prewarm.queued) queued, \(stats.prewarm.running) running, \(stats.prewarm.done) done, \(stats.prewarm.cancelled) cancelled, \(stats.prewarm.dropped) dropped; \(stats.prewarm.readers) readers; page 1 \(stats.prewarm.pageOneWarmSeconds.map { "warm after \(String(format: "%.1f", $0)) s" } ?? "not warm yet"); leads \(stats.prewarm.leads.isEmpty ? "none" : stats.prewarm.leads.sorted { Int($0.key) ?? 0 < Int($1.key) ?? 0 }.map { "\($0.key) pages × \($0.value)" }.joined(separator: ", ")); a page warms in \(stats.prewarm.pageWarmSeconds.map { String(format: "%.2f s", $0) } ?? "—"); AVIF: \(stats.prewarm.avifPagesWaiting) pages waiting for spare CPU, \(stats.prewarm.avifPagesDropped) let go",
-                ],
-                [
-                    "name": "Origin",
-                    "value":
-                        "\(stats.origin.fetches) fetches, \(stats.origin.errors) errors, \(stats.origin.inFlight) in flight; p50 \(ms(stats.origin.latency.p50Ms)), p99 \(ms(stats.origin.latency.p99Ms))",
-                ],
-                ["name": "Thumbnailing", "value": "p50 \(ms(stats.thumbnailLatency.p50Ms)), p99 \(ms(stats.thumbnailLatency.p99Ms))"],
-                [
-                    "name": "Memory use",
-                    "value":
-                        "\(stats.memoryUse.rssBytes.map(mb) ?? "–") resident: thumbnails \(mb(stats.memoryUse.thumbnailsBytes)), originals \(mb(stats.memoryUse.originalsBytes)), pages \(mb(stats.memoryUse.pagesBytes)), disk index \(mb(stats.memoryUse.diskIndexBytes)) of \(mb(stats.memoryUse.diskIndexBudgetBytes)), SQLite \(mb(stats.memoryUse.sqliteBytes)), demo origin \(mb(stats.memoryUse.demoOriginBytes)), connections \(mb(stats.memoryUse.connectionsBytes)); anonymous \(stats.memoryUse.anonymousBytes.map(mb) ?? "–"), files \(stats.memoryUse.fileBytes.map(mb) ?? "–"), \(stats.memoryUse.threads.map(String.init) ?? "–") threads; allocator: \(stats.memoryUse.allocator.map { "\(mb($0.inUseBytes)) in use, \(mb($0.freeBytes)) free in its arenas" } ?? "–")",
-                ],
-                ["name": "Up", "value": String(format: "%.0f s", stats.uptimeSeconds)],
-            ]
-            + (stats.shared.map { shared in
-                let size = shared.keys.map { "\($0) keys, " } ?? ""
-                let bytes =
-                    shared.bytes.map { mb($0) + (shared.maxBytes.map { $0 > 0 ? " of \(mb($0))" : " (no maxmemory: set one, see deploy/redis.conf)" } ?? "") }
-                    ?? "size unknown"
-                let health =
-                    shared.up
-                    ? "answering"
-                    : "DOWN: Redis cannot be reached (\(shared.problem ?? "no answer")); serving from this node's own tiers until it answers"
-                return [
-                    ["name": "Node", "value": stats.node],
-                    ["name": "Shared tier", "value": "\(shared.location): \(health); \(size)\(bytes)"],
-                    [
-                        "name": "Shared hits",
-                        "value":
-                            "\(shared.hits) thumbnails, \(shared.failedHits) remembered failures, \(shared.misses) misses; \(shared.writes) written; hit p50 \(ms(shared.latency.p50Ms)), p99 \(ms(shared.latency.p99Ms)); \(shared.errors) Redis errors",
-                    ],
-                    [
-                        "name": "Claims",
-                        "value":
-                            "\(shared.claimsWon) won (made here: \(stats.resizes) resizes), \(shared.claimsWaited) waited on another node, \(shared.claimsTakenOver) taken over from a node gone, \(shared.claimsUnavailable) made without a claim (Redis down or slow); pages: \(shared.pagesClaimed) warmed here, \(shared.pagesWarmedElsewhere) warmed by another node",
-                    ],
-                ]
-            } ?? [])
-            + (stats.source.map { source in
-                let every = source.refreshSeconds.map { String(format: ", every %.0f s", $0) } ?? ""
-                let last =
-                    source.lastError.map { "failed: \($0)" }
-                    ?? "\(source.lastInserted) new, \(source.lastUpdated) updated, \(source.lastProblems) problems"
-                return [
-                    [
-                        "name": "Source",
-                        "value":
-                            "\(source.source)\(every)\(source.polledElsewhere ? " (polled by another server now)" : ""): \(source.imports) imports (\(source.notModified) not modified), \(source.failures) failed; last \(source.lastImportAt ?? "never"), \(last)",
-                    ]
-                ]
-            } ?? [])
         return dashboardPage.render(
-            rows: rows.map { (name: $0["name"] ?? "", value: $0["value"] ?? "") },
+            observer.stats(),
             hitChart: Self.chart(history.hitRatio, maximum: 1, label: "hit ratio"),
             latencyChart: Self.chart(history.originP50, maximum: nil, label: "origin p50 (ms)"))
     }

@@ -63,11 +63,7 @@ package final class CacheObserver: Service, Sendable {
         let process = ProcessMemory.now()
         stats.memoryUse.rssBytes = process.residentBytes ?? Self.residentBytes()
         (stats.memoryUse.anonymousBytes, stats.memoryUse.fileBytes, stats.memoryUse.threads) = (process.anonymousBytes, process.fileBytes, process.threads)
-        let allocator = Allocator.usage
-        var held = CacheStats.Allocator()
-        (held.heapBytes, held.mappedBytes, held.inUseBytes, held.freeBytes) =
-            (allocator.heapBytes, allocator.mappedBytes, allocator.inUseBytes, allocator.freeBytes)
-        stats.memoryUse.allocator = held
+        stats.memoryUse.allocator = Allocator.usage
         return stats
     }
 

@@ -1,11 +1,20 @@
+import Foundation
 import HTMLTemplates
+import WarmfeedCore
 
 /// The operator's dashboard (`admin.mustache`) and its sign-in form (`admin-sign-in.mustache`), compiled at load against its
 /// schema like every page: a template error stops the start with its file and
 /// line, not the first operator's visit.
+///
+/// The dashboard's schema is every number of the stats (`CacheStats.numbers`)
+/// by its `/metrics` name, so the template says what each row shows and how
+/// it reads, and a number named there that the stats lack stops the start.
+/// `numbers` lists them all, for the table of every number.
 package struct DashboardPage: Sendable {
-    static let row = TemplateSchema(["name": .text, "value": .text])
-    static let schema = TemplateSchema(["css": .text, "js": .text, "rows": .list(row), "hitChart": .text, "latencyChart": .text])
+    static let number = TemplateSchema(["name": .text, "value": .text, "kind": .text])
+    static let schema = TemplateSchema(
+        [("css", .text), ("js", .text), ("hitChart", .text), ("latencyChart", .text), ("numbers", .list(number))]
+            + CacheStats.numbers.map { ($0.name, .text) })
 
     /// The sign-in form (`admin-sign-in.mustache`): what a browser without a session is shown.
     static let signInSchema = TemplateSchema(["css": .text, "message": .text])
@@ -25,16 +34,12 @@ package struct DashboardPage: Sendable {
         self.scriptURL = scriptURL
     }
 
-    /// The dashboard with `rows` (name and value, escaped) and two charts (SVG, written raw).
-    func render(rows: [(name: String, value: String)], hitChart: String, latencyChart: String) -> [UInt8] {
-        let values = TemplateData(
-            Self.schema,
-            [
-                "css": .text(styleURL), "js": .text(scriptURL),
-                "rows": .list(rows.map { TemplateData(Self.row, ["name": .text($0.name), "value": .text($0.value)]) }),
-                "hitChart": .text(hitChart), "latencyChart": .text(latencyChart),
-            ])
-        var html = HTMLBuffer(capacity: 8192)
+    /// The dashboard of `stats`, with two charts (SVG, written raw).
+    func render(_ stats: CacheStats, hitChart: String, latencyChart: String) -> [UInt8] {
+        let values = Values(
+            head: [styleURL, scriptURL, hitChart, latencyChart],
+            numbers: CacheStats.numbers.map { ($0, $0.read(stats)) })
+        var html = HTMLBuffer(capacity: 16384)
         template.render(values, into: &html)
         return html.bytes
     }
@@ -45,5 +50,65 @@ package struct DashboardPage: Sendable {
         var html = HTMLBuffer(capacity: 2048)
         signInTemplate.render(values, into: &html)
         return html.bytes
+    }
+
+    /// How the dashboard writes a number: counts as they are, bytes in MB,
+    /// seconds in ms below one, ratios as percentages, flags as yes or no;
+    /// "–" when the stats hold none.
+    static func words(_ value: StatNumber.Value?, unit: StatNumber.Unit) -> String {
+        switch value {
+        case nil: "–"
+        case .text(let text)?: text
+        case .number(let number)?:
+            switch unit {
+            case .count, .text: String(format: "%.0f", number)
+            case .bytes: String(format: "%.1f MB", number / 1_048_576)
+            case .seconds: number < 1 ? String(format: "%.0f ms", number * 1000) : String(format: "%.1f s", number)
+            case .ratio: String(format: "%.1f%%", number * 100)
+            case .flag: number == 1 ? "yes" : "no"
+            }
+        }
+    }
+
+    /// The dashboard's values: the four head fields, the list of every
+    /// number, then each number by its place in `CacheStats.numbers`. A
+    /// section over a number shows when the stats hold it (a flag: when yes).
+    struct Values: TemplateValues {
+        let head: [String]
+        let numbers: [(number: StatNumber, value: StatNumber.Value?)]
+
+        /// Field numbers: 0–3 the head, 4 the list, then the numbers.
+        static let listField = 4
+        static let firstNumber = 5
+
+        func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
+            let text =
+                field < Self.listField
+                ? head[field] : DashboardPage.words(numbers[field - Self.firstNumber].value, unit: numbers[field - Self.firstNumber].number.unit)
+            if escaped { html.append(escaped: text) } else { html.append(raw: text) }
+        }
+
+        func isPresent(_ field: Int) -> Bool {
+            if field < Self.listField { return !head[field].isEmpty }
+            guard field >= Self.firstNumber, let value = numbers[field - Self.firstNumber].value else { return field == Self.listField }
+            switch value {
+            case .text(let text): return !text.isEmpty
+            case .number(let number): return numbers[field - Self.firstNumber].number.unit != .flag || number == 1
+            }
+        }
+
+        func count(of field: Int) -> Int { field == Self.listField ? numbers.count : 0 }
+
+        func element(of field: Int, at index: Int) -> any TemplateValues {
+            let (number, value) = numbers[index]
+            let kind =
+                switch number.kind {
+                case .gauge: "gauge"
+                case .counter: "counter"
+                case .words: "words"
+                }
+            return TemplateData(
+                DashboardPage.number, ["name": .text(number.name), "value": .text(DashboardPage.words(value, unit: number.unit)), "kind": .text(kind)])
+        }
     }
 }

@@ -65,7 +65,9 @@ public enum Allocator {
     }
 
     /// What the allocator holds, in bytes.
-    public struct Usage: Sendable, Equatable {
+    public struct Usage: Sendable, Equatable, Codable {
+        public init() {}
+
         /// Taken from the system for the arenas' heaps (brk and the heaps of the other arenas).
         public var heapBytes = 0
         /// Taken as mappings of their own (the largest blocks).

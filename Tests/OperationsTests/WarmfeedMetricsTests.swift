@@ -71,7 +71,31 @@ import WarmfeedCore
     }
 
     @Test func eachNameIsEitherAGaugeOrACounterOnce() {
-        let names = WarmfeedMetrics.gaugeValues.map(\.name) + WarmfeedMetrics.counterValues.map(\.name)
+        let names = CacheStats.numbers.map(\.name)
         #expect(Set(names).count == names.count, "a name listed twice")
+    }
+
+    /// Every gauge and counter of `CacheStats.numbers` is a series of its
+    /// kind, with the value the stats hold; words are none.
+    @Test func everyNumberOfTheStatsIsASeriesOfItsKind() {
+        let metrics = WarmfeedMetrics()
+        var stats = CacheStats()
+        stats.shared = CacheStats.Shared()
+        stats.shared?.claimsWon = 6
+        stats.decode.refused = 2
+        stats.origin.latency.p50Ms = 250
+        metrics.record(from: stats)
+        let text = String(decoding: metrics.text(), as: UTF8.self)
+        for number in CacheStats.numbers {
+            let series = Self.series("warmfeed_\(number.name)", in: text)
+            switch number.kind {
+            case .gauge: #expect(series.type == "gauge", "\(number.name)")
+            case .counter: #expect(series.type == "counter", "\(number.name)")
+            case .words: #expect(series.type == nil, "\(number.name) is words, not a series")
+            }
+        }
+        #expect(Self.series("warmfeed_shared_claims_won", in: text).value == 6)
+        #expect(Self.series("warmfeed_decode_refused", in: text).value == 2)
+        #expect(Self.series("warmfeed_origin_latency_p50_seconds", in: text).value == 0.25)
     }
 }

@@ -61,7 +61,8 @@ def test_axe_finds_nothing_on_the_feed_a_deep_page_the_error_pages_and_the_dashb
     with page.expect_response(lambda r: urlsplit(r.url).path == "/admin" and r.request.resource_type == "fetch", timeout=15_000):
         pass
     page.wait_for_timeout(300)
-    assert page.url == server.url + "/admin" and page.locator("main table").count() == 1
+    # The rows, and the table of every number (as /metrics names them).
+    assert page.url == server.url + "/admin" and page.locator("main table").count() == 2
     assert violations(page) == [], "the dashboard after it refreshed its numbers"
 
 
@@ -70,12 +71,16 @@ def test_the_dashboard_refreshes_its_numbers_without_reloading(page, server):
     navigations = []
     page.on("framenavigated", lambda frame: navigations.append(frame.url))
     page.evaluate("window.__kept = 1")
+    # Every number, opened: it stays open when the numbers are read again.
+    page.click("details.numbers summary")
     uptime = page.locator("main th:text-is('Up') + td").inner_text()
     page.wait_for_function(
         "was => document.querySelector('main th + td') && [...document.querySelectorAll('main th')]"
         ".find(t => t.textContent === 'Up').nextElementSibling.textContent !== was", arg=uptime, timeout=20_000)
     assert page.evaluate("window.__kept") == 1, "the page was reloaded"
     assert navigations == []
+    assert page.evaluate("document.querySelector('details.numbers').open"), "the table of every number closed on a refresh"
+    assert page.locator("details.numbers code:text-is('uptime_seconds')").is_visible()
 
 
 def test_the_sign_in_form_signs_in_and_the_button_signs_out_and_axe_finds_nothing(page, server):
@@ -93,7 +98,7 @@ def test_the_sign_in_form_signs_in_and_the_button_signs_out_and_axe_finds_nothin
     page.fill("#token", admin_token(server))
     with page.expect_navigation():
         page.click("form[action='/admin/sign-in'] button")
-    assert page.url == server.url + "/admin" and page.locator("main table").count() == 1
+    assert page.url == server.url + "/admin" and page.locator("main table").count() == 2
     assert admin_token(server) not in page.url
     assert violations(page) == [], "the dashboard with its sign-out button"
     # The way out: the session is over on the server, and the form is back.

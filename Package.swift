@@ -93,6 +93,7 @@ let package = Package(
             dependencies: [
                 "CMicroHTTPD",
                 "ThreadSlots",
+                "Workers",
                 "Gzip",
                 "Reckoning",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -130,7 +131,7 @@ let package = Package(
         // timeouts, reconnects and a down state. Knows nothing of feeds or thumbnails.
         .target(
             name: "RedisClient",
-            dependencies: ["CHiredis", "Reckoning", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CHiredis", "Reckoning", "Workers", .product(name: "DequeModule", package: "swift-collections")]
         ),
 
         // Streaming XML on libxml2's SAX push parser: no DTDs, no entities, no network. Knows nothing of feeds.

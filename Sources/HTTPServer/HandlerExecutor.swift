@@ -1,4 +1,4 @@
-import Foundation
+import Workers
 
 /// One thread that runs `.later` handlers.
 ///
@@ -11,52 +11,23 @@ import Foundation
 /// its work to its own share of them (`WorkerShard.nextHandler`): one queue
 /// for all handler threads was a lock every worker and every resuming
 /// continuation took.
-final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
-    // Safe to share: `jobs`, `head` and `stopping` are only touched under `condition`.
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var head = 0
-    private var stopping = false
+final class HandlerExecutor: TaskExecutor, Sendable {
+    private let thread = JobThreads(FirstInFirstOut<UnownedJob>())
 
     init(name: String) {
         // The thread holds the executor until `stop()` lets it run out.
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.start()
+        thread.start(threads: 1, name: name, numbered: false, state: {}) { [self] job, _ in
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
+        thread.withQueue(wake: true) { jobs, _ in jobs.append(job) }
     }
 
     /// Lets the thread finish the queued jobs and exit.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    private func run() {
-        while true {
-            condition.lock()
-            while head == jobs.count, !stopping { condition.wait() }
-            if head == jobs.count {
-                condition.unlock()
-                return
-            }
-            let job = jobs[head]
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            }
-            condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
+        thread.stop()
     }
 }

@@ -2,6 +2,7 @@ import DequeModule
 import Foundation
 import Reckoning
 import Synchronization
+import Workers
 
 /// A small pool of hiredis connections on threads of their own, for async callers.
 ///
@@ -35,23 +36,25 @@ public final class RedisClient: Sendable {
         var answer: @Sendable (Result<RedisValue, RedisError>) -> Void
     }
 
-    private struct Shared {
+    /// The commands waiting for a connection's thread, and what the threads
+    /// saw, under the threads' one lock.
+    private struct Shared: JobQueueing {
         var queue = Deque<Job>()
         var health = RedisHealth()
-        var stopping = false
         var commands = 0
         var errors = 0
         var busy = 0
         var lastError: String?
+
+        mutating func take() -> Job? { queue.popFirst() }
     }
 
     public let location: RedisLocation
     public let timeout: Duration
     /// What one reply may hold; a larger one fails its command (`.tooLarge`).
     public let limits: RedisReplyLimits
-    private let condition = NSCondition()
-    // Only touched with `condition` locked.
-    private nonisolated(unsafe) var shared = Shared()
+    /// A thread per connection, each keeping its own.
+    private let threads = JobThreads(Shared())
     private let started = ContinuousClock.now
     private let maxQueued: Int
 
@@ -65,12 +68,10 @@ public final class RedisClient: Sendable {
         self.timeout = timeout
         self.limits = limits
         let firstBackOff = Self.seconds(firstBackOff)
-        shared.health = RedisHealth(firstBackOff: firstBackOff, longestBackOff: max(5, firstBackOff))
+        threads.withQueue { shared, _ in shared.health = RedisHealth(firstBackOff: firstBackOff, longestBackOff: max(5, firstBackOff)) }
         maxQueued = 64 * max(1, connections)
-        for index in 0..<max(1, connections) {
-            let thread = Thread { [self] in work() }
-            thread.name = "redis-\(index)"
-            thread.start()
+        threads.start(threads: connections, name: "redis", state: { RedisConnection?.none }) { [self] job, connection in
+            run(job, on: &connection)
         }
     }
 
@@ -107,12 +108,14 @@ public final class RedisClient: Sendable {
     /// Queues a command (ahead of the others when `ahead`), or answers at once when it cannot go.
     private func submit(_ arguments: [[UInt8]], ahead: Bool, answer: @escaping @Sendable (Result<RedisValue, RedisError>) -> Void) {
         let job = Job(arguments: arguments, queuedAt: .now, answer: answer)
-        let refused: RedisError? = condition.withLock {
-            if shared.stopping { return .closed }
-            if !shared.health.isUp, shared.health.downSince != nil, !canProbe() { return .down }
+        let now = seconds()
+        let refused: RedisError? = threads.withQueue(wake: true) { shared, stopping in
+            if stopping { return .closed }
+            // Whether a probe could go now (checked on a copy, without taking the probe's turn).
+            var health = shared.health
+            if !shared.health.isUp, shared.health.downSince != nil, !health.mayTry(now: now) { return .down }
             if ahead {
                 shared.queue.prepend(job)
-                condition.signal()
                 return nil
             }
             if shared.queue.count >= maxQueued {
@@ -120,23 +123,17 @@ public final class RedisClient: Sendable {
                 return .busy
             }
             shared.queue.append(job)
-            condition.signal()
             return nil
         }
         if let refused { job.answer(.failure(refused)) }
     }
 
-    /// Whether a probe could go now (checked without taking the probe's turn).
-    private func canProbe() -> Bool {
-        var copy = shared.health
-        return copy.mayTry(now: seconds())
-    }
-
     public var status: Status {
-        condition.withLock {
+        let now = seconds()
+        return threads.withQueue { shared, _ in
             Status(
                 location: location.description, up: shared.health.isUp,
-                downForSeconds: shared.health.downSince.map { seconds() - $0 },
+                downForSeconds: shared.health.downSince.map { now - $0 },
                 commands: shared.commands, errors: shared.errors, busy: shared.busy, lastError: shared.lastError
             )
         }
@@ -144,11 +141,9 @@ public final class RedisClient: Sendable {
 
     /// Answers what is queued with `.closed` and lets the threads end.
     public func close() {
-        let dropped: [Job] = condition.withLock {
-            shared.stopping = true
+        let dropped: [Job] = threads.stop { shared in
             let jobs = Array(shared.queue)
             shared.queue.removeAll()
-            condition.broadcast()
             return jobs
         }
         for job in dropped { job.answer(.failure(.closed)) }
@@ -164,54 +159,60 @@ public final class RedisClient: Sendable {
 
     // MARK: The threads
 
-    private func work() {
-        var connection: RedisConnection?
-        while let job = next() {
-            guard ContinuousClock.now - job.queuedAt <= timeout else {
-                condition.withLock { shared.busy += 1 }
-                job.answer(.failure(.busy))
-                continue
-            }
-            let mayTry = condition.withLock { shared.health.mayTry(now: seconds()) }
-            guard mayTry else {
-                job.answer(.failure(.down))
-                continue
-            }
-            let result: Result<RedisValue, RedisError>
-            do throws(RedisError) {
-                if connection == nil { connection = try RedisConnection(location, timeout: timeout, limits: limits) }
-                result = .success(try connection!.run(job.arguments, deadline: .now + timeout))
-            } catch {
-                result = .failure(error)
-            }
-            if connection?.isBroken == true { connection = nil }
-            condition.withLock {
-                shared.commands += 1
-                switch result {
-                case .success: shared.health.succeeded()
-                case .failure(.reply(let message)):
-                    // Redis answered: it is up; the command was wrong (or Redis is out of memory).
-                    shared.health.succeeded()
-                    shared.errors += 1
-                    shared.lastError = message
-                case .failure(let error):
-                    shared.health.failed(now: seconds())
-                    shared.errors += 1
-                    shared.lastError = error.description
-                    connection = nil
-                }
-            }
-            job.answer(result)
+    /// `arguments` sent on `connection`, made first when there is none, and
+    /// let go of when it broke.
+    private func send(_ arguments: [[UInt8]], on connection: inout RedisConnection?) -> Result<RedisValue, RedisError> {
+        let result: Result<RedisValue, RedisError>
+        do throws(RedisError) {
+            if connection == nil { connection = try RedisConnection(location, timeout: timeout, limits: limits) }
+            result = .success(try connection!.run(arguments, deadline: .now + timeout))
+        } catch {
+            result = .failure(error)
         }
+        if connection?.isBroken == true { connection = nil }
+        return result
     }
 
-    private func next() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let job = shared.queue.popFirst() { return job }
-            if shared.stopping { return nil }
-            condition.wait()
+    /// Runs one command on this thread's `connection` (made again after it broke).
+    private func run(_ job: Job, on connection: inout RedisConnection?) {
+        guard ContinuousClock.now - job.queuedAt <= timeout else {
+            threads.withQueue { shared, _ in shared.busy += 1 }
+            job.answer(.failure(.busy))
+            return
         }
+        let now = seconds()
+        guard threads.withQueue({ shared, _ in shared.health.mayTry(now: now) }) else {
+            job.answer(.failure(.down))
+            return
+        }
+        let kept = connection != nil
+        var result = send(job.arguments, on: &connection)
+        // A kept connection Redis closed while it sat idle (Redis restarted, or its
+        // `timeout` ended it) fails at once: the command goes again on a new one
+        // before Redis is called down, as a browser does with a kept-alive
+        // connection. Without it, every thread's old connection called a Redis
+        // that had just come back down again, for a back-off each.
+        if kept, case .failure(.connection) = result {
+            connection = nil
+            result = send(job.arguments, on: &connection)
+        }
+        let ended = seconds()
+        threads.withQueue { shared, _ in
+            shared.commands += 1
+            switch result {
+            case .success: shared.health.succeeded()
+            case .failure(.reply(let message)):
+                // Redis answered: it is up; the command was wrong (or Redis is out of memory).
+                shared.health.succeeded()
+                shared.errors += 1
+                shared.lastError = message
+            case .failure(let error):
+                shared.health.failed(now: ended)
+                shared.errors += 1
+                shared.lastError = error.description
+                connection = nil
+            }
+        }
+        job.answer(result)
     }
 }

@@ -130,3 +130,8 @@ struct JobQueue<Job> {
         running -= 1
     }
 }
+
+extension JobQueue: JobQueueing {
+    /// A worker's next job, by priority (`start()`).
+    mutating func take() -> Job? { start() }
+}

@@ -1,13 +1,14 @@
 import Foundation
 
-/// Dedicated threads that run blocking work for async callers: libvips calls
-/// (the thumbnailer), PostgreSQL reads on libpq (the PostgreSQL store).
+/// Dedicated threads that run blocking work for async callers, by the
+/// callers' priorities: libvips calls (the thumbnailer), PostgreSQL reads on
+/// libpq (the PostgreSQL store). `JobThreads` over a `JobQueue`.
 ///
 /// A thumbnail takes tens of milliseconds of CPU. On Swift's cooperative pool,
 /// which has one thread per core, that work would starve every other task in
 /// the process; here it runs on at most `threads` threads of its own, and the
 /// async caller waits on a continuation without holding a thread.
-public final class WorkerPool: @unchecked Sendable {
+public final class WorkerPool: Sendable {
     /// A unit of work and what to do instead if it is cancelled while queued.
     /// Exactly one of the two closures is called; `run` records its own end
     /// (``JobQueue/finish()``) before it answers its caller, so a caller that
@@ -17,23 +18,12 @@ public final class WorkerPool: @unchecked Sendable {
         var cancel: @Sendable () -> Void
     }
 
-    // Safe to share: `queue` and `stopping` are only touched with `condition`
-    // locked; `onThreadExit` is immutable.
-    private let condition = NSCondition()
-    private var queue = JobQueue<Job>()
-    private var stopping = false
-    private let onThreadExit: @Sendable () -> Void
+    private let threads = JobThreads(JobQueue<Job>())
 
     /// Starts `threads` threads (at least one), named `name-0`, `name-1`, …;
     /// each calls `onThreadExit` as it ends.
     public init(threads count: Int, name: String, onThreadExit: @escaping @Sendable () -> Void = {}) {
-        self.onThreadExit = onThreadExit
-        for index in 0..<max(1, count) {
-            // Each thread holds the pool until `stop()` lets it run out.
-            let thread = Thread { [self] in work() }
-            thread.name = "\(name)-\(index)"
-            thread.start()
-        }
+        threads.start(threads: count, name: name, state: {}, run: { job, _ in job.run() }, onExit: onThreadExit)
     }
 
     /// Runs `work` on a pool thread and returns its result. If the calling task
@@ -44,7 +34,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// caller whose priority is escalated while its work waits (a task of
     /// higher priority awaits it) moves its work up.
     public func perform<T: Sendable>(cancelled: T, _ work: @escaping @Sendable () -> T) async -> T {
-        let ticket = condition.withLock { queue.reserve() }
+        let ticket = threads.withQueue { queue, _ in queue.reserve() }
         let priority = Task.currentPriority.rawValue
         return await withTaskCancellationHandler {
             await withTaskPriorityEscalationHandler {
@@ -53,7 +43,7 @@ public final class WorkerPool: @unchecked Sendable {
                         Job(
                             run: { [self] in
                                 let result = work()
-                                condition.withLock { queue.finish() }
+                                threads.withQueue { queue, _ in queue.finish() }
                                 continuation.resume(returning: result)
                             },
                             cancel: { continuation.resume(returning: cancelled) }),
@@ -62,59 +52,36 @@ public final class WorkerPool: @unchecked Sendable {
             } onPriorityEscalated: { _, raised in
                 // Someone of higher priority now waits on this work (a reader on pre-warm's
                 // thumbnail): if it still waits for a worker, it moves up the queue.
-                condition.withLock { queue.raise(ticket, to: raised.rawValue) }
+                threads.withQueue { queue, _ in queue.raise(ticket, to: raised.rawValue) }
             }
         } onCancel: {
-            let removed = condition.withLock { queue.cancel(ticket) }
+            let removed = threads.withQueue { queue, _ in queue.cancel(ticket) }
             removed?.cancel()
         }
     }
 
     /// Waiting and running job counts, and the most that ever ran at once.
     public var counts: (queued: Int, running: Int, peakRunning: Int) {
-        condition.withLock { (queue.queued, queue.running, queue.peakRunning) }
+        threads.withQueue { queue, _ in (queue.queued, queue.running, queue.peakRunning) }
     }
 
     /// Whether a job of a priority above `priority` waits for a worker: a long
     /// job of lower priority asks between its steps, to end sooner.
     public func hasQueued(above priority: TaskPriority) -> Bool {
-        condition.withLock { (queue.highestQueuedPriority ?? 0) > priority.rawValue }
+        threads.withQueue { queue, _ in (queue.highestQueuedPriority ?? 0) > priority.rawValue }
     }
 
     /// Lets the threads finish the queued jobs and exit.
     public func stop() {
-        condition.withLock {
-            stopping = true
-            condition.broadcast()
-        }
+        threads.stop()
     }
 
     private func submit(_ job: Job, ticket: UInt64, priority: UInt8) {
-        let submission: JobQueue<Job>.Submission = condition.withLock {
+        let submission: JobQueue<Job>.Submission = threads.withQueue(wake: true) { queue, stopping in
             // After stop() no thread would take the job; answer it as cancelled.
-            if stopping { return .refused(job) }
-            let submission = queue.submit(job, ticket: ticket, priority: priority)
-            if case .queued = submission { condition.signal() }
-            return submission
+            stopping ? .refused(job) : queue.submit(job, ticket: ticket, priority: priority)
         }
         if case .refused(let job) = submission { job.cancel() }
-    }
-
-    private func work() {
-        while let job = next() {
-            job.run()
-        }
-        onThreadExit()
-    }
-
-    private func next() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let job = queue.start() { return job }
-            if stopping { return nil }
-            condition.wait()
-        }
     }
 }
 

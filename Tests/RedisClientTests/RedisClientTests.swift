@@ -51,6 +51,30 @@ import Testing
         #expect(client.status.up)
     }
 
+    /// Redis restarted while every thread kept a connection to it: each old
+    /// connection fails on its next command, which goes again on a new one.
+    /// No command fails and Redis is never called down (each thread's old
+    /// connection used to call it down again, for a back-off, after it came back).
+    @Test func aRestartUnderKeptConnectionsFailsNoCommand() async throws {
+        let redis = try OwnRedis()
+        let client = RedisClient(try RedisLocation(redis.url), connections: 4, timeout: .milliseconds(500))
+        defer { client.close() }
+        // Every thread makes its connection: more commands at once than threads, each held a moment.
+        try await withThrowingTaskGroup(of: RedisValue.self) { group in
+            for _ in 0..<16 { group.addTask { try await client.run("EVAL", "local t = redis.call('TIME') return 1", "0") } }
+            for try await answer in group { #expect(answer == .integer(1)) }
+        }
+        redis.stop()
+        try redis.start()
+        let answers = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 { group.addTask { try await client.run("SET", "k\(index)", "v") == .status("OK") } }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(answers == Array(repeating: true, count: 16))
+        #expect(client.status.up)
+        #expect(client.status.errors == 0)
+    }
+
     /// More commands at once than the pool can send in its timeout: the
     /// surplus is answered `.busy` at once, while Redis is up and answers every
     /// command it is given (no error). A shared tier that read `.busy` as

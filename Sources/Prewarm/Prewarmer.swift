@@ -81,15 +81,13 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// Set at shutdown: the drain loop ends.
     let viewsStopped = Atomic<Bool>(false)
 
-    /// The longest page 1 is held at start while it is warmed, unless told: 3 s.
-    package static let defaultPageOneHold: Duration = .seconds(3)
-
     /// A pre-warmer warming `lead` pages ahead of each reader, at most
     /// `concurrency` pages at a time and `thumbnailsAtOnce` thumbnails per page,
     /// reading pages from `pages` and reading the time from `clock`.
     package init(
         lead: Int, pages: any PrewarmPages, thumbnails: any ThumbnailWarming, clock: Uptime,
-        concurrency: Int = 2, thumbnailsAtOnce: Int = 8, pageOneHold: Duration = Prewarmer.defaultPageOneHold,
+        concurrency: Int = PrewarmConfiguration().pagesAtOnce, thumbnailsAtOnce: Int = PrewarmConfiguration().thumbnailsAtOnce,
+        pageOneHold: Duration = PrewarmConfiguration().pageOneHold,
         claims: (any PageWarmingClaims)? = nil, logger: Logger
     ) {
         self.claims = claims

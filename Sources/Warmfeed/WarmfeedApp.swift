@@ -112,7 +112,7 @@ public final class WarmfeedApp: Sendable {
         let shared = try configuration.redis.map { url in
             SharedTier(
                 client: RedisClient(try RedisLocation(url)), epoch: store.epoch, node: configuration.nodeName, address: address, peers: peers,
-                longestFailure: configuration.negativeTTL, logger: logger)
+                longestFailure: configuration.thumbnails.negativeTTL, logger: logger)
         }
         if shared != nil, peers.isEmpty {
             logger.warning("--redis without --peer: no other node is asked for an original it fetched; this one fetches what it needs itself")
@@ -123,40 +123,18 @@ public final class WarmfeedApp: Sendable {
         var folderSource: [String] = []
         if let source = configuration.source, case .folder(let path)? = try? ImportSource(source) { folderSource = [path] }
         let imageFolders = ImportedFolders(store: store, configured: folderSource)
-        // The process's one budget: servers sharing a process (the tests) share it, the last one's setting applies.
-        Thumbnailer.shared.decodeBudget.setBytes(configuration.decodeBytes)
-        thumbnails = ThumbnailService(
-            store: store, memoryBudget: configuration.thumbnailCacheBytes,
-            originalsBudget: configuration.originalsCacheBytes,
-            negativeTTL: (Uptime.seconds(configuration.firstNegativeTTL), Uptime.seconds(configuration.negativeTTL)),
-            // The shared tier between memory and disk: a hit there is a hit made by any node.
-            tiers: (shared.map { [$0] } ?? []) + [
-                try ThumbnailDiskTier(
-                    folder: data.appendingPathComponent("thumbs"), budget: configuration.diskCacheBytes, indexBudget: configuration.diskIndexBytes)
-            ],
-            fetcher: fetcher,
-            thumbnailer: Thumbnailer.shared,
+        thumbnails = try ThumbnailService(
+            configuration.thumbnails, dataFolder: data, store: store, shared: shared, fetcher: fetcher,
             origin: ImageSource(
                 demoBase: { [demo] in
                     // A cluster's demo origin runs apart; a lone server's is known once it listens.
                     demoBaseURL ?? demo.flatMap { $0.server.port > 0 ? $0.baseURL : nil }
                 },
                 folders: { [imageFolders] refresh in await imageFolders.folders(refresh: refresh) }),
-            limits: try configuration.originalsFetchLimits(),
-            clock: clock,
-            metrics: metrics.factory,
-            previews: previews,
-            originalStore: configuration.originalsDiskBytes > 0
-                ? try OriginalStore(folder: data.appendingPathComponent("originals"), budget: configuration.originalsDiskBytes) : nil,
-            prewarmMakesMissedAVIF: configuration.prewarmPages > 0,
-            answerWithin: configuration.thumbnailWait, nodeName: configuration.nodeName,
-            logger: logger
-        )
-        prewarmer = Prewarmer(
-            lead: configuration.prewarmPages, pages: pages, thumbnails: thumbnails, clock: clock,
-            pageOneHold: configuration.pageOneHold, claims: shared, logger: logger
-        )
-        let tracked = configuration.prewarmPages > 0 ? prewarmer : nil
+            limits: try configuration.originalsFetchLimits(), clock: clock, metrics: metrics.factory, previews: previews,
+            prewarmMakesMissedAVIF: configuration.prewarm.isOn, nodeName: configuration.nodeName, logger: logger)
+        prewarmer = Prewarmer(configuration.prewarm, pages: pages, thumbnails: thumbnails, claims: shared, clock: clock, logger: logger)
+        let tracked = configuration.prewarm.isOn ? prewarmer : nil
         // The first visitor finds page 1 warm: it is warmed from the start, as after an import
         // (an empty feed has nothing to warm; its first import will call for it).
         if let tracked, (try? await store.count()) ?? 0 > 0 { tracked.warmTop(revision: store.revision, holdingPageOne: true) }

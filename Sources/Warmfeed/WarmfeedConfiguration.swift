@@ -31,42 +31,19 @@ public struct WarmfeedConfiguration: Sendable {
     public var demoItems = 10_000
     /// Memory for rendered pages, in bytes.
     public var pageCacheBytes = 64 << 20
-    /// Memory for thumbnails, in bytes.
-    public var thumbnailCacheBytes = 256 << 20
-    /// Memory for originals kept after a resize, so the item's other size needs
-    /// no second fetch, and for those waiting for libvips, in bytes.
-    public var originalsCacheBytes = ThumbnailBudgets.originals
-    /// Memory libvips may hold at once to decode pictures, in bytes: each
-    /// decode's share is estimated from the picture's header before any pixel
-    /// is decoded; decodes wait until theirs fits, and a picture that needs
-    /// more than all of it is refused (its placeholder is served). Shared by
-    /// the whole process (`DecodeBudget.shared`).
-    public var decodeBytes = DecodeBudget.defaultBytes
-    /// Disk for thumbnails (in the data folder), in bytes.
-    public var diskCacheBytes = 1024 << 20
-    /// Disk for originals kept after their fetch (in the data folder), so an
-    /// item's later sizes and formats need no second fetch, in bytes (0: none kept).
-    public var originalsDiskBytes = 1024 << 20
-    /// Memory for the index of the thumbnails on disk, in bytes: about 40
-    /// bytes a thumbnail, so the default (16 MiB) holds 393,216.
-    public var diskIndexBytes = ThumbnailDiskTier.defaultIndexBudget
-    /// Pages warmed ahead of each reader (0: no pre-warm).
-    public var prewarmPages = 2
+    /// The thumbnails: their memory, disk and decode budgets, how long a
+    /// failure is remembered, how long a reader waits.
+    public var thumbnails = ThumbnailsConfiguration()
+    /// Pre-warm: the pages it warms ahead of each reader (0: none), and how
+    /// long page 1 is held at start while it is warmed.
+    public var prewarm = PrewarmConfiguration()
     /// The demo origin's latency (jittered ±20%).
     public var originLatency: Duration = .milliseconds(250)
-    /// The longest an origin failure is remembered before the origin is asked again.
-    public var negativeTTL: Duration = .seconds(30)
-    /// How long a first failure is remembered; each failure in a row doubles it, up to `negativeTTL`.
-    public var firstNegativeTTL: Duration = .seconds(5)
     /// The origin fetch's total timeout.
     public var originTimeout: Duration = .seconds(10)
     /// An origin that sends under `originStallRate` (512) bytes a second for this long is cut
     /// (the wait for its first byte included): a dripping origin fails fast.
     public var originStall: Duration = .seconds(5)
-    /// The longest a thumbnail request waits (for the origin, a resize): then
-    /// the box is answered empty (the row's preview shows) and the job goes on
-    /// for the next reader.
-    public var thumbnailWait = ThumbnailService.defaultAnswerWithin
     /// Connections open at once to one origin host; more fetches wait for one,
     /// readers' first, for at most `originQueueWait` (then the placeholder, not remembered).
     public var originConnections = 16
@@ -75,8 +52,6 @@ public struct WarmfeedConfiguration: Sendable {
     /// Where the demo origin keeps its pool of originals, painted once; nil is
     /// `demo-origin/pool` in the data folder. Servers (and tests) may share one.
     public var demoPoolFolder: String?
-    /// The longest page 1 is held at start while it is warmed (see `StartGate`).
-    public var pageOneHold = Prewarmer.defaultPageOneHold
     /// The admin token; nil loads it from WARMFEED_ADMIN_TOKEN or the data
     /// folder. At least `AdminToken.minimumLength` characters, wherever it comes from.
     public var adminToken: String?
@@ -148,10 +123,11 @@ public struct WarmfeedConfiguration: Sendable {
         guard http.connectionsPerAddress >= 1 else { throw ConfigurationError("--max-connections-per-address must be at least 1") }
         guard (1...3600).contains(http.headTimeout) else { throw ConfigurationError("--head-timeout must be from 1 to 3600 seconds") }
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
-        guard thumbnailCacheBytes >= 0, diskCacheBytes >= 0, pageCacheBytes >= 0, originalsCacheBytes >= 0, diskIndexBytes >= 0, originalsDiskBytes >= 0 else {
-            throw ConfigurationError("cache sizes cannot be negative")
-        }
-        guard decodeBytes >= 16 << 20 else { throw ConfigurationError("--decode-mb must be at least 16") }
+        let budgets = [
+            thumbnails.memoryBytes, thumbnails.diskBytes, pageCacheBytes, thumbnails.originalsBytes, thumbnails.diskIndexBytes, thumbnails.originalsDiskBytes,
+        ]
+        guard budgets.allSatisfy({ $0 >= 0 }) else { throw ConfigurationError("cache sizes cannot be negative") }
+        guard thumbnails.decodeBytes >= 16 << 20 else { throw ConfigurationError("--decode-mb must be at least 16") }
         if let advertisedAddress {
             let lower = advertisedAddress.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), advertisedAddress.count > 8, !advertisedAddress.contains(where: \.isWhitespace)
@@ -160,12 +136,14 @@ public struct WarmfeedConfiguration: Sendable {
             }
         }
         do throws(TrustedProxies.Refused) { _ = try TrustedProxies(trustedProxies) } catch { throw ConfigurationError(error.description) }
-        guard (0...20).contains(prewarmPages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
+        guard (0...20).contains(prewarm.pages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
         if let refreshInterval {
             guard source != nil else { throw ConfigurationError("--refresh needs --source") }
             guard refreshInterval >= .seconds(1) else { throw ConfigurationError("--refresh must be at least 1s") }
         }
-        guard thumbnailWait >= .seconds(1), thumbnailWait <= .seconds(600) else { throw ConfigurationError("--thumb-wait must be from 1 to 600 seconds") }
+        guard thumbnails.answerWithin >= .seconds(1), thumbnails.answerWithin <= .seconds(600) else {
+            throw ConfigurationError("--thumb-wait must be from 1 to 600 seconds")
+        }
         guard originLatency >= .zero, originLatency <= .seconds(60) else { throw ConfigurationError("--origin-latency must be from 0 to 60 s") }
         if let redis {
             do throws(RedisError) { _ = try RedisLocation(redis) } catch { throw ConfigurationError("--redis: \(error)") }

@@ -38,35 +38,35 @@ struct Serve: AsyncParsableCommand {
     var pageCacheMB = defaults.pageCacheBytes >> 20
 
     @Option(name: .customLong("cache-mb"), help: "Memory for thumbnails, in MiB (least recently used out first).")
-    var cacheMB = defaults.thumbnailCacheBytes >> 20
+    var cacheMB = defaults.thumbnails.memoryBytes >> 20
 
     @Option(
         name: .customLong("originals-mb"),
         help: "Memory for originals, in MiB: half kept after a resize for an item's other size, half for those fetched and waiting for libvips.")
-    var originalsMB = defaults.originalsCacheBytes >> 20
+    var originalsMB = defaults.thumbnails.originalsBytes >> 20
 
     @Option(
         name: .customLong("decode-mb"),
         help:
             "Memory libvips may hold at once to decode pictures, in MiB, estimated from each picture's header before decoding; decodes wait for room, and a picture that needs more than all of it gets its placeholder."
     )
-    var decodeMB = defaults.decodeBytes >> 20
+    var decodeMB = defaults.thumbnails.decodeBytes >> 20
 
     @Option(name: .customLong("disk-cache-mb"), help: "Disk for thumbnails in the data folder, in MiB; survives restarts.")
-    var diskCacheMB = defaults.diskCacheBytes >> 20
+    var diskCacheMB = defaults.thumbnails.diskBytes >> 20
 
     @Option(
         name: .customLong("originals-disk-mb"),
         help: "Disk for originals kept after their fetch, in MiB, so an item's later sizes and formats need no second fetch (0: none kept).")
-    var originalsDiskMB = defaults.originalsDiskBytes >> 20
+    var originalsDiskMB = defaults.thumbnails.originalsDiskBytes >> 20
 
     @Option(
         name: .customLong("disk-index-mb"),
         help: "Memory for the index of the thumbnails on disk, in MiB (about 24,000 thumbnails a MiB; past it the least recently used file goes).")
-    var diskIndexMB = defaults.diskIndexBytes >> 20
+    var diskIndexMB = defaults.thumbnails.diskIndexBytes >> 20
 
     @Option(help: "Pages warmed ahead of each reader (0 turns pre-warm off).")
-    var prewarm = defaults.prewarmPages
+    var prewarm = defaults.prewarm.pages
 
     @Option(name: .customLong("origin-latency"), help: "The demo origin's latency in milliseconds (jittered ±20%).")
     var originLatency = Int(defaults.originLatency.wholeMilliseconds)
@@ -88,7 +88,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("thumb-wait"),
         help: "Seconds a thumbnail request waits for its thumbnail; then the box is answered empty and the job goes on for the next reader.")
-    var thumbWait = Int(defaults.thumbnailWait.components.seconds)
+    var thumbWait = Int(defaults.thumbnails.answerWithin.components.seconds)
 
     @Option(name: .customLong("origin-connections"), help: "Connections open at once to one origin host; more fetches wait for one, readers' first.")
     var originConnections = defaults.originConnections
@@ -179,18 +179,18 @@ struct Serve: AsyncParsableCommand {
         configuration.threshold = threshold
         configuration.demoItems = demoItems
         configuration.pageCacheBytes = pageCacheMB << 20
-        configuration.thumbnailCacheBytes = cacheMB << 20
-        configuration.originalsCacheBytes = originalsMB << 20
-        configuration.decodeBytes = decodeMB << 20
-        configuration.diskCacheBytes = diskCacheMB << 20
-        configuration.originalsDiskBytes = originalsDiskMB << 20
+        configuration.thumbnails.memoryBytes = cacheMB << 20
+        configuration.thumbnails.originalsBytes = originalsMB << 20
+        configuration.thumbnails.decodeBytes = decodeMB << 20
+        configuration.thumbnails.diskBytes = diskCacheMB << 20
+        configuration.thumbnails.originalsDiskBytes = originalsDiskMB << 20
         configuration.advertisedAddress = advertise
-        configuration.diskIndexBytes = diskIndexMB << 20
-        configuration.prewarmPages = prewarm
+        configuration.thumbnails.diskIndexBytes = diskIndexMB << 20
+        configuration.prewarm.pages = prewarm
         configuration.originLatency = .milliseconds(originLatency)
         configuration.originTimeout = .seconds(originTimeout)
         configuration.originStall = .seconds(originStall)
-        configuration.thumbnailWait = .seconds(thumbWait)
+        configuration.thumbnails.answerWithin = .seconds(thumbWait)
         configuration.originConnections = originConnections
         configuration.demoPoolFolder = demoPool
         configuration.source = source

@@ -23,7 +23,7 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = prewarmPages; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.prewarm.pages = prewarmPages; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 try await body(origin, feed, try await feed.addItems(imagesAt: [path], on: origin)[0])
@@ -84,7 +84,7 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.prewarm.pages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/b.jpg"], on: origin)[0]
@@ -104,10 +104,10 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0
+                    $0.prewarm.pages = 0
                     $0.allowedOrigins = ServedFeed.loopbackOrigins
-                    $0.firstNegativeTTL = .seconds(600)
-                    $0.negativeTTL = .seconds(600)
+                    $0.thumbnails.firstNegativeTTL = .seconds(600)
+                    $0.thumbnails.negativeTTL = .seconds(600)
                 }
             ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/dead.jpg"], on: origin)[0]
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func preWarmMakesTheAVIFAheadOnceReadersTakeIt() async throws {
-        try await ServedFeed.with(items: 100, configure: { $0.prewarmPages = 2 }) { feed in
+        try await ServedFeed.with(items: 100, configure: { $0.prewarm.pages = 2 }) { feed in
             // A browser that takes AVIF asks for a thumbnail first, so every page pre-warm plans
             // from here on makes AVIF too (a page warmed before that, in WebP alone, would not:
             // its readers' missed AVIF is made for the next one). Then its reader is on page 1.

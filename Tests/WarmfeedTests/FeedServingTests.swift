@@ -82,7 +82,7 @@ import Testing
 
     @Test func newItemsAtTheTopShowUpWithoutShiftingAReaderOnACursor() async throws {
         // No pre-warm: thumbnails made meanwhile would add their previews to page 1.
-        try await ServedFeed.with(items: 30, pageSize: 10, configure: { $0.prewarmPages = 0 }) { feed in
+        try await ServedFeed.with(items: 30, pageSize: 10, configure: { $0.prewarm.pages = 0 }) { feed in
             let first = RenderedPage(try await feed.get("/fragment").text)
             let before = try await feed.get("/").text
             #expect(try await feed.get("/").text == before, "a repeated page is served from the page cache unchanged")

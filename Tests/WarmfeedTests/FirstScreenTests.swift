@@ -67,7 +67,7 @@ import WarmfeedCore
             let feed = try await ServedFeed.start(
                 items: 0, pageSize: 10, dataFolder: data,
                 configure: {
-                    $0.pageOneHold = .seconds(120)
+                    $0.prewarm.pageOneHold = .seconds(120)
                     $0.allowedOrigins = ServedFeed.loopbackOrigins
                 })
             do {

@@ -13,7 +13,7 @@ import WarmfeedCore
     @Test func pagesAndFragmentsAnswerACurrentCopyWith304UntilTheFeedChanges() async throws {
         // No pre-warm: a thumbnail made meanwhile would bring its row's preview, and with it a
         // new rendering of the page, under a new validator (that case is the next test's).
-        try await ServedFeed.with(items: 40, configure: { $0.prewarmPages = 0 }) { feed in
+        try await ServedFeed.with(items: 40, configure: { $0.prewarm.pages = 0 }) { feed in
             for target in ["/", "/?page=2", "/fragment?page=2"] {
                 let first = try await feed.get(target)
                 let etag = try #require(first.header("ETag"), "\(target)")
@@ -42,7 +42,7 @@ import WarmfeedCore
     }
 
     @Test func aPageRenderedAgainWithItsPreviewsHasANewValidator() async throws {
-        try await ServedFeed.with(items: 10, configure: { $0.prewarmPages = 0 }) { feed in
+        try await ServedFeed.with(items: 10, configure: { $0.prewarm.pages = 0 }) { feed in
             let before = try #require(try await feed.get("/").header("ETag"))
             // Page 1's thumbnails made: their previews come with them, and page 1 is rendered again with them.
             let ids = try await feed.app.store.page(.number(1), size: 10)?.items.compactMap(\.id) ?? []

@@ -145,7 +145,7 @@ import Testing
     /// for at most the longest negative TTL, and cuts the entry in Redis too.
     @Test func aFailureThatWouldLastAYearEndsAtTheLongestNegativeTTL() async throws {
         try await Cluster.with(configure: {
-            $0.negativeTTL = .seconds(2); $0.firstNegativeTTL = .seconds(1)
+            $0.thumbnails.negativeTTL = .seconds(2); $0.thumbnails.firstNegativeTTL = .seconds(1)
         }) { cluster in
             #expect(Self.isWebP(try await cluster.nodes[0].thumbnail(180)))
             let key = try await Self.onlyKey(cluster, "wf:*:t:180-*:1x:webp")
@@ -168,7 +168,7 @@ import Testing
     /// without end: each is cut to its ceiling as it is read.
     @Test func recordsAndClaimsWithoutEndAreCutToTheirCeilings() async throws {
         try await Cluster.with(configure: {
-            $0.negativeTTL = .seconds(2); $0.firstNegativeTTL = .seconds(1)
+            $0.thumbnails.negativeTTL = .seconds(2); $0.thumbnails.firstNegativeTTL = .seconds(1)
         }) { cluster in
             let (first, second) = (cluster.nodes[0], cluster.nodes[1])
             let epoch = first.app.store.epoch

@@ -22,7 +22,7 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.originalsCacheBytes = 8 << 20; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.thumbnails.originalsBytes = 8 << 20; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 let ids = try await feed.addItems(imagesAt: small + heavy, on: origin)

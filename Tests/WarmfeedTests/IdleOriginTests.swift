@@ -23,7 +23,7 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0
+                    $0.prewarm.pages = 0
                     $0.originTimeout = .seconds(60)
                     $0.originStall = .seconds(60)
                     $0.allowedOrigins = ServedFeed.loopbackOrigins

@@ -99,8 +99,8 @@ import Testing
         try await ServedFeed.with(
             items: 10,
             configure: {
-                $0.firstNegativeTTL = .seconds(600)
-                $0.negativeTTL = .seconds(600)
+                $0.thumbnails.firstNegativeTTL = .seconds(600)
+                $0.thumbnails.negativeTTL = .seconds(600)
             }
         ) { feed in
             let urls = canaries.spellings + canaries.redirects
@@ -190,9 +190,9 @@ import Testing
         // Failures remembered for the whole test, and no pre-warm: a loaded machine must
         // not see a refusal forgotten and asked again, nor sizes no reader asked for.
         let feed = try await ServedFeed.start(items: 0, dataFolder: data) { configuration in
-            configuration.prewarmPages = 0
-            configuration.firstNegativeTTL = .seconds(600)
-            configuration.negativeTTL = .seconds(600)
+            configuration.prewarm.pages = 0
+            configuration.thumbnails.firstNegativeTTL = .seconds(600)
+            configuration.thumbnails.negativeTTL = .seconds(600)
         }
         do {
             let page = try #require(try await feed.app.store.page(.number(1), size: 100))

@@ -21,7 +21,7 @@ import Testing
             origin.script("/a.jpg", .respond(contentType: "image/jpeg", body: first))
             origin.script("/b.jpg", .respond(contentType: "image/jpeg", body: second))
             let feed = try await ServedFeed.start(items: 0, dataFolder: folder) {
-                $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                $0.prewarm.pages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
             }
             let id = try await feed.addItems(imagesAt: ["/a.jpg"], on: origin)[0]
             let before = try #require(try await feed.thumbnailPaths().first)
@@ -57,7 +57,7 @@ import Testing
             origin.script("/a.jpg", .respond(status: 500, body: []))
             origin.script("/b.jpg", .respond(status: 500, body: []))
             let restarted = try await ServedFeed.start(items: 0, dataFolder: folder) {
-                $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                $0.prewarm.pages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
             }
             #expect(try await restarted.get(after, headers: Self.webp).body == new.body)
             let moved = try await restarted.get(before, headers: Self.webp)
@@ -83,7 +83,7 @@ import Testing
         }
         func thumbnails(data: URL) async throws -> [[UInt8]] {
             let feed = try await ServedFeed.start(items: 0, dataFolder: data.path) { configuration in
-                configuration.prewarmPages = 0
+                configuration.prewarm.pages = 0
                 configuration.source = pictures.path
             }
             guard case .success = await feed.app.importSource() else {

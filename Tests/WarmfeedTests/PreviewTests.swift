@@ -26,7 +26,7 @@ import Thumbnailer
     // The store keeping previews through imports is in FeedStoreConformanceTests, for every backend.
 
     @Test func aThumbnailMadeOnceLeavesItsPreviewInTheRowsRenderedAfter() async throws {
-        try await ServedFeed.with(items: 40, pageSize: 10, configure: { $0.prewarmPages = 0 }) { feed in
+        try await ServedFeed.with(items: 40, pageSize: 10, configure: { $0.prewarm.pages = 0 }) { feed in
             #expect(!(try await feed.get("/?page=4").text.contains("class=\"thumb pv")), "no thumbnail made yet, no preview")
             // An item of page 3, which no one has asked for yet.
             let id = try #require(try await feed.app.store.page(.number(3), size: 10)?.items.first?.id)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
 @testable import Warmfeed
 @testable import WarmfeedCore
 
@@ -32,7 +33,12 @@ import Testing
 
     @Test(arguments: [("1", "1x", "2x"), ("2.625", "2x", "1x")])
     func aReadersPagesAreWarmedInTheSizeTheirScreenLoads(ratio: String, wanted: String, unwanted: String) async throws {
-        try await ServedFeed.with(items: 200, pageSize: 5, configure: { $0.prewarmPages = 2; $0.pageOneHold = .zero }) { feed in
+        try await ServedFeed.with(
+            items: 200, pageSize: 5,
+            configure: {
+                $0.prewarm.pages = 2; $0.prewarm.pageOneHold = .zero
+            }
+        ) { feed in
             try await waitUntilIdle(feed)
             // Somebody on a dense screen is about: this node has been asked for a 2x.
             _ = try await feed.thumbnail(200, "2x")

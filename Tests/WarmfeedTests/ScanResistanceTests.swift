@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Warmfeed
 
 /// A crawler walking every page once must not flush the pages readers are on
@@ -41,7 +42,12 @@ import Testing
 
     @Test func onceTheCacheIsFullAPageAskedForOnceIsNotKeptAndOnItsSecondAskIs() async throws {
         // About 8 pages of ~8 KB fit.
-        try await ServedFeed.with(items: 2_000, pageSize: 10, configure: { $0.prewarmPages = 0; $0.pageCacheBytes = 64 << 10 }) { feed in
+        try await ServedFeed.with(
+            items: 2_000, pageSize: 10,
+            configure: {
+                $0.prewarm.pages = 0; $0.pageCacheBytes = 64 << 10
+            }
+        ) { feed in
             func counts() async throws -> (hits: Int, misses: Int, notKept: Int) {
                 let stats = try await feed.adminJSON()
                 return (stats["page_hits"] as? Int ?? -1, stats["page_misses"] as? Int ?? -1, stats["page_not_kept"] as? Int ?? -1)

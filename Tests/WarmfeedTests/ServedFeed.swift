@@ -51,7 +51,7 @@ struct ServedFeed {
         configuration.demoPoolFolder = sharedDemoPool
         // CI's two slow cores once took over 15 s for a cluster's cold thumbnail: tests that
         // count images are not cut short by the deadline (its own tests set theirs).
-        configuration.thumbnailWait = .seconds(120)
+        configuration.thumbnails.answerWithin = .seconds(120)
         configure(&configuration)
         let app = try await WarmfeedApp(configuration: configuration)
         try app.start()

@@ -175,7 +175,7 @@ import Testing
             items: 0, pageSize: 5,
             configure: {
                 $0.source = file
-                $0.prewarmPages = 2
+                $0.prewarm.pages = 2
                 $0.allowedOrigins = ServedFeed.loopbackOrigins
             }
         ) { feed in

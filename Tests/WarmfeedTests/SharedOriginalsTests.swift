@@ -69,7 +69,7 @@ import Testing
     /// The other size asked for later, on the other node, after the owner's
     /// memory has let the original go: the owner reads it back from its disk.
     @Test func aSizeAskedForLaterOnAnotherNodeCostsNoSecondFetch() async throws {
-        try await Cluster.with(configure: { $0.originalsCacheBytes = 0 }) { cluster in
+        try await Cluster.with(configure: { $0.thumbnails.originalsBytes = 0 }) { cluster in
             let ids = Array(Int64(160)...Int64(169))
             for id in ids { #expect(Self.isImage(try await cluster.nodes[0].thumbnail(id, "1x"))) }
             #expect(cluster.originRequests == ids.count)
@@ -106,7 +106,7 @@ import Testing
         try await Cluster.with(
             items: 120,
             configure: {
-                $0.prewarmPages = 2; $0.pageOneHold = .zero
+                $0.prewarm.pages = 2; $0.prewarm.pageOneHold = .zero
             }
         ) { cluster in
             let readers: [(node: Int, ratio: String, scale: String, cookie: String)] = [

@@ -39,7 +39,7 @@ import Testing
                         configuration.redis = redisURL ?? redis.url
                         configuration.demoOrigin = origin.baseURL
                         configuration.nodeName = "node\(index + 1)"
-                        configuration.prewarmPages = 0
+                        configuration.prewarm.pages = 0
                         configure(&configuration)
                     })
             }

@@ -68,7 +68,7 @@ struct OwnPostgres {
         defer { postgres.remove() }
         let feed = try await ServedFeed.start(items: 300, pageSize: 10) { configuration in
             configuration.store = postgres.url
-            configuration.prewarmPages = 0
+            configuration.prewarm.pages = 0
         }
         do {
             let warm = try await feed.get("/?page=1")
@@ -144,7 +144,7 @@ struct OwnPostgres {
         defer { postgres.remove() }
         let feed = try await ServedFeed.start(items: 300, pageSize: 10) { configuration in
             configuration.store = postgres.url
-            configuration.prewarmPages = 0
+            configuration.prewarm.pages = 0
         }
         do {
             func store() async throws -> [String: Any] { try #require(try await feed.adminJSON()["store"] as? [String: Any]) }
@@ -204,7 +204,7 @@ struct OwnPostgres {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let configure: (inout WarmfeedConfiguration) -> Void = { configuration in
             configuration.store = postgres.url
-            configuration.prewarmPages = 0
+            configuration.prewarm.pages = 0
         }
         let first = try await ServedFeed.start(items: 50, dataFolder: folder, configure: configure)
         // As a reader asks: by the picture its page names, which needs no store read to find.
@@ -244,10 +244,10 @@ struct OwnPostgres {
         let postgres = try OwnPostgres.start()
         defer { postgres.remove() }
         let first = try await ServedFeed.start(items: 200, pageSize: 10) {
-            $0.store = postgres.url; $0.prewarmPages = 0
+            $0.store = postgres.url; $0.prewarm.pages = 0
         }
         let second = try await ServedFeed.start(items: 200, pageSize: 10) {
-            $0.store = postgres.url; $0.prewarmPages = 0
+            $0.store = postgres.url; $0.prewarm.pages = 0
         }
         do {
             // The second node found the feed the first seeded: one feed, one epoch, the same cursors.

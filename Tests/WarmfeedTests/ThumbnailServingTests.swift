@@ -61,7 +61,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.prewarm.pages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/joined.jpg"], on: origin)[0]
@@ -119,8 +119,8 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             let remembered: (inout WarmfeedConfiguration) -> Void = {
                 $0.originTimeout = .seconds(2)
                 $0.allowedOrigins = ServedFeed.loopbackOrigins
-                $0.negativeTTL = .seconds(60)
-                $0.firstNegativeTTL = .seconds(60)
+                $0.thumbnails.negativeTTL = .seconds(60)
+                $0.thumbnails.firstNegativeTTL = .seconds(60)
             }
             try await ServedFeed.with(items: 0, configure: remembered) { feed in
                 let ids = try await feed.addItems(imagesAt: faults.map(\.0), on: origin)
@@ -169,7 +169,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
         var first: [UInt8] = []
         // No originals kept on disk: the thumbnails' disk tier is all there is once the origin is gone.
         let thumbnailsOnly: (inout WarmfeedConfiguration) -> Void = {
-            $0.originalsDiskBytes = 0
+            $0.thumbnails.originalsDiskBytes = 0
             $0.allowedOrigins = ServedFeed.loopbackOrigins
         }
         try await withOrigin { origin in
@@ -239,7 +239,7 @@ func isPlaceholder(_ response: TestResponse) -> Bool {
             try await ServedFeed.with(
                 items: 0, pageSize: 5,
                 configure: {
-                    $0.prewarmPages = 2; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.prewarm.pages = 2; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
@@ -272,7 +272,7 @@ extension ThumbnailServingTests {
             try await ServedFeed.with(
                 items: 0, pageSize: 5,
                 configure: {
-                    $0.prewarmPages = 1; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.prewarm.pages = 1; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
@@ -314,7 +314,7 @@ extension ThumbnailServingTests {
     static let returningReader = ("Cookie", "wf=00000000c0ffee00")
 
     @Test func aReturningReaderOrABrowserNavigatingIsTrackedNeverOtherAnonymousRequests() async throws {
-        try await ServedFeed.with(items: 100, pageSize: 5, configure: { $0.prewarmPages = 2 }) { feed in
+        try await ServedFeed.with(items: 100, pageSize: 5, configure: { $0.prewarm.pages = 2 }) { feed in
             func readers() async throws -> Int {
                 (try await feed.adminJSON()["prewarm"] as? [String: Any])?["readers"] as? Int ?? -1
             }

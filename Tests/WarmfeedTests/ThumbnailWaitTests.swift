@@ -22,8 +22,8 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0
-                    $0.thumbnailWait = .seconds(1)
+                    $0.prewarm.pages = 0
+                    $0.thumbnails.answerWithin = .seconds(1)
                     $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
@@ -53,7 +53,7 @@ import Testing
             let paths = (0..<24).map { "/crowd-\($0).jpg" }
             for path in paths { origin.script(path, .delay(.seconds(3), then: .respond(contentType: "image/jpeg", body: jpeg))) }
             let configure: (inout WarmfeedConfiguration) -> Void = { configuration in
-                configuration.prewarmPages = 0
+                configuration.prewarm.pages = 0
                 configuration.allowedOrigins = ServedFeed.loopbackOrigins
                 configuration.http.threads = 1
                 // Half of 32 connections: at most 16 waits at once, the oldest shed from the
@@ -61,7 +61,7 @@ import Testing
                 configuration.http.connectionLimit = 32
                 // Long, but under the client's 60 s: on a machine loaded enough to pass
                 // it, a wait ends late by its deadline, counted apart from the shed.
-                configuration.thumbnailWait = .seconds(45)
+                configuration.thumbnails.answerWithin = .seconds(45)
             }
             try await ServedFeed.with(items: 0, configure: configure) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
@@ -87,7 +87,7 @@ import Testing
             try await ServedFeed.with(
                 items: 0,
                 configure: {
-                    $0.prewarmPages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
+                    $0.prewarm.pages = 0; $0.allowedOrigins = ServedFeed.loopbackOrigins
                 }
             ) { feed in
                 let id = try await feed.addItems(imagesAt: ["/q.jpg"], on: origin)[0]

@@ -168,24 +168,21 @@ final class PreparedRows: FragmentRows {
     /// The page's rows and their bytes, while `rendering` runs.
     fileprivate let rows: UnsafeBufferPointer<PreparedPage.Row>
     fileprivate let bytes: UnsafeRawBufferPointer
-    /// The items of the rows rendered from their items, and where each row's
-    /// is among them (-1: the row has prepared bytes; none: the items are the
-    /// page's own, one a row). Fields are read in place, through a pointer to
-    /// the item: copying a row's item to read a field (a retain and a release
-    /// of each of its strings) put perf at 15% of the server's CPU on random
-    /// deep pages rendered from items.
+    /// The items of the rows rendered from their items (each row names its
+    /// own: `PreparedPage.Row.itemIndex`). Fields are read in place, through
+    /// a pointer to the item: copying a row's item to read a field (a retain
+    /// and a release of each of its strings) put perf at 15% of the server's
+    /// CPU on random deep pages rendered from items.
     fileprivate let items: UnsafeBufferPointer<FeedItem>
-    fileprivate let slots: UnsafeBufferPointer<Int>
 
     private init(
         page: PreparedPage, rows: UnsafeBufferPointer<PreparedPage.Row>, bytes: UnsafeRawBufferPointer, items: UnsafeBufferPointer<FeedItem>,
-        slots: UnsafeBufferPointer<Int>, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?
+        epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?
     ) {
         self.page = page
         self.rows = rows
         self.bytes = bytes
         self.items = items
-        self.slots = slots
         self.epoch = epoch
         self.number = number
         self.url = url
@@ -198,42 +195,20 @@ final class PreparedRows: FragmentRows {
         _ page: PreparedPage, epoch: UInt32, number: Int, url: String, split: Int, next: (document: String, fragment: String)?,
         _ body: (PreparedRows) -> Result
     ) -> Result {
-        // A page made of items renders from them as they are; a page read
-        // from a store gathers the items of its rows not rendered ahead, once
-        // (none when every row was).
-        precondition(page.items.isEmpty || page.items.count == page.rows.count, "a page made of items has one a row")
-        var items = page.items
-        var slots: [Int] = []
-        if items.isEmpty, page.rows.contains(where: { $0.prepared.isEmpty && $0.item != nil }) {
-            slots.reserveCapacity(page.rows.count)
-            for row in page.rows {
-                if row.prepared.isEmpty, let item = row.item {
-                    slots.append(items.count)
-                    items.append(item)
-                } else {
-                    slots.append(-1)
-                }
-            }
-        }
-        return page.rows.withUnsafeBufferPointer { rows in
+        page.rows.withUnsafeBufferPointer { rows in
             page.bytes.withUnsafeBytes { bytes in
-                items.withUnsafeBufferPointer { items in
-                    slots.withUnsafeBufferPointer { slots in
-                        let held = PreparedRows(
-                            page: page, rows: rows, bytes: bytes, items: items, slots: slots, epoch: epoch, number: number, url: url, split: split,
-                            next: next)
-                        return withExtendedLifetime(held) { body(held) }
-                    }
+                page.items.withUnsafeBufferPointer { items in
+                    let held = PreparedRows(
+                        page: page, rows: rows, bytes: bytes, items: items, epoch: epoch, number: number, url: url, split: split, next: next)
+                    return withExtendedLifetime(held) { body(held) }
                 }
             }
         }
     }
 
-    /// The item row `offset` is rendered from; nil when it has prepared bytes (or neither).
+    /// The item row `offset` is rendered from; nil when it has prepared bytes.
     fileprivate func item(at offset: Int) -> UnsafePointer<FeedItem>? {
-        guard !slots.isEmpty else { return items.isEmpty ? nil : items.baseAddress! + offset }
-        let slot = slots[offset]
-        return slot >= 0 ? items.baseAddress! + slot : nil
+        rows[offset].itemIndex.map { items.baseAddress! + $0 }
     }
 
     var rowCount: Int { rows.count }

@@ -21,17 +21,18 @@ public struct PreparedPage: Sendable {
         /// Whether it has a picture (so a missing preview may yet come).
         public var hasPicture: Bool
         /// Where its prepared bytes (without the tag) sit in `PreparedPage.bytes`;
-        /// empty when the row must be rendered from `item`.
+        /// empty when the row must be rendered from its item.
         public var prepared: Range<Int>
-        /// The whole item, for a row not prepared with the tag asked for; nil otherwise.
-        public var item: FeedItem?
+        /// Where its whole item sits in `PreparedPage.items`, for a row not
+        /// prepared with the tag asked for; nil otherwise.
+        public var itemIndex: Int?
 
-        public init(id: Int64, preview: Int64?, hasPicture: Bool, prepared: Range<Int>, item: FeedItem?) {
+        public init(id: Int64, preview: Int64?, hasPicture: Bool, prepared: Range<Int>, itemIndex: Int?) {
             self.id = id
             self.preview = preview
             self.hasPicture = hasPicture
             self.prepared = prepared
-            self.item = item
+            self.itemIndex = itemIndex
         }
     }
 
@@ -49,20 +50,30 @@ public struct PreparedPage: Sendable {
     public var newer: Cursor?
     /// The rows whose stored bytes were corrupt (rendered from their items here).
     public var corrupt: [Int64]
-    /// A page made of items (`init(_: Page)`): its items, one a row in
-    /// order, which its rows are rendered from (they name none themselves,
-    /// so the items are not copied again); empty otherwise.
-    public var items: [FeedItem] = []
+    /// The items of the rows rendered from their items, which each such row
+    /// names (`Row.itemIndex`): a row's one way to its item, whether the page
+    /// was read from a store (the few rows not rendered ahead) or made of
+    /// items (`init(_: Page)`: every row, the page's own array, not copied).
+    public var items: [FeedItem]
 
     /// Makes a page (`PreparedPageBuilder` does, for the backends).
-    public init(rows: [Row], bytes: [UInt8], total: Int, firstPosition: Int, older: Cursor?, newer: Cursor?, corrupt: [Int64] = []) {
+    public init(
+        rows: [Row], bytes: [UInt8], items: [FeedItem] = [], total: Int, firstPosition: Int, older: Cursor?, newer: Cursor?, corrupt: [Int64] = []
+    ) {
+        assert(rows.allSatisfy { $0.itemIndex.map { items.indices.contains($0) } ?? true }, "a row names an item the page lacks")
         self.rows = rows
         self.bytes = bytes
+        self.items = items
         self.total = total
         self.firstPosition = firstPosition
         self.older = older
         self.newer = newer
         self.corrupt = corrupt
+    }
+
+    /// The item `row` is rendered from; nil when it has prepared bytes.
+    public func item(of row: Row) -> FeedItem? {
+        row.itemIndex.map { items[$0] }
     }
 
     /// Whether a row with a picture has no preview yet.
@@ -73,9 +84,8 @@ public struct PreparedPage: Sendable {
     /// The items stay in `items` (the page's own array, shared).
     public init(_ page: Page) {
         self.init(
-            rows: page.items.map { Row(id: $0.id ?? 0, preview: $0.preview, hasPicture: $0.imageURL != nil, prepared: 0..<0, item: nil) },
-            bytes: [], total: page.total, firstPosition: page.firstPosition, older: page.older, newer: page.newer)
-        items = page.items
+            rows: page.items.enumerated().map { Row(id: $1.id ?? 0, preview: $1.preview, hasPicture: $1.imageURL != nil, prepared: 0..<0, itemIndex: $0) },
+            bytes: [], items: page.items, total: page.total, firstPosition: page.firstPosition, older: page.older, newer: page.newer)
     }
 }
 
@@ -84,6 +94,7 @@ public struct PreparedPage: Sendable {
 public struct PreparedPageBuilder {
     private var rows: [PreparedPage.Row] = []
     private var bytes: [UInt8] = []
+    private var items: [FeedItem] = []
     private var corrupt: [Int64] = []
     private var first: (seq: Int64, cursor: Cursor)?
     private var last: (seq: Int64, cursor: Cursor)?
@@ -128,7 +139,12 @@ public struct PreparedPageBuilder {
         case .corrupt: corrupt.append(id)
         case .missing, .otherTemplates: break
         }
-        append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, item: item), published: published, seq: seq)
+        var itemIndex: Int?
+        if let item {
+            itemIndex = items.count
+            items.append(item)
+        }
+        append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, itemIndex: itemIndex), published: published, seq: seq)
     }
 
     /// Adds a row of a builder `holding` its bytes: `held` is those bytes
@@ -146,7 +162,7 @@ public struct PreparedPageBuilder {
         case .corrupt: corrupt.append(id)
         case .missing, .otherTemplates: break
         }
-        append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, item: nil), published: published, seq: seq)
+        append(PreparedPage.Row(id: id, preview: preview, hasPicture: hasPicture, prepared: range, itemIndex: nil), published: published, seq: seq)
     }
 
     private mutating func append(_ row: PreparedPage.Row, published: Int64, seq: Int64) {
@@ -166,7 +182,7 @@ public struct PreparedPageBuilder {
     public func page(total: Int) -> PreparedPage? {
         guard let first, let last else { return nil }
         return PreparedPage(
-            rows: rows, bytes: bytes, total: total, firstPosition: total - Int(first.seq) + 1,
+            rows: rows, bytes: bytes, items: items, total: total, firstPosition: total - Int(first.seq) + 1,
             older: last.seq > 1 ? last.cursor : nil,
             newer: first.seq < Int64(total) ? first.cursor : nil,
             corrupt: corrupt

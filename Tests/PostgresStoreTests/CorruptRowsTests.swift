@@ -47,8 +47,8 @@ import Testing
             let page = try #require(try await store.preparedPage(.number(2), size: Self.size, tag: tag))
             #expect(page.corrupt == [victim])
             let row = try #require(page.rows.first { $0.id == victim })
-            #expect(row.prepared.isEmpty && row.item?.id == victim, "the corrupt row comes as its item")
-            #expect(page.rows.filter { $0.id != victim }.allSatisfy { !$0.prepared.isEmpty && $0.item == nil })
+            #expect(row.prepared.isEmpty && page.item(of: row)?.id == victim, "the corrupt row comes as its item")
+            #expect(page.rows.filter { $0.id != victim }.allSatisfy { !$0.prepared.isEmpty && $0.itemIndex == nil })
 
             // Served through the page service: the page its items make, and the row noted.
             let key = PageCache.Key(revision: store.revision, kind: .fragment, query: PageQuery(request: .number(2), number: 2))
@@ -66,7 +66,7 @@ import Testing
             #expect(preparation.status.prepared == 41)
             let repaired = try #require(try await store.preparedPage(.number(2), size: Self.size, tag: tag))
             #expect(repaired.corrupt.isEmpty)
-            #expect(repaired.rows.first { $0.id == victim }.map { !$0.prepared.isEmpty && $0.item == nil } == true)
+            #expect(repaired.rows.first { $0.id == victim }.map { !$0.prepared.isEmpty && $0.itemIndex == nil } == true)
             #expect(try await PreparedRowsTests.compare(store, renderer, size: Self.size).differences == [])
         }
     }

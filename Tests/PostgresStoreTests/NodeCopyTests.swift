@@ -35,7 +35,7 @@ import Testing
     static func shape(_ page: PreparedPage?) -> String? {
         guard let page else { return nil }
         let rows = page.rows.map { row in
-            "\(row.id)/\(row.preview.map(String.init) ?? "-")/\(row.hasPicture)/\(String(decoding: page.bytes[row.prepared], as: UTF8.self))/\(row.item == nil)"
+            "\(row.id)/\(row.preview.map(String.init) ?? "-")/\(row.hasPicture)/\(String(decoding: page.bytes[row.prepared], as: UTF8.self))/\(row.itemIndex == nil)"
         }
         return "\(page.total) \(page.firstPosition) \(String(describing: page.older)) \(String(describing: page.newer)) \(rows)"
     }

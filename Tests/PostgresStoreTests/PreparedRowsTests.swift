@@ -74,7 +74,7 @@ import Testing
             // A prepared row comes without its item, the page's first too (its
             // page number and URL are an open section of its prepared bytes).
             prepared += ahead.rows.filter { !$0.prepared.isEmpty }.count
-            if ahead.rows.contains(where: { !$0.prepared.isEmpty && $0.item != nil }) { differences.append("items read for prepared rows of \(request)") }
+            if ahead.rows.contains(where: { !$0.prepared.isEmpty && $0.itemIndex != nil }) { differences.append("items read for prepared rows of \(request)") }
             rows += ahead.rows.count
         }
         return (differences, prepared, rows, requests.count)

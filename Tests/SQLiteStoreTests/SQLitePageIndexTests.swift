@@ -20,7 +20,9 @@ import Testing
     static func describe(_ page: PreparedPage?) -> String {
         guard let page else { return "no page" }
         let rows = page.rows.map { row in
-            let bytes = row.prepared.isEmpty ? "item \(row.item?.id ?? -1) \(row.item?.title ?? "")" : String(decoding: page.bytes[row.prepared], as: UTF8.self)
+            let bytes =
+                row.prepared.isEmpty
+                ? "item \(page.item(of: row)?.id ?? -1) \(page.item(of: row)?.title ?? "")" : String(decoding: page.bytes[row.prepared], as: UTF8.self)
             return "\(row.id) \(row.preview.map(String.init) ?? "-") \(row.hasPicture) \(bytes)"
         }
         return """
@@ -215,7 +217,7 @@ import Testing
         #expect(temporary.store.indexedPage(number: 2, size: 10, tag: otherTag) == nil)
         try Self.expectSameAsSQLite(temporary.store, tag: otherTag)
         let page = try #require(try temporary.store.preparedPageAtOnce(.number(2), size: 10, tag: otherTag))
-        #expect(page.rows.allSatisfy { $0.item != nil && $0.prepared.isEmpty })
+        #expect(page.rows.allSatisfy { $0.itemIndex != nil && $0.prepared.isEmpty })
         // Swept with the new templates: the index answers again.
         var after: Int64 = 0
         while let batch = try await temporary.store.prepareRows(
@@ -283,7 +285,7 @@ import Testing
         try FileManager.default.removeItem(atPath: rows)
         let again = try temporary.reopen()
         try Self.expectSameAsSQLite(again)
-        #expect(try Rows.pages(again).flatMap(\.rows).allSatisfy { $0.item != nil })
+        #expect(try Rows.pages(again).flatMap(\.rows).allSatisfy { $0.itemIndex != nil })
         try await Rows.prepare(again)
         #expect(try Self.expectSameAsSQLite(again) == Self.pageCount(50))
     }
@@ -350,7 +352,7 @@ import Testing
         #expect(try await Self.agrees(temporary.store))
         #expect(try Self.expectSameAsSQLite(temporary.store) < Self.pageCount(31), "the new row's page is not prepared")
         let served = try #require(try temporary.store.preparedPageAtOnce(.number(4), size: 10, tag: Rows.tag))
-        #expect(served.rows.last?.item?.title == "From an earlier build")
+        #expect(served.rows.last.flatMap(served.item(of:))?.title == "From an earlier build")
         try await Rows.prepare(temporary.store)
         #expect(try Self.expectSameAsSQLite(temporary.store) == Self.pageCount(31))
     }
@@ -386,7 +388,7 @@ import Testing
                             let bytes = String(decoding: page.bytes[row.prepared], as: UTF8.self)
                             if !bytes.hasPrefix("<row \(row.id)>") { problems.withLock { $0.append("row \(row.id) has another row's bytes: \(bytes)") } }
                         }
-                        if page.rows.contains(where: { $0.prepared.isEmpty && $0.item?.id != $0.id }) {
+                        if page.rows.contains(where: { $0.prepared.isEmpty && page.item(of: $0)?.id != $0.id }) {
                             problems.withLock { $0.append("a row with neither bytes nor item") }
                         }
                         if page.firstPosition != (number - 1) * 10 + 1 { problems.withLock { $0.append("page \(number) at \(page.firstPosition)") } }

@@ -52,7 +52,7 @@ import Testing
                 if let prepared = row.prepared {
                     #expect(prepared.hasPrefix("<row \(row.id)>"), "another row's bytes: \(prepared)", sourceLocation: sourceLocation)
                 } else {
-                    #expect(page.rows[index].item?.id == row.id, "row \(row.id) has neither bytes nor item", sourceLocation: sourceLocation)
+                    #expect(page.item(of: page.rows[index])?.id == row.id, "row \(row.id) has neither bytes nor item", sourceLocation: sourceLocation)
                 }
             }
         }
@@ -68,7 +68,7 @@ import Testing
         Self.expectEachRowIsItsOwn(pages)
         for page in pages {
             // The first row too: what names the page is an open section of its bytes.
-            #expect(page.rows.allSatisfy { $0.item == nil && !$0.prepared.isEmpty })
+            #expect(page.rows.allSatisfy { $0.itemIndex == nil && !$0.prepared.isEmpty })
         }
         // Cursors read the same rows as numbers.
         let older = try #require(pages[0].older)
@@ -87,7 +87,7 @@ import Testing
         try FileManager.default.removeItem(atPath: temporary.path + "-rows")
         let reopened = try temporary.reopen()
         let pages = try Self.pages(reopened)
-        #expect(pages.flatMap(\.rows).allSatisfy { $0.item != nil && $0.prepared.isEmpty })
+        #expect(pages.flatMap(\.rows).allSatisfy { $0.itemIndex != nil && $0.prepared.isEmpty })
         // The opening forgot the places the file no longer holds: every row is prepared again.
         #expect(try await Self.prepare(reopened) == 40)
         Self.expectEachRowIsItsOwn(try Self.pages(reopened))
@@ -135,7 +135,8 @@ import Testing
         try await Self.prepare(temporary.store)
         items[5].title = "Changed"
         try temporary.store.upsert(items)
-        let row = try #require(try Self.pages(temporary.store, size: 20).flatMap(\.rows).first { $0.item?.title == "Changed" })
+        let row = try #require(
+            try Self.pages(temporary.store, size: 20).lazy.flatMap { page in page.rows.filter { page.item(of: $0)?.title == "Changed" } }.first)
         #expect(row.prepared.isEmpty)
         #expect(try await Self.prepare(temporary.store) == 1)
         let served = try Self.pages(temporary.store, size: 20).flatMap(Self.served)
@@ -177,8 +178,9 @@ import Testing
         Self.expectEachRowIsItsOwn(pages)
         #expect(pages.flatMap(\.corrupt).sorted() == [12, 17, 23])
         for id in [12, 17, 23] as [Int64] {
-            let row = try #require(pages.flatMap(\.rows).first { $0.id == id })
-            #expect(row.prepared.isEmpty && row.item?.id == id, "row \(id) from its item")
+            let page = try #require(pages.first { $0.rows.contains { $0.id == id } })
+            let row = try #require(page.rows.first { $0.id == id })
+            #expect(row.prepared.isEmpty && page.item(of: row)?.id == id, "row \(id) from its item")
         }
         // Forgotten, they are prepared again (appended anew), and served from the file.
         try await temporary.store.forgetPreparedRows([12, 17, 23])
@@ -203,6 +205,6 @@ import Testing
         // Read for other templates, the intact rows are stale, not corrupt (a sweep renders them again).
         let other = try #require(try temporary.store.preparedPageAtOnce(.number(1), size: 10, tag: Self.tag + 1))
         #expect(other.corrupt == [10])
-        #expect(other.rows.allSatisfy { $0.prepared.isEmpty && $0.item != nil })
+        #expect(other.rows.allSatisfy { $0.prepared.isEmpty && $0.itemIndex != nil })
     }
 }

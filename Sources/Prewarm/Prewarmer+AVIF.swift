@@ -2,7 +2,8 @@ import Thumbnails
 import WarmfeedCore
 
 /// Pre-warm's AVIF lines: a page's AVIF, and the AVIF readers were answered
-/// without, made only while no page job needs the CPU.
+/// without, made only while no page job needs the CPU. When AVIF is wanted,
+/// and the lines' numbers, are Thumbnails' `AVIFPolicy`; pre-warm runs them.
 extension Prewarmer {
     /// A page whose WebP is made, and the AVIF variants its readers take.
     struct AVIFPage: Sendable {
@@ -10,15 +11,8 @@ extension Prewarmer {
         var variants: [ThumbnailVariant]
     }
 
-    /// How many pages' AVIF wait their turn; when readers outrun AVIF, the
-    /// pages waiting longest are let go (their readers get the WebP, as for
-    /// any AVIF not made yet).
-    static let avifBacklog = 3
-    /// How many AVIF thumbnails are made at once.
-    static let avifAtOnce = 2
-
     /// Makes the AVIF of pages whose WebP is made, one page at a time,
-    /// `avifAtOnce` thumbnails at once, each started only while no page job
+    /// `avifLine.atOnce` thumbnails at once, each started only while no page job
     /// is queued or running, and at background priority (behind every WebP in
     /// the libvips queue): with CPU to spare, never with the CPU a reader's
     /// lead needs. Made inside each page's job, AVIF, at nearly twice a WebP's
@@ -29,7 +23,7 @@ extension Prewarmer {
     func makeAVIF() async {
         for await next in avifPages {
             if Task.isCancelled { return }
-            await makeThumbnails(of: next.page, variants: next.variants, atOnce: Self.avifAtOnce) {
+            await makeThumbnails(of: next.page, variants: next.variants, atOnce: thumbnails.avifLine.atOnce) {
                 await self.whenPagesWarm()
             }
             state.withLock { $0.avifPages.waiting -= 1 }
@@ -57,7 +51,7 @@ extension Prewarmer {
         while !Task.isCancelled {
             let keys = thumbnails.takeMissedAVIF()
             if keys.isEmpty {
-                try? await Task.sleep(for: Self.missedAVIFInterval)
+                try? await Task.sleep(for: thumbnails.avifLine.missedInterval)
                 continue
             }
             for key in keys {
@@ -67,7 +61,4 @@ extension Prewarmer {
             }
         }
     }
-
-    /// How often the line looks for AVIF readers were answered without, when it found none.
-    static let missedAVIFInterval: Duration = .milliseconds(100)
 }

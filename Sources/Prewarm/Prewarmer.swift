@@ -63,7 +63,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     private let starts: AsyncStream<PrewarmTasks.Start>
     private let startsInput: AsyncStream<PrewarmTasks.Start>.Continuation
     /// Pages whose WebP is made and whose AVIF is to make next (`makeAVIF`),
-    /// the newest `avifBacklog` kept.
+    /// the newest `avifLine.pagesWaiting` kept.
     let avifPages: AsyncStream<AVIFPage>
     let avifPagesInput: AsyncStream<AVIFPage>.Continuation
     private let pages: any PrewarmPages
@@ -94,7 +94,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         startGate = StartGate(limit: pageOneHold)
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))
         (starts, startsInput) = AsyncStream.makeStream(of: PrewarmTasks.Start.self)
-        (avifPages, avifPagesInput) = AsyncStream.makeStream(of: AVIFPage.self, bufferingPolicy: .bufferingNewest(Self.avifBacklog))
+        (avifPages, avifPagesInput) = AsyncStream.makeStream(of: AVIFPage.self, bufferingPolicy: .bufferingNewest(thumbnails.avifLine.pagesWaiting))
         self.pages = pages
         self.thumbnails = thumbnails
         self.clock = clock

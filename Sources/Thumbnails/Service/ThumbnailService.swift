@@ -60,26 +60,10 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// was not made yet (1), counted per thread (a word every thread wrote
     /// would be a lock by another name).
     private let lockFreeHits = ThreadCounters(count: 2)
-    /// Readers whose browsers take AVIF: pre-warm makes AVIF while they are about.
-    private let avifDemand = DemandWindow()
+    /// When AVIF is made: for which readers, by whom, how many at once.
+    let avif: AVIFPolicy
     /// Readers on dense screens (a 2x asked, from memory or not): pre-warm makes 2x while they are about.
     private let denseDemand = DemandWindow()
-    /// AVIF being made for readers who were given the WebP (`answeredWithoutAVIF`),
-    /// at most `avifAheadLimit`: each holds its original while it waits behind
-    /// every WebP in the libvips queue, and held originals count against the
-    /// budget that lets readers' fetches go. Touched only when an AVIF is
-    /// missing, a path that takes the machine's lock anyway.
-    private let avifAhead = Atomic<Int>(0)
-    static let avifAheadLimit = 4
-    /// Whether the AVIF readers were answered without go to pre-warm
-    /// (`avifMissed`), which makes them when no page job needs the CPU, rather
-    /// than being made here at once.
-    private let prewarmMakesMissedAVIF: Bool
-    /// The AVIF readers were answered without, for pre-warm to make with CPU
-    /// to spare (with `prewarmMakesMissedAVIF`; `takeMissedAVIF`). Each is
-    /// written into the request thread's own ring: a stream's continuation
-    /// was a lock every server thread took on a browser's thumbnail hits.
-    private let avifMissed = ThreadRings<MissedAVIF>(capacity: 32, slots: 64)
     /// Thumbnails a peer answered with bytes that were not one (`askOwner`).
     let ownerAnswersRefused = Atomic<Int>(0)
     /// The largest answer a peer may give for a thumbnail, in bytes.
@@ -133,7 +117,7 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         self.logger = logger
         self.answerWithin = answerWithin
         self.nodeName = nodeName
-        self.prewarmMakesMissedAVIF = prewarmMakesMissedAVIF
+        avif = AVIFPolicy(prewarmMakesMissed: prewarmMakesMissedAVIF)
         self.previews = previews
         self.store = store
         self.originalStore = originalStore
@@ -168,46 +152,27 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
     /// A reader's browser takes `format` (its `Accept` says so): pre-warm makes it while such readers are about.
     func noteDemand(for format: ImageFormat) {
         guard format == .avif else { return }
-        avifDemand.note(at: clock.now)
+        avif.noteDemand(at: clock.now)
     }
 
-    /// The formats pre-warm makes now: WebP always, AVIF while readers whose
-    /// browsers take it are about (`DemandWindow`).
-    package var formatsInDemand: [ImageFormat] {
-        avifDemand.isOpen(at: clock.now) ? [.webp, .avif] : [.webp]
-    }
+    /// The formats pre-warm makes now (`AVIFPolicy.formats(at:)`).
+    package var formatsInDemand: [ImageFormat] { avif.formats(at: clock.now) }
 
     /// A reader who takes AVIF was given the WebP: the AVIF was not made yet.
     /// It is made for whoever comes next, and never waited for: by pre-warm
-    /// when it has CPU to spare (`avifMissed`), or, without pre-warm, now,
-    /// behind all WebP work, unless `avifAheadLimit` are on their way already
-    /// (the next reader will ask again).
-    func answeredWithoutAVIF(_ avif: ThumbnailKey) {
+    /// when it has CPU to spare, or, without pre-warm, now, behind all WebP
+    /// work (`AVIFPolicy.answeredWithout`).
+    func answeredWithoutAVIF(_ key: ThumbnailKey) {
         lockFreeHits.add(1)
-        if prewarmMakesMissedAVIF {
-            _ = avifMissed.record(MissedAVIF(avif))
-            return
-        }
-        guard avifAhead.add(1, ordering: .relaxed).newValue <= Self.avifAheadLimit else {
-            avifAhead.subtract(1, ordering: .relaxed)
-            return
-        }
+        guard avif.answeredWithout(key) else { return }
         spawn(priority: .background) {
-            _ = await self.ask(avif, of: nil, from: .prewarm)
-            self.avifAhead.subtract(1, ordering: .relaxed)
+            _ = await self.ask(key, of: nil, from: .prewarm)
+            self.avif.releaseAhead()
         }
     }
 
-    /// The AVIF readers were answered without since the last call, each
-    /// once, the newest `limit` (older ones: the reader has scrolled on). One
-    /// caller at a time (pre-warm's line for them).
-    package func takeMissedAVIF(limit: Int) -> [ThumbnailKey] {
-        var keys: [ThumbnailKey] = []
-        avifMissed.drain { keys.append($0.key) }
-        var seen = Set<ThumbnailKey>()
-        let newest = keys.reversed().filter { seen.insert($0).inserted }.prefix(limit)
-        return newest.reversed()
-    }
+    /// The AVIF readers were answered without since the last call (`AVIFPolicy.takeMissed`).
+    package func takeMissedAVIF(limit: Int) -> [ThumbnailKey] { avif.takeMissed(limit: limit) }
 
     /// Lets go of the memory tier's replaced tables no reader can hold any more (every few seconds).
     package func reclaim() { memory.reclaim() }
@@ -254,13 +219,10 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
 
     /// A reader whose browser takes only AVIF: the AVIF is made at pre-warm's
     /// pace, behind its pages (`Asker.patientReader`), and waited for; at most
-    /// `avifAheadLimit` such jobs at once, past which the answer is `nil` (busy).
+    /// `AVIFPolicy.aheadLimit` such jobs at once, past which the answer is `nil` (busy).
     func patientThumbnail(_ key: ThumbnailKey) async -> Outcome? {
-        guard avifAhead.add(1, ordering: .relaxed).newValue <= Self.avifAheadLimit else {
-            avifAhead.subtract(1, ordering: .relaxed)
-            return nil
-        }
-        defer { avifAhead.subtract(1, ordering: .relaxed) }
+        guard avif.reserveAhead() else { return nil }
+        defer { avif.releaseAhead() }
         switch await ask(key, of: nil, from: .patientReader) {
         case .image(let prepared): return .image(prepared)
         case .placeholder, .released: return .placeholder

@@ -6,10 +6,10 @@ import WarmfeedCore
 /// `ThumbnailService` is its one implementation; pre-warm knows no concrete
 /// type of this module.
 ///
-/// The AVIF policy's halves meet here: the service says which formats are in
-/// demand (`formatsInDemand`, a `DemandWindow`) and which AVIF readers were
-/// answered without (`takeMissedAVIF`); pre-warm decides when it has the CPU
-/// to make them.
+/// The AVIF policy (`AVIFPolicy`) says which formats are in demand
+/// (`formatsInDemand`), which AVIF readers were answered without
+/// (`takeMissedAVIF`) and how pre-warm's AVIF lines run (`avifLine`);
+/// pre-warm runs them when it has the CPU to spare.
 package protocol ThumbnailWarming: Sendable {
     /// The key of `item`'s thumbnail in `variant`, as the store has it now; nil when it has no picture.
     func key(of item: FeedItem, _ variant: ThumbnailVariant) -> ThumbnailKey?
@@ -35,10 +35,10 @@ package protocol ThumbnailWarming: Sendable {
 
 extension ThumbnailWarming {
     /// The newest AVIF readers were answered without, as many as pre-warm takes at once.
-    package func takeMissedAVIF() -> [ThumbnailKey] { takeMissedAVIF(limit: missedAVIFAtOnce) }
+    package func takeMissedAVIF() -> [ThumbnailKey] { takeMissedAVIF(limit: avifLine.missedAtOnce) }
 
-    /// How many missed AVIF pre-warm takes at a time.
-    package var missedAVIFAtOnce: Int { 32 }
+    /// How pre-warm runs its AVIF lines (`AVIFPolicy.Line`).
+    package var avifLine: AVIFPolicy.Line { AVIFPolicy.line }
 }
 
 /// In a cluster, who warms a page's thumbnails: the first node to claim the

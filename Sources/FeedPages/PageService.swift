@@ -7,8 +7,8 @@ import WarmfeedCore
 /// backend answers.
 package final class PageService: Sendable {
     let store: any FeedStore
-    let renderer: PageRenderer
-    let cache: PageCache
+    package let renderer: PageRenderer
+    package let cache: PageCache
     let pageSize: Int
     /// The store, when it reads a page at once on the caller's thread.
     private let immediate: (any ImmediatePages)?

@@ -26,7 +26,7 @@ public enum RenderTiming {
     public static func measure(configuration: WarmfeedConfiguration, pages: Int, gzipLevel: Int32? = nil) async throws -> Result {
         let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder).open(logger: Logger(label: "warmfeed"))
         let statics = try StaticFiles(folder: configuration.publicFolder)
-        let renderer = try PageRenderer.load(configuration, statics: statics, epoch: store.epoch)
+        let renderer = try PageRenderer(configuration.pages, templatesFolder: configuration.templatesFolder, statics: statics, epoch: store.epoch)
         do {
             let result = try await measure(store, renderer, configuration, pages: pages, gzipLevel: gzipLevel)
             await store.close()
@@ -40,14 +40,14 @@ public enum RenderTiming {
     private static func measure(
         _ store: any FeedStore, _ renderer: PageRenderer, _ configuration: WarmfeedConfiguration, pages: Int, gzipLevel: Int32?
     ) async throws -> Result {
-        let lastPage = max(1, (try await store.count() + configuration.pageSize - 1) / configuration.pageSize)
+        let lastPage = max(1, (try await store.count() + configuration.pages.size - 1) / configuration.pages.size)
         var result = Result(storeMicros: [], renderMicros: [])
         let clock = ContinuousClock()
         for _ in 0..<pages {
             let number = Int.random(in: 1...lastPage)
             let query = PageQuery(request: .number(number), number: number)
             let readStart = clock.now
-            guard let page = try await store.page(query.request, size: configuration.pageSize) else { continue }
+            guard let page = try await store.page(query.request, size: configuration.pages.size) else { continue }
             let renderStart = clock.now
             let html = renderer.fragment(of: page, query: query, number: number)
             let end = clock.now

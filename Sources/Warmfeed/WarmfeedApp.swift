@@ -74,15 +74,13 @@ public final class WarmfeedApp: Sendable {
         }
 
         let statics = try StaticFiles(folder: configuration.publicFolder)
-        let renderer = try PageRenderer.load(configuration, statics: statics, epoch: store.epoch)
-        let pageCache = PageCache(capacityBytes: configuration.pageCacheBytes)
         let previews = PreviewKeeper(store: store)
         self.previews = previews
-        pages = PageService(
-            store: store, renderer: renderer, cache: pageCache, pageSize: configuration.pageSize,
-            previewGeneration: { previews.generation }
-        )
-        rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pageSize, repairs: pages.repairs, logger: logger)
+        pages = try PageService(
+            configuration.pages, templatesFolder: configuration.templatesFolder, statics: statics, store: store,
+            previewGeneration: { previews.generation })
+        let (renderer, pageCache) = (pages.renderer, pages.cache)
+        rows = RowPreparation(store: store, renderer: renderer, pageSize: configuration.pages.size, repairs: pages.repairs, logger: logger)
 
         let fetcher = OriginFetcher(
             maxConnectionsPerHost: configuration.originConnections, maxConnections: configuration.originConnectionsInAll,

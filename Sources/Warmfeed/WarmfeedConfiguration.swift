@@ -19,18 +19,14 @@ public struct WarmfeedConfiguration: Sendable {
     /// The feed store: `sqlite:PATH` or `postgres://user:password@host:port/database`;
     /// nil is `feed.sqlite` in the data folder.
     public var store: String?
-    /// Items per page.
-    public var pageSize = 30
-    /// Where on each page the sentinel sits, as a share of that page's rows, in (0, 1].
-    public var threshold = 0.7
+    /// The feed's pages: items a page, where the sentinel sits, the memory for rendered pages.
+    public var pages = PagesConfiguration()
     /// The thin client's folder, served under `/static/`.
     public var publicFolder = "Public"
     /// The Mustache templates' folder.
     public var templatesFolder = "Templates"
     /// How many demo items to seed into an empty store (0: none).
     public var demoItems = 10_000
-    /// Memory for rendered pages, in bytes.
-    public var pageCacheBytes = 64 << 20
     /// The thumbnails: their memory, disk and decode budgets, how long a
     /// failure is remembered, how long a reader waits.
     public var thumbnails = ThumbnailsConfiguration()
@@ -116,15 +112,15 @@ public struct WarmfeedConfiguration: Sendable {
         } catch {
             throw ConfigurationError(error.description)
         }
-        guard (1...1000).contains(pageSize) else { throw ConfigurationError("--page-size must be from 1 to 1000") }
-        guard threshold > 0, threshold <= 1 else { throw ConfigurationError("--threshold must be above 0 and at most 1") }
+        guard (1...1000).contains(pages.size) else { throw ConfigurationError("--page-size must be from 1 to 1000") }
+        guard pages.threshold > 0, pages.threshold <= 1 else { throw ConfigurationError("--threshold must be above 0 and at most 1") }
         guard (0...65535).contains(http.port) else { throw ConfigurationError("--port must be from 0 to 65535") }
         guard (1...1_000_000).contains(http.connectionLimit) else { throw ConfigurationError("--max-connections must be from 1 to 1000000") }
         guard http.connectionsPerAddress >= 1 else { throw ConfigurationError("--max-connections-per-address must be at least 1") }
         guard (1...3600).contains(http.headTimeout) else { throw ConfigurationError("--head-timeout must be from 1 to 3600 seconds") }
         guard demoItems >= 0 else { throw ConfigurationError("--demo-items cannot be negative") }
         let budgets = [
-            thumbnails.memoryBytes, thumbnails.diskBytes, pageCacheBytes, thumbnails.originalsBytes, thumbnails.diskIndexBytes, thumbnails.originalsDiskBytes,
+            thumbnails.memoryBytes, thumbnails.diskBytes, pages.cacheBytes, thumbnails.originalsBytes, thumbnails.diskIndexBytes, thumbnails.originalsDiskBytes,
         ]
         guard budgets.allSatisfy({ $0 >= 0 }) else { throw ConfigurationError("cache sizes cannot be negative") }
         guard thumbnails.decodeBytes >= 16 << 20 else { throw ConfigurationError("--decode-mb must be at least 16") }

@@ -14,7 +14,7 @@ struct FeedOptions: ParsableArguments {
     var store: String?
 
     @Option(name: .customLong("page-size"), help: "Items per page (1–1000).")
-    var pageSize = defaults.pageSize
+    var pageSize = defaults.pages.size
 
     @Option(name: .customLong("public"), help: "The thin client's folder, served under /static/.")
     var publicFolder = defaults.publicFolder
@@ -26,7 +26,7 @@ struct FeedOptions: ParsableArguments {
     func apply(to configuration: inout WarmfeedConfiguration) {
         configuration.dataFolder = data
         configuration.store = store ?? storeFromEnvironment
-        configuration.pageSize = pageSize
+        configuration.pages.size = pageSize
         configuration.publicFolder = publicFolder
         configuration.templatesFolder = templates
     }

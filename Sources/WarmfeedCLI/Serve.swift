@@ -29,13 +29,13 @@ struct Serve: AsyncParsableCommand {
     var port = defaults.http.port
 
     @Option(help: "Where the sentinel sits on each page, as a share of that page's rows (above 0, at most 1).")
-    var threshold = defaults.threshold
+    var threshold = defaults.pages.threshold
 
     @Option(name: .customLong("demo-items"), help: "Demo items seeded into an empty store (0 for none).")
     var demoItems = defaults.demoItems
 
     @Option(name: .customLong("page-cache-mb"), help: "Memory for rendered pages, in MiB.")
-    var pageCacheMB = defaults.pageCacheBytes >> 20
+    var pageCacheMB = defaults.pages.cacheBytes >> 20
 
     @Option(name: .customLong("cache-mb"), help: "Memory for thumbnails, in MiB (least recently used out first).")
     var cacheMB = defaults.thumbnails.memoryBytes >> 20
@@ -176,9 +176,9 @@ struct Serve: AsyncParsableCommand {
         configuration.http.connectionsPerAddress = maxConnectionsPerAddress
         configuration.http.headTimeout = headTimeout
         feed.apply(to: &configuration)
-        configuration.threshold = threshold
+        configuration.pages.threshold = threshold
         configuration.demoItems = demoItems
-        configuration.pageCacheBytes = pageCacheMB << 20
+        configuration.pages.cacheBytes = pageCacheMB << 20
         configuration.thumbnails.memoryBytes = cacheMB << 20
         configuration.thumbnails.originalsBytes = originalsMB << 20
         configuration.thumbnails.decodeBytes = decodeMB << 20

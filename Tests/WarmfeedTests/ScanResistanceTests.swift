@@ -9,7 +9,7 @@ import Testing
 @Suite struct ScanResistanceTests {
     @Test func aCrawlerWalkingEveryPageLeavesTheReadersPagesInTheCache() async throws {
         // 50,000 items at 10 a page: 5,000 pages of ~8 KB; the page cache holds about 50 of them.
-        try await ServedFeed.with(items: 50_000, pageSize: 10, configure: { $0.pageCacheBytes = 400 << 10 }) { feed in
+        try await ServedFeed.with(items: 50_000, pageSize: 10, configure: { $0.pages.cacheBytes = 400 << 10 }) { feed in
             let before = try await feed.adminJSON()
             var next: String? = "/fragment"
             var crawled = 0
@@ -45,7 +45,7 @@ import Testing
         try await ServedFeed.with(
             items: 2_000, pageSize: 10,
             configure: {
-                $0.prewarm.pages = 0; $0.pageCacheBytes = 64 << 10
+                $0.prewarm.pages = 0; $0.pages.cacheBytes = 64 << 10
             }
         ) { feed in
             func counts() async throws -> (hits: Int, misses: Int, notKept: Int) {

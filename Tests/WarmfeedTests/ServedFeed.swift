@@ -44,8 +44,8 @@ struct ServedFeed {
         configuration.publicFolder = repository.appendingPathComponent("Public").path
         configuration.templatesFolder = repository.appendingPathComponent("Templates").path
         configuration.demoItems = items
-        configuration.pageSize = pageSize
-        configuration.threshold = threshold
+        configuration.pages.size = pageSize
+        configuration.pages.threshold = threshold
         // The demo origin's pictures are painted once for every test (a test
         // of the painting itself gives a folder of its own).
         configuration.demoPoolFolder = sharedDemoPool

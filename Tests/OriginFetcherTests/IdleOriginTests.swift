@@ -64,9 +64,11 @@ import Testing
             // (No low-speed cut: on a loaded machine the origin's thread for the retry's connection may start late.)
             let patient = FetchLimits(totalTimeout: .seconds(60), lowSpeedLimit: 0)
             let error = try #require(await fetcher.result(origin.url("/reset"), limits: patient).failure)
-            #expect(error.isConnectionFailed, "\(error)")
+            // What each side saw, should the second try never reach the origin (a full run once timed out so).
+            let seen = "origin accepted \(origin.connectionsAccepted), troubles \(origin.troubles); fetcher \(fetcher.stats)"
+            #expect(error.isConnectionFailed, "\(error); \(seen)")
             // (libcurl may make the second try itself; either way, two tries in all.)
-            #expect(origin.requests(to: "/reset") == 2)
+            #expect(origin.requests(to: "/reset") == 2, "\(seen)")
             #expect(fetcher.stats.retriedOnNewConnection <= 1)
         }
     }

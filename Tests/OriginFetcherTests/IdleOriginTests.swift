@@ -1,5 +1,6 @@
 import HTTPTestClient
 import Testing
+
 @testable import OriginFetcher
 
 /// Origins that close kept-alive connections when they sit idle, silently or
@@ -17,7 +18,9 @@ import Testing
                 // Patient limits: on a starved machine a slow answer is not this test's failure.
                 let patient = FetchLimits(totalTimeout: .seconds(60), lowSpeedLimit: 0)
                 let result = await fetcher.result(origin.url("/\(n)"), limits: patient)
-                #expect(result.body?.bytes == [UInt8(n)], """
+                #expect(
+                    result.body?.bytes == [UInt8(n)],
+                    """
                     fetch \(n) after an idle gap: \(result); origin accepted \(origin.connectionsAccepted) \
                     connections, closed \(origin.idleConnectionsClosed) idle, saw \(origin.requests(to: "/\(n)")) \
                     requests for it; fetcher \(fetcher.stats)

@@ -54,7 +54,7 @@ public final class RedisClient: Sendable {
     /// What one reply may hold; a larger one fails its command (`.tooLarge`).
     public let limits: RedisReplyLimits
     /// A thread per connection, each keeping its own.
-    private let threads = JobThreads(Shared())
+    private let threads: JobThreads<Shared>
     private let started = ContinuousClock.now
     private let maxQueued: Int
 
@@ -68,7 +68,7 @@ public final class RedisClient: Sendable {
         self.timeout = timeout
         self.limits = limits
         let firstBackOff = Self.seconds(firstBackOff)
-        threads.withQueue { shared, _ in shared.health = RedisHealth(firstBackOff: firstBackOff, longestBackOff: max(5, firstBackOff)) }
+        threads = JobThreads(Shared(health: RedisHealth(firstBackOff: firstBackOff, longestBackOff: max(5, firstBackOff))))
         maxQueued = 64 * max(1, connections)
         threads.start(threads: connections, name: "redis", state: { RedisConnection?.none }) { [self] job, connection in
             run(job, on: &connection)

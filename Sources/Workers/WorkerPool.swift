@@ -1,5 +1,3 @@
-import Foundation
-
 /// Dedicated threads that run blocking work for async callers, by the
 /// callers' priorities: libvips calls (the thumbnailer), PostgreSQL reads on
 /// libpq (the PostgreSQL store). `JobThreads` over a `JobQueue`.

@@ -1,8 +1,3 @@
-import FeedPages
-import Logging
-import Thumbnails
-import WarmfeedCore
-
 /// What pre-warm can be told, each with its one default: how many pages it
 /// warms ahead of each reader (0: none), how many pages and thumbnails at
 /// once, and how long page 1 is held at start while it is warmed.
@@ -21,18 +16,4 @@ public struct PrewarmConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
-}
-
-extension Prewarmer {
-    /// A pre-warmer as `configuration` says, reading pages from `pages`,
-    /// warming thumbnails through `thumbnails` and claiming pages through
-    /// `claims` (a cluster's shared tier).
-    package convenience init(
-        _ configuration: PrewarmConfiguration, pages: any PrewarmPages, thumbnails: any ThumbnailWarming, claims: (any PageWarmingClaims)?,
-        clock: Uptime, logger: Logger
-    ) {
-        self.init(
-            lead: configuration.pages, pages: pages, thumbnails: thumbnails, clock: clock, concurrency: configuration.pagesAtOnce,
-            thumbnailsAtOnce: configuration.thumbnailsAtOnce, pageOneHold: configuration.pageOneHold, claims: claims, logger: logger)
-    }
 }

@@ -81,15 +81,16 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// Set at shutdown: the drain loop ends.
     let viewsStopped = Atomic<Bool>(false)
 
-    /// A pre-warmer warming `lead` pages ahead of each reader, at most
-    /// `concurrency` pages at a time and `thumbnailsAtOnce` thumbnails per page,
-    /// reading pages from `pages` and reading the time from `clock`.
+    /// A pre-warmer as `configuration` says (pages warmed ahead of each
+    /// reader, pages and thumbnails at once, page 1's hold), reading pages
+    /// from `pages`, warming thumbnails through `thumbnails`, claiming pages
+    /// through `claims` (a cluster's shared tier) and reading the time from `clock`.
     package init(
-        lead: Int, pages: any PrewarmPages, thumbnails: any ThumbnailWarming, clock: Uptime,
-        concurrency: Int = PrewarmConfiguration().pagesAtOnce, thumbnailsAtOnce: Int = PrewarmConfiguration().thumbnailsAtOnce,
-        pageOneHold: Duration = PrewarmConfiguration().pageOneHold,
-        claims: (any PageWarmingClaims)? = nil, logger: Logger
+        _ configuration: PrewarmConfiguration, pages: any PrewarmPages, thumbnails: any ThumbnailWarming, claims: (any PageWarmingClaims)? = nil,
+        clock: Uptime, logger: Logger
     ) {
+        let (lead, concurrency, thumbnailsAtOnce, pageOneHold) =
+            (configuration.pages, configuration.pagesAtOnce, configuration.thumbnailsAtOnce, configuration.pageOneHold)
         self.claims = claims
         startGate = StartGate(limit: pageOneHold)
         state = Mutex(State(planner: Planner(lead: lead, concurrency: concurrency)))

@@ -16,6 +16,8 @@ final class FeedDocumentReader: XMLStreamHandler {
     private(set) var format: FeedFormat?
     private(set) var title: String?
     private(set) var link: String?
+    /// The channel's `ttl`, `skipHours` and `skipDays`, those in range.
+    private(set) var hints = FeedHints()
     /// Why the document is not a feed (its root element), when it is not.
     private(set) var failure: ImportError?
     /// What `deliver` threw: the import is aborted.
@@ -29,6 +31,8 @@ final class FeedDocumentReader: XMLStreamHandler {
     private var bases: [(depth: Int, url: String)] = []
     /// The depth of the RSS or RDF `channel`, or of the Atom `feed`.
     private var channelDepth: Int?
+    /// The channel's `skipHours` or `skipDays` being read, and its depth.
+    private var skipList: (name: String, depth: Int)?
     private var entry: OpenEntry?
     private var capture: FieldCapture?
     /// Problems found before the root was read, reported once it is a feed.
@@ -73,6 +77,7 @@ final class FeedDocumentReader: XMLStreamHandler {
     func endElement(_ name: XMLName, line: Int) {
         defer {
             if bases.last?.depth == depth { bases.removeLast() }
+            if skipList?.depth == depth { skipList = nil }
             depth -= 1
         }
         if let field = capture {
@@ -161,7 +166,15 @@ final class FeedDocumentReader: XMLStreamHandler {
             channelDepth = 2
             return
         }
+        if let list = skipList {
+            if depth == list.depth + 1 { capture = RSSItemReader.skipChildStarted(element, in: list.name, depth: depth) }
+            return
+        }
         guard let channelDepth, depth == channelDepth + 1 else { return }
+        if RSSItemReader.isSkipList(element, format: format) {
+            skipList = (element.name.localName, depth)
+            return
+        }
         capture =
             format == .atom
             ? AtomEntryReader.feedChildStarted(element, depth: depth) { link = link ?? $0 }
@@ -181,6 +194,9 @@ final class FeedDocumentReader: XMLStreamHandler {
         switch field.target {
         case .feedTitle: title = title ?? text
         case .feedLink: link = link ?? text
+        case .feedTTL: hints.ttlMinutes = hints.ttlMinutes ?? FeedHints.ttl(text)
+        case .skipHour: if let hour = FeedHints.hour(text) { hints.skipHours.insert(hour) }
+        case .skipDay: if let day = FeedHints.day(text) { hints.skipDays.insert(day) }
         default: entry?.set(field.target, to: text)
         }
     }

@@ -20,11 +20,15 @@ public struct FeedMetadata: Sendable, Equatable {
     public var title: String?
     /// The feed's home page (RSS channel `link`, Atom `link rel=alternate`, JSON Feed `home_page_url`).
     public var link: String?
+    /// How often the feed says it is worth reading (RSS `ttl`, `skipHours`,
+    /// `skipDays`); empty for the formats that cannot say.
+    public var hints: FeedHints
 
     /// Metadata of a source in `format`.
-    public init(format: FeedFormat, title: String? = nil, link: String? = nil) {
+    public init(format: FeedFormat, title: String? = nil, link: String? = nil, hints: FeedHints = FeedHints()) {
         self.format = format
         self.title = title
         self.link = link
+        self.hints = hints
     }
 }

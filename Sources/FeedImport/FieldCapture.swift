@@ -14,6 +14,8 @@ struct FieldCapture {
         /// RSS `guid`; with `isPermaLink` (the default) it is also the link.
         case guid(isPermaLink: Bool)
         case feedTitle, feedLink
+        /// The channel's hints: RSS `ttl`, and one `hour` of `skipHours` or `day` of `skipDays`.
+        case feedTTL, skipHour, skipDay
     }
 
     /// How the field's content becomes text.

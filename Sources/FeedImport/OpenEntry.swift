@@ -38,7 +38,7 @@ struct OpenEntry {
             if isPermaLink && (text.hasPrefix("http://") || text.hasPrefix("https://")) {
                 permalink = permalink ?? text
             }
-        case .feedTitle, .feedLink: break
+        case .feedTitle, .feedLink, .feedTTL, .skipHour, .skipDay: break
         }
     }
 

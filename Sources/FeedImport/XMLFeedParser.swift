@@ -17,7 +17,7 @@ public enum XMLFeedParser {
     /// Throws `ImportError` when the source is empty, not XML, an HTML page,
     /// or XML whose root element is not a feed's; nothing has been delivered
     /// then. Throws whatever `onEntry` throws, unchanged, and reads no further.
-    /// - Returns: the format, and the feed's title and link.
+    /// - Returns: the format, the feed's title and link, and its hints.
     public static func parse(
         _ input: FeedInput, onEntry: (RawEntry) throws -> Void, onProblem: (ImportProblem) -> Void
     ) throws -> FeedMetadata {
@@ -50,7 +50,7 @@ public enum XMLFeedParser {
             let error = reader.firstError
             throw ImportError("not XML: \(error?.message ?? "no root element")", line: error?.line)
         }
-        return FeedMetadata(format: format, title: reader.title, link: reader.link)
+        return FeedMetadata(format: format, title: reader.title, link: reader.link, hints: reader.hints)
     }
 }
 

@@ -7,3 +7,8 @@
 // `ImportedEntry`s. `FeedReader` picks the parser from the bytes. Every byte is
 // untrusted, and a malformed stretch is reported while the entries around it
 // still import.
+//
+// `Lists/` reads the lists that name sources: `SourceList.read` tells an OPML
+// list, a plain list (one address a line) and a feed apart
+// (`SourceListKind.sniff`) and gives each source a list names as a
+// `ListedSource`. Unlike a feed, a list is used whole or not at all.

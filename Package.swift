@@ -115,6 +115,18 @@ let package = Package(
             ]
         ),
 
+        // Polite polling of many resources: when each is fetched next (its interval and hints,
+        // backoff, a host's Retry-After) within per-host and overall limits. A pure state
+        // machine: no clock, no I/O, no threads. Knows nothing of feeds, stores or HTTP clients.
+        .target(
+            name: "Polling",
+            dependencies: [
+                "Reckoning",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+
         // The image formats thumbnails are made and served in. Depends on nothing.
         .target(name: "ImageFormats"),
 
@@ -352,6 +364,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
+        .testTarget(name: "PollingTests", dependencies: ["Polling"]),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "ImageFormats", "CZlib"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "HTTPTestClient"]),
         .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Helper for bench/sources.sh (issue 37), standard library only.
 
-  wait-fetched URL TOKEN ORIGIN LIST TIMEOUT
-      Polls URL/admin/sources (Authorization: Bearer TOKEN) until every source
+  wait-fetched URL[,URL...] TOKEN ORIGIN LIST TIMEOUT
+      Polls URL/admin/sources (Authorization: Bearer TOKEN; of every node given:
+      fetched by any counts) until every source
       of LIST (the origin's plain list) not on the misbehaving host has a
       last_fetch_at, or TIMEOUT seconds; then waits at most 60 s more for the
       misbehaving ones. Without /admin/sources (404, not JSON) it waits on the
       origin's own count (ORIGIN/_origin/stats: every listed source asked).
       Prints one line of what it found; exits 1 on the timeout.
+  rows-ready URL TOKEN LIMIT
+      Waits at most LIMIT seconds until /admin/cache's "rows" say caught_up
+      (rows rendered ahead for every item written); prints what it saw.
   snapshot URL TOKEN OUT_DIR
       Saves /admin/sources (all entries), /admin/cache and GET / (status,
       body) into OUT_DIR: sources.json, cache.json, river.status, river.html.
@@ -89,18 +93,18 @@ def wait_fetched(url: str, token: str, origin: str, list_path: str, timeout: flo
     said, grace_until = 0.0, None
     while True:
         elapsed = time.monotonic() - start
-        doc = admin_sources(url, token)
-        if doc is not None:
-            mode = "/admin/sources"
-            fetched = {key(str(e.get("url", ""))) for e in doc["sources"] if isinstance(e, dict) and e.get("last_fetch_at")}
-            done, bad_done, listed = len(needed & fetched), len(misbehaving & fetched), len(doc["sources"])
+        docs = [admin_sources(one, token) for one in url.split(",")]
+        if all(doc is not None for doc in docs):
+            mode = "/admin/sources" + (f" of {len(docs)} nodes" if len(docs) > 1 else "")
+            fetched = {key(str(e.get("url", ""))) for doc in docs for e in doc["sources"] if isinstance(e, dict) and e.get("last_fetch_at")}
+            done, bad_done, listed = len(needed & fetched), len(misbehaving & fetched), max(len(doc["sources"]) for doc in docs)
         else:
             mode = "the origin's log (no /admin/sources)"
             stats = origin_stats(origin)
             done, bad_done, listed = stats["healthy_sources_asked"], 0, None
         if done >= len(needed):
             # The misbehaving ones (a drip ends at the poller's deadline): at most 60 s more.
-            if mode != "/admin/sources" or bad_done >= len(misbehaving):
+            if not mode.startswith("/admin/sources") or bad_done >= len(misbehaving):
                 break
             grace_until = grace_until or time.monotonic() + 60
             if time.monotonic() > grace_until:
@@ -115,8 +119,28 @@ def wait_fetched(url: str, token: str, origin: str, list_path: str, timeout: flo
             said = elapsed
         time.sleep(1.0)
     print(f"every source fetched once after {time.monotonic() - start:.1f} s ({mode}): {done} of {len(needed)}"
-          + (f", misbehaving {bad_done} of {len(misbehaving)}" if misbehaving and mode == "/admin/sources" else "")
+          + (f", misbehaving {bad_done} of {len(misbehaving)}" if misbehaving and mode.startswith("/admin/sources") else "")
           + (f"; the server lists {listed}" if listed is not None else ""))
+
+
+def rows_ready(url: str, token: str, limit: float) -> None:
+    """Waits (at most `limit` s) until /admin/cache's rows say they caught up with
+    the items written (RowPreparation renders each new item's row ahead): the
+    first pass's thousands of rows are its work, not the refresh loop's."""
+    start = time.monotonic()
+    rows = None
+    while time.monotonic() - start < limit:
+        status, body = get(url + "/admin/cache", token)
+        try:
+            rows = json.loads(body).get("rows") if status == 200 else None
+        except (ValueError, AttributeError):
+            rows = None
+        if not isinstance(rows, dict) or not rows.get("ahead") or rows.get("caught_up"):
+            break
+        time.sleep(0.5)
+    print(f"rows rendered ahead after {time.monotonic() - start:.1f} s"
+          + (f" (gave up after {limit:g} s)" if time.monotonic() - start >= limit else "")
+          + f": {json.dumps(rows, sort_keys=True) if rows is not None else 'no rows section'}")
 
 
 def snapshot(url: str, token: str, out: str) -> None:
@@ -194,37 +218,56 @@ def report(a: argparse.Namespace) -> None:
     def verdict(ok: bool | None) -> str:
         return "—" if ok is None else ("met" if ok else "NOT MET")
 
-    # CPU.
+    # CPU, each server.
     hz = a.clk_tck
     elapsed = t_end - t_start
-    share = (a.cpu_after - a.cpu_before) / hz / elapsed * 100
-    rows.append(("server CPU, share of one core over the intervals", f"{share:.2f}% ({(a.cpu_after - a.cpu_before) / hz:.1f} s of CPU in {elapsed:.0f} s)",
-                 "≤ 5%", verdict(share <= 5.0)))
+    servers = []
+    for spec in a.server:
+        name, pid, before, after, hwm = spec.split(":")
+        servers.append({"name": name, "pid": pid, "cpu": (int(after) - int(before)) / hz, "hwm": int(hwm or 0)})
+    single = a.mode == "single"
+    for srv in servers:
+        share = srv["cpu"] / elapsed * 100
+        srv["share"] = share
+        rows.append((f"{'server' if single else srv['name']} CPU, share of one core over the intervals",
+                     f"{share:.2f}% ({srv['cpu']:.1f} s of CPU in {elapsed:.0f} s)",
+                     "≤ 5%" if single else "(≤ 5% for one node)", verdict(share <= 5.0) if single else "—"))
+    if not single:
+        total = sum(srv["cpu"] for srv in servers) / elapsed * 100
+        rows.append((f"the {len(servers)} nodes' CPU together", f"{total:.2f}% of one core", "(≤ 5%, one node's goal)", "—"))
     origin_share = (a.origin_cpu_after - a.origin_cpu_before) / hz / elapsed * 100 if a.origin_cpu_after is not None else None
 
-    # Memory.
-    samples = []
+    # Memory: VmRSS samples, "monotonic-seconds pid kB" (or "monotonic-seconds kB" for one server).
+    samples: dict[str, list[tuple[float, int]]] = {}
     for line in open(a.rss_samples):
         parts = line.split()
-        if len(parts) == 2:
-            try:
-                samples.append((float(parts[0]), int(parts[1])))
-            except ValueError:
-                pass
-    in_window = [kib for t, kib in samples if t_start <= t <= t_end]
-    whole = [kib for _, kib in samples]
+        try:
+            if len(parts) == 3:
+                samples.setdefault(parts[1], []).append((float(parts[0]), int(parts[2])))
+            elif len(parts) == 2:
+                samples.setdefault(servers[0]["pid"] if servers else "-", []).append((float(parts[0]), int(parts[1])))
+        except ValueError:
+            pass
     base = a.baseline_kib
-    if in_window:
-        peak = max(in_window)
-        over = (peak - base) / 1024
-        rows.append(("memory above the empty server (highest VmRSS over the intervals − baseline)",
-                     f"{over:.1f} MB ({peak / 1024:.1f} − {base / 1024:.1f} MB; median {statistics.median(in_window) / 1024:.1f} MB)",
-                     "≤ 64 MB", verdict(over <= 64)))
-    if whole:
-        peak_all = max(whole)
-        rows.append(("the same from the start (the first pass over every source)",
-                     f"{(peak_all - base) / 1024:.1f} MB (VmRSS {peak_all / 1024:.1f} MB; VmHWM {a.hwm_kib / 1024:.1f} MB)",
-                     "(≤ 64 MB)", verdict((peak_all - base) / 1024 <= 64)))
+    for srv in servers:
+        mine = samples.get(srv["pid"], [])
+        in_window = [kib for t, kib in mine if t_start <= t <= t_end]
+        whole = [kib for _, kib in mine]
+        if not in_window:
+            continue
+        peak, peak_all = max(in_window), max(whole)
+        if base:
+            over, over_all = (peak - base) / 1024, (peak_all - base) / 1024
+            rows.append(("memory above the empty server (highest VmRSS over the intervals − baseline)",
+                         f"{over:.1f} MB ({peak / 1024:.1f} − {base / 1024:.1f} MB; median {statistics.median(in_window) / 1024:.1f} MB)",
+                         "≤ 64 MB", verdict(over <= 64)))
+            rows.append(("the same from the start (the first pass over every source)",
+                         f"{over_all:.1f} MB (VmRSS {peak_all / 1024:.1f} MB; VmHWM {srv['hwm'] / 1024:.1f} MB)",
+                         "(≤ 64 MB)", verdict(over_all <= 64)))
+        else:
+            rows.append((f"{srv['name']} VmRSS over the intervals, highest (median); from the start",
+                         f"{peak / 1024:.1f} MB ({statistics.median(in_window) / 1024:.1f} MB); {peak_all / 1024:.1f} MB (VmHWM {srv['hwm'] / 1024:.1f} MB)",
+                         "(no baseline)", "—"))
 
     # Politeness: full downloads of static sources after their first.
     by_source: dict[int, list[dict]] = {}
@@ -289,7 +332,7 @@ def report(a: argparse.Namespace) -> None:
     never += max(0, listed_healthy - len(healthy))
     if counts_all:
         histogram = {c: counts_all.count(c) for c in sorted(set(counts_all))}
-        rows.append((f"requests per source per interval ({len(healthy)} healthy sources × {intervals} intervals)",
+        rows.append((f"requests per source per interval{'' if a.mode == 'single' else ', all nodes together'} ({len(healthy)} healthy sources × {intervals} intervals)",
                      f"min {min(counts_all)}, median {statistics.median(counts_all):g}, max {max(counts_all)}; "
                      + ", ".join(f"{n}×{c}" for c, n in histogram.items()),
                      "exactly 1", verdict(min(counts_all) == 1 and max(counts_all) == 1)))
@@ -340,10 +383,12 @@ def report(a: argparse.Namespace) -> None:
         rows.append(("misbehaving sources: requests in the intervals, by kind",
                      "; ".join(f"{k} {'+'.join(map(str, v))}" for k, v in per_kind.items()), "(backing off)", "—"))
 
-    # The server's own view.
+    # The servers' own view: the first server's snapshot in full, every node's polls.
+    folders = [Path(a.snapshot) / srv["name"] for srv in servers] if a.snapshot else []
+    first = folders[0] if folders else None
     doc = None
-    if a.snapshot and (Path(a.snapshot) / "sources.json").exists():
-        doc = json.loads((Path(a.snapshot) / "sources.json").read_text())
+    if first and (first / "sources.json").exists():
+        doc = json.loads((first / "sources.json").read_text())
     if doc:
         entries = [e for e in doc.get("sources", []) if isinstance(e, dict)]
         states: dict[str, int] = {}
@@ -353,8 +398,9 @@ def report(a: argparse.Namespace) -> None:
         expected = a.sources + len(start_event.get("throttle_sources") or []) + len(bad_kinds)
         rows.append(("/admin/sources: entries, states", f"{len(entries)} ({', '.join(f'{k} {v}' for k, v in sorted(states.items()))}); never fetched {unfetched}",
                      f"{expected} listed", verdict(len(entries) == expected)))
-        failing_bad = [e for e in entries if urllib.parse.urlsplit(str(e.get("url", ""))).hostname == bad]
-        for e in failing_bad:
+        for e in entries:
+            if urllib.parse.urlsplit(str(e.get("url", ""))).hostname != bad or not bad:
+                continue
             number = re.search(r"/feed/(\d+)\.xml", str(e.get("url")))
             what = bad_kinds.get(int(number.group(1)), "?") if number else "?"
             rows.append((f"/admin/sources: misbehaving ({what})",
@@ -362,33 +408,63 @@ def report(a: argparse.Namespace) -> None:
                          "failing, not dropped", verdict(e.get("state") in ("failing", "failing for days"))))
         totals = doc.get("totals")
         if isinstance(totals, dict):
-            rows.append(("/admin/sources totals", printable(", ".join(f"{k} {v}" for k, v in totals.items()), 200), "", "—"))
+            shown = ", ".join(f"{k} {v}" for k, v in totals.items() if not isinstance(v, (list, dict)))
+            rows.append(("/admin/sources totals", printable(shown, 240), "", "—"))
         items = sum(e.get("items") or 0 for e in entries if isinstance(e.get("items"), int))
         rows.append(("items the sources hold (sum of their items)", f"{items:,}", "", "—"))
-    elif a.snapshot:
+    elif first:
         rows.append(("/admin/sources", "absent (the route answered no JSON)", "present", "NOT MET"))
-    if a.snapshot:
-        status = (Path(a.snapshot) / "river.status").read_text().strip() if (Path(a.snapshot) / "river.status").exists() else "-"
-        html = (Path(a.snapshot) / "river.html").read_text(errors="replace") if (Path(a.snapshot) / "river.html").exists() else ""
+    if first:
+        status = (first / "river.status").read_text().strip() if (first / "river.status").exists() else "-"
+        html = (first / "river.html").read_text(errors="replace") if (first / "river.html").exists() else ""
         setsize = re.search(r'aria-setsize="(\d+)"', html)
         rows_on_page = len(re.findall(r"<article\b", html))
         via = len(re.findall(r'class="via"', html))
         rows.append(("GET /", f"{status}; {rows_on_page} rows on the first page ({via} naming their source); "
                      f"the river holds {int(setsize.group(1)):,} items" if setsize else f"{status}; {rows_on_page} rows, no aria-setsize",
                      "200", verdict(status == "200")))
-        cache = None
+
+    def cache_of(folder: Path) -> dict | None:
         try:
-            cache = json.loads((Path(a.snapshot) / "cache.json").read_text())
+            value = json.loads((folder / "cache.json").read_text())
         except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def megabytes(prefix: str, d: dict):
+        for k, v in d.items():
+            if isinstance(v, dict):
+                yield from megabytes(prefix + k + ".", v)
+            elif k.endswith("_bytes") and isinstance(v, (int, float)):
+                yield f"{prefix}{k[:-6]} {v / 1048576:.1f} MB"
+
+    polls = []
+    for srv, folder in zip(servers, folders):
+        cache = cache_of(folder)
+        if cache is None:
+            continue
+        if isinstance(cache.get("memory_use"), dict):
+            rows.append((f"memory_use (/admin/cache) at the end{'' if single else ', ' + srv['name']}",
+                         printable(", ".join(megabytes("", cache["memory_use"])), 240), "", "—"))
+        source = cache.get("source")
+        if isinstance(source, dict):
+            answered, failed, throttled = (source.get(k) for k in ("imports", "failures", "throttled"))
+            counted = sum(v for v in (answered, failed, throttled) if isinstance(v, int))
+            polls.append((srv["name"], counted, source.get("polled_elsewhere")))
+            if not single:
+                rows.append((f"{srv['name']} polls (/admin/cache source: answered + failed + throttled)",
+                             f"{counted:,} ({answered} + {failed} + {throttled}); polled elsewhere {source.get('polled_elsewhere')}",
+                             "> 0", verdict(counted > 0)))
+    origin_then = None
+    if a.snapshot and (Path(a.snapshot) / "origin.json").exists():
+        try:
+            origin_then = json.loads((Path(a.snapshot) / "origin.json").read_text())
+        except ValueError:
             pass
-        if isinstance(cache, dict) and isinstance(cache.get("memory_use"), dict):
-            def show(prefix: str, d: dict):
-                for k, v in d.items():
-                    if isinstance(v, dict):
-                        yield from show(prefix + k + ".", v)
-                    elif k.endswith("_bytes") and isinstance(v, (int, float)):
-                        yield f"{prefix}{k[:-6]} {v / 1048576:.1f} MB"
-            rows.append(("memory_use (/admin/cache) at the end", ", ".join(show("", cache["memory_use"])), "", "—"))
+    if polls and origin_then:
+        feeds = sum(v for k, v in origin_then.get("by_kind", {}).items() if k != "other")
+        rows.append(("polls the servers counted vs feed requests the origin answered (at the snapshot)",
+                     f"{sum(p[1] for p in polls):,} vs {feeds:,}", "equal (± those in flight)", "—"))
 
     # Context.
     if summary:
@@ -404,7 +480,7 @@ def report(a: argparse.Namespace) -> None:
     for r in rows:
         print(f"{r[0]:<{width[0]}}  {r[1]:<{width[1]}}  {r[2]:<{width[2]}}  {r[3]}")
     if a.json_out:
-        Path(a.json_out).write_text(json.dumps({"rows": rows, "cpu_share": share}, indent=1))
+        Path(a.json_out).write_text(json.dumps({"rows": rows, "servers": servers}, indent=1))
 
 
 def main() -> None:
@@ -413,6 +489,8 @@ def main() -> None:
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "wait-fetched":
         wait_fetched(args[0], args[1], args[2], args[3], float(args[4]))
+    elif cmd == "rows-ready":
+        rows_ready(args[0], args[1], float(args[2]))
     elif cmd == "snapshot":
         snapshot(args[0], args[1], args[2])
     elif cmd == "report":
@@ -426,14 +504,14 @@ def main() -> None:
         p.add_argument("--sources", type=int, required=True)
         p.add_argument("--faults", type=int, default=0)
         p.add_argument("--clk-tck", type=int, default=100)
-        p.add_argument("--cpu-before", type=int, required=True)
-        p.add_argument("--cpu-after", type=int, required=True)
+        p.add_argument("--mode", choices=("single", "cluster"), default="single")
+        p.add_argument("--server", action="append", default=[], required=True,
+                       help="NAME:PID:TICKS_BEFORE:TICKS_AFTER:VMHWM_KB, one for each server")
         p.add_argument("--origin-cpu-before", type=int)
         p.add_argument("--origin-cpu-after", type=int)
-        p.add_argument("--rss-samples", required=True, help="lines: monotonic seconds, VmRSS kB")
-        p.add_argument("--baseline-kib", type=int, required=True)
-        p.add_argument("--hwm-kib", type=int, default=0)
-        p.add_argument("--snapshot")
+        p.add_argument("--rss-samples", required=True, help="lines: monotonic seconds, pid, VmRSS kB")
+        p.add_argument("--baseline-kib", type=int, default=0, help="the empty server's VmRSS (0: none)")
+        p.add_argument("--snapshot", help="a folder: one folder a server (by name) from `snapshot`, and origin.json")
         p.add_argument("--json-out")
         report(p.parse_args(args))
     else:

@@ -67,7 +67,6 @@ import asyncio
 import email.utils
 import json
 import math
-import os
 import random
 import signal
 import socket

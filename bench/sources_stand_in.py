@@ -19,8 +19,11 @@ figures can be checked against a poller that behaves.
   throttled source asked again at the hold's end; failures back off (doubling,
   equal jitter, at most 6 h); at most 2 fetches a host and 16 in all; 30 s a
   fetch, 16 MiB a document;
-- GET /admin/sources (Bearer token): {"sources": [...], "totals": {...}} with
-  the fields the harness reads; GET /admin/cache: {"memory_use": {...}};
+- GET /admin/sources (Bearer token, WARMFEED_ADMIN_TOKEN or DIR/admin-token):
+  {"sources": [...], "totals": {...}} with the fields the harness reads;
+  GET /admin/cache: {"memory_use": {...}, "source": {imports, failures, ...}};
+- --store, --node-name and --peer are taken and ignored: nodes of a "cluster"
+  of stand-ins each poll every source (MODE=cluster shows it: 3 an interval);
   GET /: a page of 30 rows with aria-setsize = the items held.
 
 STAND_IN_RUDE=1 makes it impolite, so the harness can be seen to say so: no
@@ -102,6 +105,7 @@ class Poller:
         self.per_host: dict[str, int] = {}
         self.in_all = 0
         self.wake = asyncio.Event()
+        self.counts = {"imports": 0, "not_modified": 0, "failures": 0, "throttled": 0}
 
     def wall(self, mono: float | None) -> float | None:
         return None if mono is None else self.wall0 + (mono - self.mono0)
@@ -159,6 +163,7 @@ class Poller:
         # The next slot after now, on the source's phase: no drift.
         slot_next = s.slot + self.interval * max(0, math.ceil((now - s.slot) / self.interval))
         if status in (429, 503):
+            self.counts["throttled"] += 1
             retry = hdrs.get("retry-after", "")
             hold = now + (int(retry) if retry.isdigit() else 60)
             self.held[s.host] = max(self.held.get(s.host, 0.0), hold if not RUDE else 0.0)
@@ -175,11 +180,14 @@ class Poller:
                     s.title = title.group(1).decode(errors="replace") if title else s.title
                     s.etag, s.last_modified = hdrs.get("etag"), hdrs.get("last-modified")
             if not error:
+                self.counts["imports"] += 1
+                self.counts["not_modified"] += status == 304
                 s.failures, s.failing_since = 0, None
                 s.last_result = "changed" if status == 200 else "not modified"
                 s.slot = slot_next
                 s.next = slot_next
         if error or status not in (200, 304, 429, 503):
+            self.counts["failures"] += 1
             s.failures += 1
             s.failing_since = s.failing_since or now
             s.last_result = error or f"status {status}"
@@ -242,7 +250,7 @@ def main() -> None:
     if not os.path.exists(token_path):
         with open(token_path, "w") as f:
             f.write(secrets.token_hex(16))
-    token = open(token_path).read().strip()
+    token = os.environ.get("WARMFEED_ADMIN_TOKEN") or open(token_path).read().strip()
     interval = float(args.refresh.rstrip("s")) if args.refresh else 3600.0
     if RUDE:
         interval /= 2
@@ -272,7 +280,8 @@ def main() -> None:
                     return self.send(200, json.dumps(doc).encode(), "application/json")
                 if path == "/admin/cache":
                     rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS"))
-                    return self.send(200, json.dumps({"memory_use": {"rss_bytes": rss * 1024}}).encode(), "application/json")
+                    source = {**poller.counts, "polled_elsewhere": False} if poller else None
+                    return self.send(200, json.dumps({"memory_use": {"rss_bytes": rss * 1024}, "source": source}).encode(), "application/json")
                 return self.send(404, b"not found\n", "text/plain")
             if path == "/":
                 total = asyncio.run_coroutine_threadsafe(_status(poller), loop).result(10)["totals"]["items"] if poller else 0

@@ -32,6 +32,9 @@ public struct Download: Sendable {
     public var lastModified: String?
     /// The final response's `Content-Type`, as the origin sent it.
     public var contentType: String?
+    /// What the final response's `Cache-Control`, `Age`, `Expires`, `Date`
+    /// and `Retry-After` said (none of a redirect's); empty for a `file://` read.
+    public var freshness: ResponseFreshness
     /// The bytes written to the file (0 on a 304).
     public var bytes: Int
     /// The time from the call to `download` until the file was in place,
@@ -43,12 +46,13 @@ public struct Download: Sendable {
     /// Makes a download's result; the fetcher makes these, tests and callers may too.
     public init(
         status: Int, etag: String?, lastModified: String?, contentType: String?,
-        bytes: Int, elapsed: Duration, finalURL: String
+        freshness: ResponseFreshness = ResponseFreshness(), bytes: Int, elapsed: Duration, finalURL: String
     ) {
         self.status = status
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.freshness = freshness
         self.bytes = bytes
         self.elapsed = elapsed
         self.finalURL = finalURL

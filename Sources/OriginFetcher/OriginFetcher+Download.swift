@@ -37,6 +37,7 @@ extension OriginFetcher {
             etag: reply.etag ?? (notModified ? conditional.etag : nil),
             lastModified: reply.lastModified ?? (notModified ? conditional.lastModified : nil),
             contentType: reply.contentType,
+            freshness: reply.freshness,
             bytes: notModified ? 0 : reply.bodyBytes,
             elapsed: reply.elapsed,
             finalURL: reply.finalURL)

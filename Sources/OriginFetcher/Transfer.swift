@@ -18,7 +18,7 @@ final class Transfer {
     private var body: [UInt8] = []
     /// The download's file, for `.file`.
     private let file: PartFile?
-    /// The final response's validators, for `.file`.
+    /// The final response's validators and freshness headers, for `.file`.
     private var responseHeaders = ResponseHeaders()
     private var bodyLimitExceeded = false
     /// The allowance's token for this transfer's body, when it has an allowance.
@@ -243,6 +243,7 @@ final class Transfer {
                 contentType: file == nil ? string(CURLINFO_CONTENT_TYPE) : responseHeaders.contentType,
                 etag: responseHeaders.etag,
                 lastModified: responseHeaders.lastModified,
+                freshness: file == nil ? ResponseFreshness() : responseHeaders.freshness(now: Int64(time(nil))),
                 // A confined file is read through its descriptor's path: the URL asked for is the one to report.
                 finalURL: confinedFile >= 0 ? request.url : string(CURLINFO_EFFECTIVE_URL) ?? request.url,
                 redirects: redirectCount,

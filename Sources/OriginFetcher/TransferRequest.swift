@@ -43,6 +43,8 @@ struct TransferReply: Sendable {
     var etag: String?
     /// The final response's `Last-Modified` (downloads only).
     var lastModified: String?
+    /// What the final response's headers said of its freshness (downloads only).
+    var freshness = ResponseFreshness()
     /// The URL after redirects.
     var finalURL: String
     /// How many redirects were followed.

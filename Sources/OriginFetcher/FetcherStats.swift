@@ -3,7 +3,8 @@
 public struct FetcherStats: Sendable, Hashable {
     /// Transfers handed to libcurl.
     public var started: Int = 0
-    /// Transfers that ended with a body.
+    /// Transfers that ended with an answer: a body, a 304, or a status the
+    /// download was told to pass.
     public var finished: Int = 0
     /// Fetches that ended with an error other than `cancelled` (refused URLs included).
     public var failed: Int = 0

@@ -75,10 +75,11 @@ public final class OriginFetcher: Sendable {
     /// Runs one transfer on the transfer thread, for `fetch` and `download`:
     /// checks the URL, hands the request over, and stops the transfer when the
     /// calling task is cancelled. `headers` are checked first (see `RequestHeaders`).
+    /// A download answers with a final status in `passing` instead of failing.
     func perform(
         _ url: String, limits: FetchLimits, destination: BodyDestination,
         headers: [(String, String)] = [], conditional: ConditionalRequest = .init(), urgent: Bool = true,
-        allowance: BodyAllowance? = nil
+        allowance: BodyAllowance? = nil, passing: Set<Int> = []
     ) async throws(FetchError) -> TransferReply {
         let headerLines: [String]
         do throws(FetchError) {
@@ -97,7 +98,7 @@ public final class OriginFetcher: Sendable {
                 loop.submit(
                     id,
                     FetchRequest(
-                        url: url, limits: limits, destination: destination, headerLines: headerLines,
+                        url: url, limits: limits, destination: destination, headerLines: headerLines, passing: passing,
                         startedAt: startedAt, urgent: urgent, allowance: allowance, continuation: continuation))
             }
         } onCancel: {

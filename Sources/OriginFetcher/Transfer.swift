@@ -18,8 +18,10 @@ final class Transfer {
     private var body: [UInt8] = []
     /// The download's file, for `.file`.
     private let file: PartFile?
-    /// The final response's validators, for `.file`.
+    /// The final response's validators and freshness headers, for `.file`.
     private var responseHeaders = ResponseHeaders()
+    /// Body bytes of a passed status, counted against the limit and dropped.
+    private var dropped = 0
     private var bodyLimitExceeded = false
     /// The allowance's token for this transfer's body, when it has an allowance.
     let allowanceToken: UInt64?
@@ -175,6 +177,12 @@ final class Transfer {
             return chunk.count == 0 ? 1 : 0
         }
         if let file {
+            // A passed status's body (one under 400: libcurl ends the rest at
+            // their headers, CURLOPT_FAILONERROR) is not the copy asked for.
+            if !request.passing.isEmpty, passes(responseCode) {
+                dropped += chunk.count
+                return chunk.count
+            }
             return file.append(chunk) ? chunk.count : 0
         }
         let needed = body.count + chunk.count
@@ -226,15 +234,25 @@ final class Transfer {
     }
 
     /// Body bytes taken so far.
-    private var received: Int { file?.bytesWritten ?? body.count }
+    private var received: Int { (file?.bytesWritten ?? body.count) + dropped }
+
+    /// Whether `status` is one the download was asked to answer with instead
+    /// of failing: in `passing`, and neither 2xx nor 304 (which are answered
+    /// as always, whatever `passing` says).
+    private func passes(_ status: Int) -> Bool {
+        file != nil && request.passing.contains(status) && !(200..<300).contains(status) && status != 304
+    }
 
     /// The fetch's result once libcurl has ended the transfer with `code`.
     func result(for code: CURLcode) -> Result<TransferReply, FetchError> {
-        guard code == CURLE_OK else { return .failure(error(for: code)) }
+        // libcurl ends a status of 400 or over at the end of its headers
+        // (CURLOPT_FAILONERROR): all of them were taken, its body never read.
+        let passed = code == CURLE_HTTP_RETURNED_ERROR && passes(responseCode)
+        guard code == CURLE_OK || passed else { return .failure(error(for: code)) }
         var status = responseCode
         if status == 0, scheme == "FILE" { status = 200 }
         // A 304 is an answer only to a download, which may have sent validators.
-        guard (200..<300).contains(status) || (status == 304 && file != nil) else {
+        guard (200..<300).contains(status) || (status == 304 && file != nil) || passes(status) else {
             return .failure(.httpStatus(status))
         }
         return .success(
@@ -243,11 +261,12 @@ final class Transfer {
                 contentType: file == nil ? string(CURLINFO_CONTENT_TYPE) : responseHeaders.contentType,
                 etag: responseHeaders.etag,
                 lastModified: responseHeaders.lastModified,
+                freshness: file == nil ? ResponseFreshness() : responseHeaders.freshness(now: Int64(time(nil))),
                 // A confined file is read through its descriptor's path: the URL asked for is the one to report.
                 finalURL: confinedFile >= 0 ? request.url : string(CURLINFO_EFFECTIVE_URL) ?? request.url,
                 redirects: redirectCount,
                 body: body,
-                bodyBytes: received,
+                bodyBytes: passes(status) ? 0 : received,
                 lease: handOver(),
                 elapsed: ContinuousClock.now - request.startedAt
             ))
@@ -285,11 +304,11 @@ final class Transfer {
     }
 
     /// The result the caller gets: a download's file is put in place on a
-    /// 2xx, and its part file removed on anything else, before the caller
-    /// hears of it.
+    /// 2xx, and its part file removed on anything else (a 304, a passed
+    /// status, a failure), before the caller hears of it.
     func settle(_ result: Result<TransferReply, FetchError>) -> Result<TransferReply, FetchError> {
         guard let file else { return result }
-        guard case .success(var reply) = result, reply.status != 304 else {
+        guard case .success(var reply) = result, (200..<300).contains(reply.status) else {
             file.discard()
             return result
         }

@@ -16,6 +16,9 @@ struct FetchRequest: Sendable {
     var destination: BodyDestination = .memory
     /// Extra request header lines, already checked by `RequestHeaders`.
     var headerLines: [String] = []
+    /// Final statuses outside 2xx and 304 that a download answers with, its
+    /// body dropped, instead of failing with `httpStatus` (downloads only).
+    var passing: Set<Int> = []
     /// When `fetch` or `download` was called, for the elapsed time.
     var startedAt: ContinuousClock.Instant
     /// Whether someone waits on it now (a reader): it starts before the host's other fetches.
@@ -35,7 +38,8 @@ struct FetchRequest: Sendable {
 /// What a transfer that ended well hands back; `fetch` and `download` each
 /// make their public result from it.
 struct TransferReply: Sendable {
-    /// The final status: 2xx, or 304 for a download; 200 for a `file://` read.
+    /// The final status: 2xx, or 304 or a status it passes for a download;
+    /// 200 for a `file://` read.
     var status: Int
     /// The final response's `Content-Type`.
     var contentType: String?
@@ -43,6 +47,8 @@ struct TransferReply: Sendable {
     var etag: String?
     /// The final response's `Last-Modified` (downloads only).
     var lastModified: String?
+    /// What the final response's headers said of its freshness (downloads only).
+    var freshness = ResponseFreshness()
     /// The URL after redirects.
     var finalURL: String
     /// How many redirects were followed.

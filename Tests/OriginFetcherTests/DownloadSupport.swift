@@ -1,14 +1,16 @@
 import Foundation
+
 @testable import OriginFetcher
 
 extension OriginFetcher {
     /// The download's outcome as a value, so a test can compare errors.
     func downloadResult(
         _ url: String, to path: String, conditional: ConditionalRequest = .init(),
-        headers: [(String, String)] = [], limits: FetchLimits = FetchLimits()
+        headers: [(String, String)] = [], limits: FetchLimits = FetchLimits(), passing: Set<Int> = []
     ) async -> Result<Download, FetchError> {
         do {
-            return .success(try await download(url, to: path, conditional: conditional, headers: headers, limits: limits))
+            return .success(
+                try await download(url, to: path, conditional: conditional, headers: headers, limits: limits, passing: passing))
         } catch {
             return .failure(error)
         }

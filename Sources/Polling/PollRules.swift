@@ -4,31 +4,31 @@
 public struct PollRules: Sendable, Equatable {
     /// Every resource's base interval: the time between two polls of a resource
     /// that answers and asks for nothing longer.
-    public var interval: Int64
+    public let interval: Int64
     /// The longest interval a resource's own hints (`max-age`, `Expires`, RSS
     /// `ttl`, `skipHours`) may ask for: a `<ttl>` of a year means daily, not yearly.
-    public var refreshMax: Int64
+    public let refreshMax: Int64
     /// The longest a failing resource waits before it is tried again (before
     /// jitter); never shorter than `interval`, so a failing resource is not
     /// polled more often than a healthy one.
-    public var backoffMax: Int64
+    public let backoffMax: Int64
     /// The longest a host's `Retry-After` may hold it: a hostile year cannot
     /// silence a host.
-    public var retryAfterMax: Int64
+    public let retryAfterMax: Int64
     /// How long a resource fails before it is "failing for days" (shown as such;
     /// still polled at the ceiling, never dropped).
-    public var failingFor: Int64
+    public let failingFor: Int64
     /// The most fetches in flight at once for one host.
-    public var perHost: Int
+    public let perHost: Int
     /// The most fetches in flight at once in the fast lane, that is in all but
     /// for those moved to the slow lane.
-    public var inAll: Int
+    public let inAll: Int
     /// How long a fetch runs before it may leave the fast lane for the slow one.
-    public var slowAfter: Int64
+    public let slowAfter: Int64
     /// The most fetches in the slow lane: slow origins fill it, never the fast lane.
-    public var slowLane: Int
+    public let slowLane: Int
     /// When a resource whose fetch found no connection in time (`busy`) is tried again.
-    public var busyRetry: Int64
+    public let busyRetry: Int64
 
     /// One minute, hour and day in milliseconds, for the defaults and callers' sums.
     public static let minute: Int64 = 60_000

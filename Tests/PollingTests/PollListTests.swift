@@ -1,3 +1,4 @@
+import Foundation
 import Polling
 import Testing
 
@@ -87,5 +88,16 @@ import Testing
         _ = schedule.finished(2, .polledElsewhere(next: 500, hostHeldUntil: nil), now: 2_000, random: &random)
         #expect(schedule.state(of: 2)?.nextPollAt == 7_000)
         #expect(schedule.tick(now: 120_000) == [.fetch(3), .fetch(2)])
+    }
+
+    @Test func aStateSurvivesJSONAndItsResultsKeepTheirStoredNames() throws {
+        let state = PollState(
+            nextPollAt: 1_800_000, failures: 3, failingSince: 42, lastFetchAt: 1_000, lastResult: .throttled, lastStatus: 503, lastError: nil,
+            hostHeldUntil: 1_800_000)
+        let decoded = try JSONDecoder().decode(PollState.self, from: JSONEncoder().encode(state))
+        #expect(decoded == state)
+        #expect(PollState() == (try JSONDecoder().decode(PollState.self, from: Data(#"{"failures":0}"#.utf8))))
+        // A driver may store the raw value in a column: these names are a format.
+        #expect([PollResult.changed, .unchanged, .throttled, .failed].map(\.rawValue) == ["changed", "unchanged", "throttled", "failed"])
     }
 }

@@ -94,7 +94,7 @@ struct Simulation {
             switch action {
             case .wake(let at):
                 #expect(at > now, "a wake in the future, or the driver would spin")
-                wake = at
+                wake = at > now ? at : nil
             case .fetch(let id):
                 #expect(running[id] == nil, "\(id) is fetched twice at once")
                 let due = schedule.state(of: id)?.nextPollAt ?? .max

@@ -26,9 +26,13 @@ public enum StoreCopy {
         }
         let total = try await source.count()
         let epoch = source.epoch
+        let sources = try await source.sources()
         let started = ContinuousClock.now
         let (copied, _) = try await target.writeOffPool { writer -> Int in
             try writer.adoptEpoch(epoch)
+            // The sources first, with their ids: the items carry them, and a poll
+            // after the copy finds its source and its validators.
+            for entry in sources { try writer.insertSourceCopy(entry) }
             var copied = 0
             var request = PageRequest.number(1)
             var lastReport = started

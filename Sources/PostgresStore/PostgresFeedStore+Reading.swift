@@ -3,7 +3,9 @@ import WarmfeedCore
 
 extension PostgresFeedStore {
     /// The columns a read takes, in the order `item(_:_:)` decodes them.
-    static let columns = "id, guid, title, summary, link, image_url, image_width, image_height, published, seq, preview"
+    static let columns = "id, guid, title, summary, link, image_url, image_width, image_height, published, seq, preview, source, source_title, source_link"
+    /// How many cells `columns` takes: what a read adds comes after them.
+    static let columnCount = 14
     /// The feed's size: `seq` is dense from 1, so its highest value, by an index seek.
     static let total = "(SELECT COALESCE(MAX(seq), 0) FROM item)"
 
@@ -24,7 +26,7 @@ extension PostgresFeedStore {
             var items: [FeedItem] = []
             items.reserveCapacity(rows.count)
             for row in 0..<rows.count { items.append(try Self.item(rows, row)) }
-            return (items, rows.count > 0 ? Int(rows.int64(rows.count - 1, 11) ?? 0) : 0)
+            return (items, rows.count > 0 ? Int(rows.int64(rows.count - 1, Self.columnCount) ?? 0) : 0)
         }
         var ranked = items
         if case .before = request { ranked.reverse() }
@@ -148,6 +150,16 @@ extension PostgresFeedStore {
         }
     }
 
+    public func sources() async throws -> [SourceEntry] {
+        try await onReader { connection, deadline throws(PQProblem) -> [SourceEntry] in
+            let rows = try connection.query("SELECT id, key, state FROM source ORDER BY id", [], until: deadline)
+            return (0..<rows.count).compactMap { row in
+                guard let id = rows.int64(row, 0), let key = rows.string(row, 1) else { return nil }
+                return SourceEntry(id: id, key: key, state: rows.string(row, 2))
+            }
+        }
+    }
+
     /// A value kept beside the items (the source's validators, say), or nil.
     public func note(_ key: String) async throws -> String? {
         try await onReader { connection, deadline throws(PQProblem) -> String? in
@@ -228,7 +240,7 @@ enum PageStatement {
 }
 
 /// The three page reads with each row's prepared bytes: the columns, the
-/// feed's size, then `prepared` (cells 0–10, 11 and 12).
+/// feed's size, then `prepared` (cells 0–13, 14 and 15).
 enum PreparedPageStatement {
     static let columns = "\(PostgresFeedStore.columns), \(PostgresFeedStore.total), prepared"
 

@@ -45,10 +45,10 @@ extension PostgresFeedStore {
     /// the item, 11 the feed's size, 12 the prepared bytes).
     static func preparedPage(_ rows: PQRows, request: PageRequest, size: Int, tag: UInt32, epoch: UInt32) throws -> PreparedPage? {
         try preparedPage(request, rows: rows.count, size: size, tag: tag, epoch: epoch) { row, builder in
-            guard let id = rows.int64(row, 0), let published = rows.int64(row, 8), let total = rows.int64(row, 11) else {
+            guard let id = rows.int64(row, 0), let published = rows.int64(row, 8), let total = rows.int64(row, PostgresFeedStore.columnCount) else {
                 throw PQProblem("a row without its id, date or count")
             }
-            let prepared = builder.check(rows.bytes(row, 12))
+            let prepared = builder.check(rows.bytes(row, PostgresFeedStore.columnCount + 1))
             builder.add(
                 id: id, published: published, seq: rows.int64(row, 9) ?? 0, preview: rows.int64(row, 10),
                 hasPicture: rows.bytes(row, 5) != nil, row: prepared,
@@ -58,7 +58,7 @@ extension PostgresFeedStore {
         }
     }
 
-    /// The item in cells 0–10 of `row`.
+    /// The item in the first `columnCount` cells of `row`.
     static func item(_ rows: PQRows, _ row: Int) throws(PQProblem) -> FeedItem {
         guard let id = rows.int64(row, 0), let guid = rows.string(row, 1), let title = rows.string(row, 2),
             let summary = rows.string(row, 3), let published = rows.int64(row, 8)
@@ -66,7 +66,8 @@ extension PostgresFeedStore {
         return FeedItem(
             id: id, guid: guid, title: title, summary: summary, link: rows.string(row, 4), imageURL: rows.string(row, 5),
             imageWidth: rows.int64(row, 6).map(Int.init), imageHeight: rows.int64(row, 7).map(Int.init),
-            published: published, seq: rows.int64(row, 9), preview: rows.int64(row, 10)
+            published: published, seq: rows.int64(row, 9), preview: rows.int64(row, 10),
+            source: rows.int64(row, 11) ?? 0, sourceTitle: rows.string(row, 12), sourceLink: rows.string(row, 13)
         )
     }
 }

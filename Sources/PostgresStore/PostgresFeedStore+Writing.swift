@@ -64,6 +64,8 @@ final class PostgresItemSink: FeedItemSink {
     private var lowest: (published: Int64, id: Int64)?
     private var pending: [(item: FeedItem, keepStoredDate: Bool)] = []
     private var pendingGuids: Set<String> = []
+    /// The source of the items pending: a batch holds one source's items.
+    private var pendingSource: Int64 = 0
     private var copies: [FeedItem] = []
     private var adoptedEpoch: UInt32?
     private var copiedAny = false
@@ -77,7 +79,8 @@ final class PostgresItemSink: FeedItemSink {
 
     func upsert(_ item: FeedItem, keepStoredDate: Bool) throws {
         // A guid twice in one batch: the first must be written before the second is compared with it.
-        if pendingGuids.contains(item.guid) { try flush() }
+        if pendingGuids.contains(item.guid) || (item.source != pendingSource && !pending.isEmpty) { try flush() }
+        pendingSource = item.source
         pending.append((item, keepStoredDate))
         pendingGuids.insert(item.guid)
         if pending.count >= Self.batch { try flush() }
@@ -100,7 +103,8 @@ final class PostgresItemSink: FeedItemSink {
         }
         var existing: [String: FeedItem] = [:]
         let guids = pending.map(\.item.guid)
-        let rows = try session.run("SELECT \(PostgresFeedStore.columns) FROM item WHERE guid = ANY($1)", [.texts(guids)])
+        let rows = try session.run(
+            "SELECT \(PostgresFeedStore.columns) FROM item WHERE source = $2 AND guid = ANY($1)", [.texts(guids), .int64(pendingSource)])
         for row in 0..<rows.count {
             let item = try PostgresFeedStore.item(rows, row)
             existing[item.guid] = item
@@ -125,7 +129,8 @@ final class PostgresItemSink: FeedItemSink {
             if item.published != stored.published { touch(min(item.published, stored.published), stored.id ?? 0) }
         }
         if !inserts.isEmpty {
-            let values = ItemColumn.values(inserts, [.guid, .title, .summary, .link, .imageURL, .imageWidth, .imageHeight, .published])
+            let values = ItemColumn.values(
+                inserts, [.guid, .title, .summary, .link, .imageURL, .imageWidth, .imageHeight, .published, .source, .sourceTitle, .sourceLink])
             let sql = "INSERT INTO item (\(values.names)) VALUES \(values.rows) RETURNING id, published"
             let rows = try session.run(sql, values.binds)
             for row in 0..<rows.count {
@@ -134,11 +139,12 @@ final class PostgresItemSink: FeedItemSink {
             }
         }
         if !updates.isEmpty {
-            let values = ItemColumn.values(updates, [.id, .guid, .title, .summary, .link, .imageURL, .imageWidth, .imageHeight, .published, .preview])
+            let values = ItemColumn.values(
+                updates, [.id, .guid, .title, .summary, .link, .imageURL, .imageWidth, .imageHeight, .published, .preview, .sourceTitle, .sourceLink])
             let sql = """
                 UPDATE item SET guid = u.guid, title = u.title, summary = u.summary, link = u.link, image_url = u.image_url,
                     image_width = u.image_width, image_height = u.image_height, published = u.published, preview = u.preview,
-                    prepared = NULL
+                    source_title = u.source_title, source_link = u.source_link, prepared = NULL
                 FROM (VALUES \(values.rows)) AS u(\(values.names))
                 WHERE item.id = u.id
                 """
@@ -155,6 +161,49 @@ final class PostgresItemSink: FeedItemSink {
         let values = ItemColumn.values(copies, ItemColumn.allCases)
         let sql = "INSERT INTO item (\(values.names)) OVERRIDING SYSTEM VALUE VALUES \(values.rows)"
         try session.run(sql, values.binds)
+    }
+
+    func source(key: String) throws -> Int64 {
+        let rows = try session.run(
+            """
+            INSERT INTO source (key) VALUES ($1) ON CONFLICT (key) DO UPDATE SET key = excluded.key RETURNING id
+            """, [.text(key)])
+        guard let id = rows.int64(0, 0) else { throw PQProblem("no id for the source \(key)") }
+        return id
+    }
+
+    func keepSource(_ id: Int64, state: String) throws {
+        try session.run("UPDATE source SET state = $2 WHERE id = $1", [.int64(id), .text(state)])
+    }
+
+    func removeSource(_ id: Int64) throws {
+        try flush()
+        // Ranks above the oldest item removed are made dense again by `finish`,
+        // which updates every row whose rank moves: a node's copy follows.
+        let rows = try session.run("DELETE FROM item WHERE source = $1 RETURNING published, id", [.int64(id)])
+        for row in 0..<rows.count {
+            guard let published = rows.int64(row, 0), let id = rows.int64(row, 1) else { continue }
+            touch(published, id)
+        }
+        summary.removed += rows.count
+        try session.run("DELETE FROM source WHERE id = $1", [.int64(id)])
+    }
+
+    func relabelSource(_ id: Int64, title: String?, link: String?, adoptingUnsourced: Bool) throws {
+        try flush()
+        if adoptingUnsourced { try session.run("UPDATE item SET source = $1 WHERE source = 0", [.int64(id)]) }
+        let rows = try session.run(
+            """
+            UPDATE item SET source_title = $2, source_link = $3, prepared = NULL
+            WHERE source = $1 AND (source_title IS DISTINCT FROM $2 OR source_link IS DISTINCT FROM $3) RETURNING id
+            """, [.int64(id), .text(title), .text(link)])
+        summary.relabelled += rows.count
+    }
+
+    func insertSourceCopy(_ entry: SourceEntry) throws {
+        try session.run(
+            "INSERT INTO source (id, key, state) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3)", [.int64(entry.id), .text(entry.key), .text(entry.state)])
+        try session.run("SELECT setval(pg_get_serial_sequence('source', 'id'), GREATEST((SELECT MAX(id) FROM source), 1))")
     }
 
     private func touch(_ published: Int64, _ id: Int64) {
@@ -176,10 +225,14 @@ final class PostgresItemSink: FeedItemSink {
             try session.run("UPDATE feed SET epoch = $1 WHERE id = 1", [.int64(Int64(adoptedEpoch))])
         }
         if let start = lowest {
-            let base = try session.run("""
-                SELECT seq FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT 1
-                """, [.int64(start.published), .int64(start.id)]).int64(0, 0) ?? 0
-            try session.run("""
+            let base =
+                try session.run(
+                    """
+                    SELECT seq FROM item WHERE (published, id) < ($1, $2) ORDER BY published DESC, id DESC LIMIT 1
+                    """, [.int64(start.published), .int64(start.id)]
+                ).int64(0, 0) ?? 0
+            try session.run(
+                """
                 UPDATE item SET seq = ranked.rank FROM (
                     SELECT id, $1::bigint + ROW_NUMBER() OVER (ORDER BY published, id) AS rank
                     FROM item WHERE (published, id) >= ($2, $3)
@@ -187,7 +240,7 @@ final class PostgresItemSink: FeedItemSink {
                 WHERE item.id = ranked.id AND item.seq IS DISTINCT FROM ranked.rank
                 """, [.int64(base), .int64(start.published), .int64(start.id)])
         }
-        guard summary.inserted + summary.updated > 0 else { return (summary, nil) }
+        guard summary.changedItems else { return (summary, nil) }
         let count = try session.run("UPDATE feed SET writes = writes + 1 WHERE id = 1 RETURNING writes").int64(0, 0) ?? 0
         try session.run("SELECT pg_notify($1, $2)", [.text(PostgresSchema.revisionChannel), .text(String(count))])
         return (summary, Int(count))
@@ -196,13 +249,15 @@ final class PostgresItemSink: FeedItemSink {
 
 /// The item table's columns, for statements that write many rows at once.
 enum ItemColumn: CaseIterable {
-    case id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview
+    case id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview, source, sourceTitle, sourceLink
 
     var name: String {
         switch self {
         case .imageURL: "image_url"
         case .imageWidth: "image_width"
         case .imageHeight: "image_height"
+        case .sourceTitle: "source_title"
+        case .sourceLink: "source_link"
         default: "\(self)"
         }
     }
@@ -210,7 +265,7 @@ enum ItemColumn: CaseIterable {
     /// The column's type, cast on each parameter so NULLs in a VALUES list have one.
     var type: String {
         switch self {
-        case .guid, .title, .summary, .link, .imageURL: "text"
+        case .guid, .title, .summary, .link, .imageURL, .sourceTitle, .sourceLink: "text"
         default: "bigint"
         }
     }
@@ -228,6 +283,9 @@ enum ItemColumn: CaseIterable {
         case .published: .int64(item.published)
         case .seq: .int64(item.seq)
         case .preview: .int64(item.preview)
+        case .source: .int64(item.source)
+        case .sourceTitle: .text(item.sourceTitle)
+        case .sourceLink: .text(item.sourceLink)
         }
     }
 

@@ -30,8 +30,8 @@ final class SQLiteItemSink: FeedItemSink {
     /// With `keepStoredDate`, an item already stored keeps its date (the source
     /// gave none, and a guessed date must not move it on every import).
     func upsert(_ item: FeedItem, keepStoredDate: Bool) throws {
-        let find = try db.cachedStatement(sql: "SELECT * FROM item WHERE guid = ?")
-        if let existing = try FeedItem.fetchOne(find, arguments: [item.guid]) {
+        let find = try db.cachedStatement(sql: "SELECT * FROM item WHERE source = ? AND guid = ?")
+        if let existing = try FeedItem.fetchOne(find, arguments: [item.source, item.guid]) {
             let item = item.replacing(existing, keepStoredDate: keepStoredDate)
             if (existing.id ?? 0) > idsBefore { summary.repeated += 1 }
             if item == existing {
@@ -51,11 +51,12 @@ final class SQLiteItemSink: FeedItemSink {
             // A cached statement: GRDB's record insert builds its SQL per call, a fifth of an import's time.
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO item (guid, title, summary, link, imageURL, imageWidth, imageHeight, published)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO item (guid, title, summary, link, imageURL, imageWidth, imageHeight, published, source, sourceTitle, sourceLink)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             try insert.execute(arguments: [
                 item.guid, item.title, item.summary, item.link, item.imageURL, item.imageWidth, item.imageHeight, item.published,
+                item.source, item.sourceTitle, item.sourceLink,
             ])
             summary.inserted += 1
             touch(item.published, db.lastInsertedRowID)
@@ -65,12 +66,13 @@ final class SQLiteItemSink: FeedItemSink {
     func insertCopy(_ item: FeedItem) throws {
         let insert = try db.cachedStatement(
             sql: """
-                INSERT INTO item (id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO item (id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview,
+                    source, sourceTitle, sourceLink)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         try insert.execute(arguments: [
             item.id, item.guid, item.title, item.summary, item.link, item.imageURL, item.imageWidth, item.imageHeight,
-            item.published, item.seq, item.preview,
+            item.published, item.seq, item.preview, item.source, item.sourceTitle, item.sourceLink,
         ])
         summary.inserted += 1
         if let seq = item.seq { changedFrom = min(changedFrom ?? seq, seq) }
@@ -80,6 +82,42 @@ final class SQLiteItemSink: FeedItemSink {
         try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'epoch'", arguments: [epoch])
     }
 
+    func source(key: String) throws -> Int64 {
+        if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM source WHERE key = ?"), arguments: [key]) {
+            return id
+        }
+        try db.cachedStatement(sql: "INSERT INTO source (key) VALUES (?)").execute(arguments: [key])
+        return db.lastInsertedRowID
+    }
+
+    func keepSource(_ id: Int64, state: String) throws {
+        try db.cachedStatement(sql: "UPDATE source SET state = ? WHERE id = ?").execute(arguments: [state, id])
+    }
+
+    func removeSource(_ id: Int64) throws {
+        // Ranks above the oldest item removed are made dense again by `finish`.
+        let gone = try Row.fetchAll(db, sql: "DELETE FROM item WHERE source = ? RETURNING published, id", arguments: [id])
+        for row in gone { touch(row[0], row[1]) }
+        summary.removed += gone.count
+        try db.execute(sql: "DELETE FROM source WHERE id = ?", arguments: [id])
+    }
+
+    func relabelSource(_ id: Int64, title: String?, link: String?, adoptingUnsourced: Bool) throws {
+        if adoptingUnsourced { try db.execute(sql: "UPDATE item SET source = ? WHERE source = 0", arguments: [id]) }
+        let ranks = try Int64?.fetchAll(
+            db,
+            sql: """
+                UPDATE item SET sourceTitle = ?, sourceLink = ?, ahead_at = NULL, ahead_size = NULL
+                WHERE source = ? AND (sourceTitle IS NOT ? OR sourceLink IS NOT ?) RETURNING seq
+                """, arguments: [title, link, id, title, link])
+        summary.relabelled += ranks.count
+        changedRanks += ranks.compactMap { $0 }
+    }
+
+    func insertSourceCopy(_ entry: SourceEntry) throws {
+        try db.execute(sql: "INSERT INTO source (id, key, state) VALUES (?, ?, ?)", arguments: [entry.id, entry.key, entry.state])
+    }
+
     private func touch(_ published: Int64, _ id: Int64) {
         if let current = lowest, (current.published, current.id) <= (published, id) { return }
         lowest = (published, id)
@@ -87,7 +125,7 @@ final class SQLiteItemSink: FeedItemSink {
 
     /// Makes `seq` dense again for every item at or above the oldest one touched.
     fileprivate func finish() throws -> UpsertSummary {
-        if summary.inserted + summary.updated > 0 {
+        if summary.changedItems {
             // Other processes reading this store notice the write by this count.
             // The count it makes, in the same statement: this process takes it for its own write.
             writesCounted = try Int64.fetchOne(
@@ -130,10 +168,10 @@ extension SQLiteFeedStore {
             let result = try body(&writer)
             _ = consume writer
             let summary = try sink.finish()
-            if summary.inserted + summary.updated > 0 { try index.refresh(db, ranks: sink.changedRanks, from: sink.changedFrom) }
+            if summary.changedItems { try index.refresh(db, ranks: sink.changedRanks, from: sink.changedFrom) }
             return (result, summary, sink.writesCounted)
         }
-        if summary.inserted + summary.updated > 0 { bumpRevision() }
+        if summary.changedItems { bumpRevision() }
         if let counted { sawOwnWrite(counted) }
         return (result, summary)
     }

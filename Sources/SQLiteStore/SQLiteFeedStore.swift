@@ -120,6 +120,46 @@ public final class SQLiteFeedStore: ImmediatePages {
                     DROP INDEX item_seq;
                     """)
         }
+        migrator.registerMigration("v5: sources") { db in
+            // Items belong to a source (0: none, every item from before), and
+            // a guid is unique within its source: the same entry id in two
+            // feeds is two items. v1's `guid UNIQUE` cannot be dropped, so the
+            // table is made again, with every id, rank, preview and row place
+            // kept: the row file and the page index stay valid. Ids name
+            // pictures, so AUTOINCREMENT's high mark moves with them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE source (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, state TEXT);
+                    CREATE TABLE item_v5 (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        source INTEGER NOT NULL DEFAULT 0,
+                        guid TEXT NOT NULL,
+                        title TEXT NOT NULL,
+                        summary TEXT NOT NULL,
+                        link TEXT,
+                        imageURL TEXT,
+                        imageWidth INTEGER,
+                        imageHeight INTEGER,
+                        published INTEGER NOT NULL,
+                        seq INTEGER,
+                        preview INTEGER,
+                        ahead_at INTEGER,
+                        ahead_size INTEGER,
+                        sourceTitle TEXT,
+                        sourceLink TEXT,
+                        UNIQUE (source, guid)
+                    );
+                    INSERT INTO item_v5 (id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview, ahead_at, ahead_size)
+                        SELECT id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview, ahead_at, ahead_size FROM item;
+                    INSERT INTO sqlite_sequence (name, seq) SELECT 'item_v5', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'item_v5');
+                    UPDATE sqlite_sequence SET seq = MAX(seq, IFNULL((SELECT seq FROM sqlite_sequence WHERE name = 'item'), 0)) WHERE name = 'item_v5';
+                    DROP TABLE item;
+                    ALTER TABLE item_v5 RENAME TO item;
+                    CREATE INDEX item_order ON item(published, id);
+                    CREATE INDEX item_unprepared ON item(id) WHERE ahead_at IS NULL;
+                    CREATE INDEX item_page ON item(seq, published, preview, ahead_at, ahead_size);
+                    """)
+        }
         return migrator
     }
 
@@ -217,14 +257,16 @@ public final class SQLiteFeedStore: ImmediatePages {
             id: row.columnInteger(0), guid: row.columnText(1) ?? "", title: row.columnText(2) ?? "",
             summary: row.columnText(3) ?? "", link: row.columnText(4), imageURL: row.columnText(5),
             imageWidth: row.columnInteger(6).map(Int.init), imageHeight: row.columnInteger(7).map(Int.init),
-            published: row.columnInteger(8) ?? 0, seq: row.columnInteger(9), preview: row.columnInteger(10)
+            published: row.columnInteger(8) ?? 0, seq: row.columnInteger(9), preview: row.columnInteger(10),
+            source: row.columnInteger(11) ?? 0, sourceTitle: row.columnText(12), sourceLink: row.columnText(13)
         )
     }
 
     /// The read queries, named so tests can check their query plans.
     enum SQL {
         /// The columns a page reads, in the order `item(_:)` takes them.
-        static let columns = "id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview"
+        static let columns =
+            "id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq, preview, source, sourceTitle, sourceLink"
         /// A deep link: the page whose first item has rank ≤ ?.
         static let pageByNumber = "SELECT \(columns) FROM item WHERE seq <= ? ORDER BY seq DESC LIMIT ?"
         /// Following a sentinel: the items just older than (published, id).
@@ -275,6 +317,14 @@ extension SQLiteFeedStore {
     public func note(_ key: String) async throws -> String? {
         try await poolForWriting.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: ["note:" + key])
+        }
+    }
+
+    public func sources() async throws -> [SourceEntry] {
+        try await poolForWriting.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, key, state FROM source ORDER BY id").map { row in
+                SourceEntry(id: row[0], key: row[1], state: row[2])
+            }
         }
     }
 

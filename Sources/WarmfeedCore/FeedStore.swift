@@ -66,6 +66,9 @@ public protocol FeedStore: Sendable {
     /// calling thread until the transaction ends.
     func write<Result>(_ body: (inout FeedWriter) throws -> Result) throws -> (Result, UpsertSummary)
 
+    /// Every source the store keeps (a small table: one row a listed feed).
+    func sources() async throws -> [SourceEntry]
+
     /// A value kept in the store beside the items (the source's validators, say), or nil.
     func note(_ key: String) async throws -> String?
 
@@ -200,7 +203,7 @@ extension FeedStore {
 
 /// What a backend writes items through, inside its one transaction.
 public protocol FeedItemSink: AnyObject {
-    /// Inserts `item`, or updates the item with its guid when something changed.
+    /// Inserts `item`, or updates the item with its source and guid when something changed.
     /// With `keepStoredDate`, an item already stored keeps its date.
     func upsert(_ item: FeedItem, keepStoredDate: Bool) throws
     /// Inserts `item` as another store holds it: its id, rank and preview
@@ -208,6 +211,18 @@ public protocol FeedItemSink: AnyObject {
     func insertCopy(_ item: FeedItem) throws
     /// Gives the store `epoch`, so cursors made on the store copied from stay valid.
     func adoptEpoch(_ epoch: UInt32) throws
+    /// The id of the source keyed `key`, made when the store has none.
+    func source(key: String) throws -> Int64
+    /// Keeps `state` for the source `id` (what its poller keeps, opaque to the store).
+    func keepSource(_ id: Int64, state: String) throws
+    /// Removes the source `id` and every item it gave; ranks are made dense again.
+    func removeSource(_ id: Int64) throws
+    /// Inserts `entry` with its id, as the store copied from holds it.
+    func insertSourceCopy(_ entry: SourceEntry) throws
+    /// Gives every item of the source `id` the title and site a row shows,
+    /// and makes their rows again; moves the items of no source to it first
+    /// when `adoptingUnsourced`.
+    func relabelSource(_ id: Int64, title: String?, link: String?, adoptingUnsourced: Bool) throws
     /// What the write did so far.
     var summary: UpsertSummary { get }
 }
@@ -223,8 +238,8 @@ public struct FeedWriter: ~Copyable {
         self.sink = sink
     }
 
-    /// Inserts `item`, or updates the item with its guid when something changed.
-    /// With `keepStoredDate`, an item already stored keeps its date (the source
+    /// Inserts `item`, or updates the item with its source and guid when something
+    /// changed. With `keepStoredDate`, an item already stored keeps its date (the source
     /// gave none, and a guessed date must not move it on every import).
     public mutating func upsert(_ item: FeedItem, keepStoredDate: Bool = false) throws {
         try sink.upsert(item, keepStoredDate: keepStoredDate)
@@ -242,8 +257,57 @@ public struct FeedWriter: ~Copyable {
         try sink.adoptEpoch(epoch)
     }
 
+    /// The id of the source keyed `key` (its listed URL or path), made when
+    /// the store has none; items written with it belong to it.
+    public mutating func source(key: String) throws -> Int64 {
+        try sink.source(key: key)
+    }
+
+    /// Keeps `state` for the source `id`, in this transaction: what a poller
+    /// keeps of a source (its validators, its schedule) lands with its items.
+    public mutating func keepSource(_ id: Int64, state: String) throws {
+        try sink.keepSource(id, state: state)
+    }
+
+    /// Removes the source `id` and every item it gave (`summary.removed`
+    /// counts them); the ranks of the items left are made dense again.
+    public mutating func removeSource(_ id: Int64) throws {
+        try sink.removeSource(id)
+    }
+
+    /// Gives every item of the source `id` the title and site its rows show
+    /// (the feed named itself anew), counted in `summary.relabelled`. With
+    /// `adoptingUnsourced`, the items of no source become the source's first:
+    /// a data folder from before sources keeps its items, ids and ranks when
+    /// its one source is listed again.
+    public mutating func relabelSource(_ id: Int64, title: String?, link: String?, adoptingUnsourced: Bool = false) throws {
+        try sink.relabelSource(id, title: title, link: link, adoptingUnsourced: adoptingUnsourced)
+    }
+
+    /// Inserts `entry` with its id, as the store it is copied from holds it
+    /// (into an empty store, before the items that carry its id).
+    public mutating func insertSourceCopy(_ entry: SourceEntry) throws {
+        try sink.insertSourceCopy(entry)
+    }
+
     /// What the write did so far.
     public var summary: UpsertSummary { sink.summary }
+}
+
+/// A source as the store keeps it: the key it is listed by, the id its items
+/// carry, and what its poller keeps of it (the store does not read it).
+public struct SourceEntry: Sendable, Equatable {
+    /// The id items of this source carry (`FeedItem.source`); never 0.
+    public var id: Int64
+    /// The listed URL or path, as the source list names it (normalised by the lister).
+    public var key: String
+    /// What the poller kept (JSON), or nil before its first poll.
+    public var state: String?
+
+    /// Makes an entry.
+    public init(id: Int64, key: String, state: String?) {
+        (self.id, self.key, self.state) = (id, key, state)
+    }
 }
 
 /// What one write did.
@@ -256,6 +320,12 @@ public struct UpsertSummary: Sendable, Equatable {
     public var unchanged = 0
     /// Items whose guid came twice in the same write (the later one wins).
     public var repeated = 0
+    /// Items removed with their source.
+    public var removed = 0
+    /// Items given their source's new title or site.
+    public var relabelled = 0
+    /// Whether the items changed: anything derived from them is made again.
+    public var changedItems: Bool { inserted + updated + removed + relabelled > 0 }
 
     /// An empty summary.
     public init() {}

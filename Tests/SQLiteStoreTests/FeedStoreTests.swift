@@ -95,3 +95,69 @@ func item(_ n: Int, published: Int64) -> FeedItem {
         #expect(longer.suffix(2000).map(\.published) == items.map(\.published))
     }
 }
+
+/// A data folder from before sources (schema v4) opened by this build.
+@Suite struct SourcesMigrationTests {
+    @Test func aStoreFromBeforeSourcesKeepsItsIdsRanksPreviewsAndRowPlaces() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("warmfeed-v4-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("feed.sqlite").path
+        // A store as it is used: six items, rows rendered ahead into the row file.
+        let places: [[Int64?]]
+        do {
+            let store = try SQLiteFeedStore(path: path)
+            try store.upsert((1...6).map { FeedItem(guid: "g\($0)", title: "Item \($0)", summary: "", published: Int64($0) * 1000) })
+            try await store.setPreviews([1: 7, 2: 14, 3: 21, 4: 28, 5: 35])
+            _ = try await store.prepareRows(tag: 7, sweep: false, after: 0, limit: 100) { item in
+                Array("row \(item.id ?? 0)".utf8)
+            }
+            let queue = try DatabaseQueue(path: path)
+            places = try await queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT ahead_at, ahead_size FROM item ORDER BY id").map { [$0[0] as Int64?, $0[1] as Int64?] }
+            }
+            // Back to v4 as its migrations left it: one item table, a guid unique in it, no sources.
+            try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE item_v4 (
+                            id INTEGER PRIMARY KEY AUTOINCREMENT, guid TEXT NOT NULL UNIQUE, title TEXT NOT NULL, summary TEXT NOT NULL,
+                            link TEXT, imageURL TEXT, imageWidth INTEGER, imageHeight INTEGER, published INTEGER NOT NULL, seq INTEGER,
+                            preview INTEGER, ahead_at INTEGER, ahead_size INTEGER
+                        );
+                        INSERT INTO item_v4 SELECT id, guid, title, summary, link, imageURL, imageWidth, imageHeight, published, seq,
+                            preview, ahead_at, ahead_size FROM item;
+                        UPDATE sqlite_sequence SET seq = 9 WHERE name = 'item_v4';
+                        DROP TABLE item;
+                        ALTER TABLE item_v4 RENAME TO item;
+                        CREATE INDEX item_order ON item(published, id);
+                        CREATE INDEX item_unprepared ON item(id) WHERE ahead_at IS NULL;
+                        CREATE INDEX item_page ON item(seq, published, preview, ahead_at, ahead_size);
+                        DROP TABLE source;
+                        DELETE FROM grdb_migrations WHERE identifier = 'v5: sources';
+                        """)
+            }
+            try queue.close()
+        }
+        #expect(places.allSatisfy { $0[0] != nil && $0[1] != nil }, "every row was rendered ahead")
+
+        let store = try SQLiteFeedStore(path: path)
+        let page = try #require(try await store.page(.number(1), size: 10))
+        #expect(page.items.map(\.id) == [6, 5, 4, 3, 2, 1])
+        #expect(page.items.map(\.seq) == [6, 5, 4, 3, 2, 1])
+        #expect(page.items.map(\.preview) == [nil, 35, 28, 21, 14, 7])
+        #expect(page.items.allSatisfy { $0.source == 0 && $0.sourceTitle == nil })
+        let after = try await DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "SELECT ahead_at, ahead_size FROM item ORDER BY id").map { [$0[0] as Int64?, $0[1] as Int64?] }
+        }
+        #expect(after == places, "the row file's places are kept: nothing is rendered again")
+        // Ids are never used twice (they name pictures): the next is above the table's high mark, not its highest id.
+        try store.upsert([FeedItem(guid: "g7", title: "Item 7", summary: "", published: 7000)])
+        #expect(try await store.page(.number(1), size: 1)?.items.first?.id == 10)
+        // A guid is unique within its source only.
+        let source = try store.write { writer in try writer.source(key: "https://a.example/feed") }.0
+        let both = try store.upsert([FeedItem(guid: "g1", title: "Another g1", summary: "", published: 8000, source: source)])
+        #expect(both.inserted == 1)
+        #expect(try await store.count() == 8)
+    }
+}

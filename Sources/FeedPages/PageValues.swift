@@ -5,7 +5,7 @@ import WarmfeedCore
 /// load) and as values read by field number while a page renders. The field
 /// order of each schema is the order of its `Field` cases.
 package enum PageValues {
-    enum RowField: Int { case id, position, total, title, colour, iso, date, summary, thumb, link, pageStart, number, url, picture }
+    enum RowField: Int { case id, position, total, title, colour, iso, date, summary, thumb, link, pageStart, number, url, picture, source, site }
     enum SentinelField: Int { case next, fragment, nextNumber }
     enum EndField: Int { case empty }
     enum PageField: Int { case before, sentinel, after, end }
@@ -14,6 +14,7 @@ package enum PageValues {
     static let row = TemplateSchema([
         "id": .text, "position": .text, "total": .text, "title": .text, "colour": .text, "iso": .text, "date": .text,
         "summary": .text, "thumb": .flag, "link": .text, "pageStart": .flag, "number": .text, "url": .text, "picture": .text,
+        "source": .text, "site": .text,
     ])
     static let sentinel = TemplateSchema(["next": .text, "fragment": .text, "nextNumber": .text])
     static let end = TemplateSchema(["empty": .flag])
@@ -102,11 +103,18 @@ enum RowFields {
         case .link: if let link = item.pointee.link { html.append(link, escaped: escaped) }
         case .number: if place.first { html.append(place.number) }
         case .url: if place.first { html.append(place.url, escaped: escaped) }
+        case .source: if let title = item.pointee.sourceTitle { html.append(Self.shortened(title), escaped: escaped) }
+        case .site: if let site = item.pointee.sourceLink { html.append(site, escaped: escaped) }
         case .picture:
             // Thumbnails are asked for by picture: the item's id and its image's tag in this store.
             if let picture = Picture(item: item.pointee, epoch: place.epoch) { html.append(raw: picture.name) }
         case .thumb, .pageStart: break
         }
+    }
+
+    /// A source's title as a row shows it: at most 80 characters, so a long one keeps the row's line.
+    static func shortened(_ title: String) -> String {
+        title.count > 80 ? String(title.prefix(79)) + "…" : title
     }
 
     static func isPresent(_ field: Int, of item: UnsafePointer<FeedItem>, first: Bool) -> Bool {
@@ -115,6 +123,8 @@ enum RowFields {
         case .summary: !item.pointee.summary.isEmpty
         case .thumb: item.pointee.imageURL != nil
         case .link: item.pointee.link.map(PageRenderer.isSafeLink) ?? false
+        case .source: item.pointee.sourceTitle.map { !$0.isEmpty } ?? false
+        case .site: item.pointee.sourceLink.map(PageRenderer.isSafeLink) ?? false
         default: true
         }
     }
@@ -124,7 +134,7 @@ enum RowFields {
     /// nil when it depends on the item.
     static func isPresent(_ field: Int, first: Bool) -> Bool? {
         switch PageValues.RowField(rawValue: field)! {
-        case .summary, .thumb, .link: nil
+        case .summary, .thumb, .link, .source, .site: nil
         case .pageStart, .number, .url: first
         default: true
         }

@@ -217,6 +217,7 @@ let package = Package(
                 "FeedImport",
                 "WarmfeedCore",
                 "OriginFetcher",
+                "Polling",
                 "Thumbnailer",
                 "Reckoning",
                 "Workers",
@@ -329,6 +330,7 @@ let package = Package(
                 "Reckoning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 

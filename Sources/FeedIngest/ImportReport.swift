@@ -12,6 +12,25 @@ public struct ImportReport: Sendable {
     public var format: FeedFormat?
     /// The feed's own title, when it has one.
     public var title: String?
+    /// The feed's own site (its home page), when it names one a row may link to.
+    public var site: String?
+    /// What the feed says of how often to ask it (RSS `ttl`, `skipHours`, `skipDays`).
+    public var hints = FeedHints()
+    /// A URL's final HTTP status (nil for files and folders).
+    public var status: Int?
+    /// What the answer's headers say of its freshness and of when to ask again.
+    public var freshness: ResponseFreshness?
+    /// When the answer was received, in seconds since 1970, and in milliseconds.
+    public var receivedAt: Int64 = 0
+    public var receivedAtMillis: Int64 = 0
+    /// The bytes downloaded.
+    public var bytes = 0
+    /// The downloaded body's 64-bit FNV-1a hash: a body equal to the last is
+    /// neither read nor written, for servers that send no validators.
+    public var digest: UInt64?
+    /// The answer's status was one the caller asked to have back (429, 503):
+    /// nothing was read, and `freshness` says when to ask again.
+    public var refused: Bool { status.map { $0 >= 400 } ?? false }
     /// True when the source answered 304 Not Modified: nothing was read.
     public var notModified = false
     /// What the store did.
@@ -48,6 +67,7 @@ public struct ImportReport: Sendable {
 
     /// The summary shown at the end of `warmfeed import`, one line each.
     public var summaryLines: [String] {
+        if let status, status >= 400 { return ["\(source): answered \(status); nothing was read."] }
         if notModified { return ["\(source): not modified since the last import; nothing to do."] }
         let seconds = elapsed.inSeconds
         let rate = seconds > 0 ? Int((Double(entries) / seconds).rounded()) : entries

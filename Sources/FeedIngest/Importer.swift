@@ -2,6 +2,7 @@ import FeedImport
 import Foundation
 import Logging
 import OriginFetcher
+import Reckoning
 import Synchronization
 import Thumbnailer
 import WarmfeedCore
@@ -48,28 +49,33 @@ public final class Importer: Sendable {
     ]
 
     /// Imports `source`. For a URL, `validators` from the last import make an
-    /// unchanged source answer 304 and nothing is read. `progress` is called
-    /// a few times a second from the importing thread. When `stop` says so
-    /// (the server is shutting down), the import ends early and writes nothing;
-    /// cancelling the calling task stops a download.
+    /// unchanged source answer 304 and nothing is read; so does a body whose
+    /// hash is `lastDigest` (a server that sends no validators). With a
+    /// `stamp`, the items belong to that source and their rows name it. A
+    /// final status in `passing` (429, 503) comes back in the report, not as
+    /// an error, with its `Retry-After`. `progress` is called a few times a
+    /// second from the importing thread. When `stop` says so (the server is
+    /// shutting down), the import ends early and writes nothing; cancelling
+    /// the calling task stops a download.
     public func run(
-        _ source: ImportSource, validators: ConditionalRequest = .init(),
-        progress: (@Sendable (ImportProgress) -> Void)? = nil, stop: (@Sendable () -> Bool)? = nil
+        _ source: ImportSource, validators: ConditionalRequest = .init(), lastDigest: UInt64? = nil, stamp: SourceStamp? = nil,
+        passing: Set<Int> = [], progress: (@Sendable (ImportProgress) -> Void)? = nil, stop: (@Sendable () -> Bool)? = nil
     ) async throws(ImportError) -> ImportReport {
         let start = ContinuousClock.now
         var report = ImportReport(source: source)
         switch source {
         case .file(let path):
             // A file's validator is its size and modification time: an unchanged file is not read again.
-            let stamp = (try? FileManager.default.attributesOfItem(atPath: path)).map { attributes in
+            let fileStamp = (try? FileManager.default.attributesOfItem(atPath: path)).map { attributes in
                 "\((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0):\(attributes[.size] as? Int ?? 0)"
             }
-            if let stamp, stamp == validators.lastModified {
+            if let fileStamp, fileStamp == validators.lastModified {
                 report.notModified = true
                 report.validators = validators
             } else {
-                report = try await parseOffThread(.feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), report, progress, stop)
-                report.validators = ConditionalRequest(lastModified: stamp)
+                report = try await parseOffThread(
+                    .feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), stamp, report, progress, stop)
+                report.validators = ConditionalRequest(lastModified: fileStamp)
             }
         case .folder(let path):
             // Before any item: the server reads a file for a thumbnail only beneath a folder recorded.
@@ -78,7 +84,7 @@ public final class Importer: Sendable {
             } catch {
                 throw ImportError("cannot record the folder in the store: \(error)")
             }
-            report = try await parseOffThread(.folder(path), report, progress, stop)
+            report = try await parseOffThread(.folder(path), stamp, report, progress, stop)
         case .url(let url):
             try? FileManager.default.createDirectory(at: workFolder, withIntermediateDirectories: true)
             let file = workFolder.appendingPathComponent("source-\(UInt64.random(in: 0...UInt64.max)).download").path
@@ -88,16 +94,30 @@ public final class Importer: Sendable {
                 download = try await fetcher.download(
                     url, to: file,
                     conditional: validators,
-                    headers: Self.requestHeaders, limits: limits
+                    headers: Self.requestHeaders, limits: limits, passing: passing
                 )
             } catch {
                 throw ImportError(Self.explain(error, url: url))
             }
-            if download.notModified {
+            report.status = download.status
+            report.freshness = download.freshness
+            report.receivedAtMillis = Int64(Date().timeIntervalSince1970 * 1000)
+            report.receivedAt = report.receivedAtMillis / 1000
+            report.bytes = download.bytes
+            if passing.contains(download.status) {
+                report.validators = validators
+            } else if download.notModified {
                 report.notModified = true
                 report.validators = validators
+                report.digest = lastDigest
             } else {
-                report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), report, progress, stop)
+                let digest = Self.digest(ofFile: file)
+                report.digest = digest
+                if let digest, digest == lastDigest {
+                    report.notModified = true
+                } else {
+                    report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), stamp, report, progress, stop)
+                }
                 report.validators = ConditionalRequest(etag: download.etag, lastModified: download.lastModified)
             }
         }
@@ -114,19 +134,27 @@ public final class Importer: Sendable {
     /// a thread for long jobs (`WorkerPool.longJobs`), never on the
     /// cooperative pool the server's handlers share.
     private func parseOffThread(
-        _ work: Work, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, _ stop: (@Sendable () -> Bool)?
+        _ work: Work, _ stamp: SourceStamp?, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?,
+        _ stop: (@Sendable () -> Bool)?
     ) async throws(ImportError) -> ImportReport {
         let result: Result<ImportReport, ImportError> = await WorkerPool.longJobs.perform(
             cancelled: .failure(ImportError("the import was cancelled before it began"))
         ) { [self] in
-            Result { () throws(ImportError) in try self.parse(work, report, progress, stop: stop) }
+            Result { () throws(ImportError) in try self.parse(work, report, progress, stamp: stamp, stop: stop) }
         }
         return try result.get()
     }
 
+    /// The 64-bit FNV-1a hash of a downloaded file (nil when it cannot be read).
+    static func digest(ofFile path: String) -> UInt64? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return data.withUnsafeBytes { FNV1a.hash64($0) }
+    }
+
     /// Reads `work` and writes its entries in one transaction.
     func parse(
-        _ work: Work, _ initial: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, stop: (@Sendable () -> Bool)? = nil
+        _ work: Work, _ initial: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, stamp: SourceStamp? = nil,
+        stop: (@Sendable () -> Bool)? = nil
     ) throws(ImportError) -> ImportReport {
         var report = initial
         let started = ContinuousClock.now
@@ -157,7 +185,7 @@ public final class Importer: Sendable {
                             FeedItem(
                                 guid: entry.guid, title: entry.title, summary: entry.summary, link: entry.link,
                                 imageURL: entry.imageURL, imageWidth: entry.imageWidth, imageHeight: entry.imageHeight,
-                                published: published
+                                published: published, source: stamp?.id ?? 0, sourceTitle: stamp?.title, sourceLink: stamp?.site
                             ),
                             keepStoredDate: entry.published == nil
                         )
@@ -171,15 +199,26 @@ public final class Importer: Sendable {
                     }
                 }
                 let note = { (problem: ImportProblem) in report.note(problem) }
+                let metadata: FeedMetadata
                 switch work {
                 case .feed(let input, _):
-                    return try FeedReader.read(input, onEntry: take, onProblem: note)
+                    metadata = try FeedReader.read(input, onEntry: take, onProblem: note)
                 case .folder(let root):
-                    return try ImageFolder.scan(root, facts: facts, onEntry: take, onProblem: note)
+                    metadata = try ImageFolder.scan(root, facts: facts, onEntry: take, onProblem: note)
                 }
+                // The feed named itself anew (or for the first time): every row of it says so.
+                if let stamp {
+                    let (title, site) = Self.names(metadata, stamp)
+                    if title != stamp.title || site != stamp.site {
+                        try writer.relabelSource(stamp.id, title: title, link: site)
+                    }
+                }
+                return metadata
             }
             report.format = metadata.format
             report.title = metadata.title.map(Self.displayTitle)
+            report.site = metadata.link.flatMap(Self.siteLink)
+            report.hints = metadata.hints
             report.written = written
         } catch let error as ImportError {
             throw error
@@ -188,6 +227,24 @@ public final class Importer: Sendable {
         }
         progress?(ImportProgress(entries: report.entries, elapsed: ContinuousClock.now - started))
         return report
+    }
+
+    /// The title and site the rows of a stamped source show: the feed's own,
+    /// else the list's.
+    static func names(_ metadata: FeedMetadata, _ stamp: SourceStamp) -> (title: String?, site: String?) {
+        let title = metadata.title.map(displayTitle).flatMap { $0.isEmpty ? nil : $0 } ?? stamp.listedTitle
+        let site = metadata.link.flatMap(siteLink) ?? stamp.listedSite
+        return (title, site)
+    }
+
+    /// `link` when a row may link to it: an absolute http(s) URL.
+    static func siteLink(_ link: String) -> String? {
+        let trimmed = link.trimmingCharacters(in: .whitespaces)
+        let lower = trimmed.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), trimmed.count <= 2048,
+            URL(string: trimmed)?.host?.isEmpty == false
+        else { return nil }
+        return trimmed
     }
 
     /// A feed's own title, made plain and short for the summary.

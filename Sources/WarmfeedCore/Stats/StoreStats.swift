@@ -1,5 +1,5 @@
 /// The store's numbers (the root's store service fills them) and the
-/// configured source's (`SourceRefresher`; absent without `--source`).
+/// configured sources' (`SourcePoller`; absent without `--source`).
 extension CacheStats {
     /// The feed store: which, where, and whether it answers.
     public struct Store: Codable, Sendable {
@@ -25,7 +25,7 @@ extension CacheStats {
         ]
     }
 
-    /// The configured source and what its imports did (absent without `--source`).
+    /// The configured sources and what their polls did (absent without `--source`).
     public typealias Source = RefreshStatus
 
     static let sourceNumbers: [StatNumber] = [
@@ -35,5 +35,12 @@ extension CacheStats {
         .counter("source_failures") { $0.source?.failures }, .words("source_last_import_at") { $0.source?.lastImportAt },
         .gauge("source_last_inserted") { $0.source?.lastInserted }, .gauge("source_last_updated") { $0.source?.lastUpdated },
         .gauge("source_last_problems") { $0.source?.lastProblems }, .words("source_last_error") { $0.source?.lastError },
+        .gauge("sources_listed") { $0.source?.sources }, .gauge("sources_failing") { $0.source?.failing },
+        .gauge("sources_failing_for_days") { $0.source?.failingForDays }, .gauge("source_hosts_held") { $0.source?.hostsHeld },
+        .gauge("source_polls_in_flight") { $0.source?.inFlight }, .gauge("source_polls_waiting") { $0.source?.waiting },
+        .counter("source_polls_throttled") { $0.source?.throttled }, .counter("source_bytes") { $0.source?.bytes },
+        .counter("sources_added") { $0.source?.added }, .counter("sources_removed") { $0.source?.removed },
+        .counter("source_list_reads") { $0.source?.listReads }, .counter("source_list_problems") { $0.source?.listProblems },
+        .words("source_list_last_problem") { $0.source?.listLastProblem },
     ]
 }

@@ -1,0 +1,534 @@
+import FeedImport
+import Foundation
+import Logging
+import OriginFetcher
+import Polling
+import ServiceLifecycle
+import Synchronization
+import WarmfeedCore
+
+/// Keeps every configured source in the river: reads the source lists (at
+/// start, every `--refresh`, on SIGHUP), adds and removes sources in the
+/// store, and polls each source on its own schedule (`PollSchedule`):
+/// conditionally, within limits per host and in all, lengthened by the
+/// feed's own hints, held by a host's `Retry-After`, backed off when it
+/// fails. One process sharing the store polls (`FeedStore.leadsRefresh`);
+/// if it dies, the next to ask takes over with the schedule it kept.
+///
+/// The schedule and what the poller knows of each source are one state
+/// under one lock; each event runs the schedule under it, and the fetches
+/// it asks for start after it.
+public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendable {
+    public let configuration: SourcesConfiguration
+    private let lists: SourceSpecs
+    private let importer: Importer
+    private let store: any FeedStore
+    private let newItems: (@Sendable (_ revision: Int) -> Void)?
+    private let logger: Logger
+    private let machine: Mutex<Machine>
+    private let bell = Bell()
+    private let rereadAsked = Atomic(false)
+
+    /// Statuses an answer may have and still come back as a report: the
+    /// schedule tells a host's throttling (429, 503) from a source's failure.
+    static let passing = Set(400...599)
+
+    struct Machine: Sendable {
+        var schedule: PollSchedule
+        var sources: [Int64: PolledSource] = [:]
+        /// Fetches the schedule asked for, not started yet.
+        var toStart: [Int64] = []
+        /// When the schedule wants its next tick (ms since 1970).
+        var wake: Int64?
+        /// Sources whose state changed since it was last written to the store.
+        var dirty: Set<Int64> = []
+        var leading = false
+        /// List values that read empty last time (see `SourceReconciler`).
+        var emptyLists: Set<String> = []
+        /// The store's revision after new items, not yet announced.
+        var announce: Int?
+        var status: RefreshStatus
+        var random = SystemRandomNumberGenerator()
+        /// The first pass, once begun: whoever asks for it next (the start, the loop) waits for the same one.
+        var firstPass: Task<[Result<ImportReport, ImportError>], Never>?
+
+        /// Notes what the schedule asked for.
+        mutating func take(_ actions: [PollAction]) {
+            for action in actions {
+                switch action {
+                case .fetch(let id): toStart.append(id)
+                case .wake(let at): wake = at
+                }
+            }
+        }
+    }
+
+    /// Polls the sources `configuration` names into `store` through
+    /// `importer`; lists on the web are fetched through `fetcher`.
+    /// `newItems` hears the store's revision after polls that added items
+    /// (at most once every two seconds).
+    public init(
+        _ configuration: SourcesConfiguration, importer: Importer, fetcher: OriginFetcher, store: any FeedStore,
+        newItems: (@Sendable (_ revision: Int) -> Void)?, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.importer = importer
+        self.store = store
+        self.newItems = newItems
+        self.logger = logger
+        lists = SourceSpecs(specs: configuration.specs, fetcher: fetcher, workFolder: importer.workFolder)
+        let shown = configuration.specs.count == 1 ? SourceURL.redacted(configuration.specs[0]) : "\(configuration.specs.count) source values"
+        machine = Mutex(
+            Machine(
+                schedule: PollSchedule(rules: configuration.rules),
+                status: RefreshStatus(source: shown, refreshSeconds: configuration.refresh.map(\.inSeconds))))
+    }
+
+    /// The limits a poll's download runs under.
+    public static func pollLimits(maxBytes: Int) -> FetchLimits {
+        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: maxBytes, maxRedirects: 3)
+    }
+
+    // MARK: - What the operator sees
+
+    public var status: RefreshStatus {
+        let now = Self.now()
+        return machine.withLock { machine in
+            var status = machine.status
+            let summary = machine.schedule.summary(now: now)
+            status.sources = machine.sources.count
+            status.failing = summary.failing
+            status.failingForDays = summary.failingForDays
+            status.hostsHeld = summary.heldHosts.count
+            status.inFlight = summary.fetching
+            status.waiting = summary.waiting
+            status.polledElsewhere = !machine.leading
+            status.shown = Array(Self.statuses(machine, now: now).prefix(50))
+            return status
+        }
+    }
+
+    public func publish(into stats: inout CacheStats) {
+        stats.source = status
+    }
+
+    public func sourceStatuses() -> [SourceStatus] {
+        let now = Self.now()
+        return machine.withLock { Self.statuses($0, now: now) }
+    }
+
+    private static func statuses(_ machine: Machine, now: Int64) -> [SourceStatus] {
+        machine.sources.map { id, source in
+            let polled = machine.schedule.status(of: id, now: now)
+            let state = polled?.state ?? source.poll
+            let words: String =
+                switch polled?.health {
+                case .failingForDays?: "failing for days"
+                case .failing?: "failing"
+                default:
+                    polled?.hostHeldUntil != nil ? "throttled" : state.lastResult == nil ? "waiting" : "ok"
+                }
+            return SourceStatus(
+                id: id, url: SourceURL.redacted(source.key), title: source.title ?? source.listedTitle, site: source.site ?? source.listedSite,
+                listedBy: source.listedBy.map(SourceURL.redacted), state: words, items: source.items, lastFetchAt: state.lastFetchAt.map(iso),
+                lastResult: source.lastResult, lastStatus: state.lastStatus, nextPollAt: state.nextPollAt.map(iso),
+                consecutiveFailures: state.failures, failingSince: state.failingSince.map(iso), hostHeldUntil: polled?.hostHeldUntil.map(iso),
+                bytesLast: source.bytesLast, bytesTotal: source.bytesTotal)
+        }.sorted(by: SourceStatus.failingFirst)
+    }
+
+    // MARK: - Running
+
+    /// Reads the lists again at the next turn of the loop (SIGHUP).
+    public func rereadLists() {
+        rereadAsked.store(true, ordering: .relaxed)
+        bell.ring()
+    }
+
+    /// Polls until shutdown; a poll under way then is stopped and writes
+    /// nothing (the next start polls it again). What the polls learned is
+    /// written to the store before it returns.
+    public func run() async throws {
+        // The first pass, unless the start has made it already.
+        _ = await firstPass()
+        await cancelWhenGracefulShutdown { [self] in
+            await withDiscardingTaskGroup { group in
+                var listsDue = ContinuousClock.now + (configuration.refresh ?? .seconds(86_400))
+                var leadDue = ContinuousClock.now
+                var keepDue = ContinuousClock.now + configuration.keepEvery
+                var announceDue = ContinuousClock.now
+                while !Task.isCancelled {
+                    let now = ContinuousClock.now
+                    if now >= leadDue {
+                        await checkLead()
+                        leadDue = now + .seconds(5)
+                    }
+                    if rereadAsked.exchange(false, ordering: .relaxed) || now >= listsDue {
+                        await applyLists()
+                        listsDue = now + (configuration.refresh ?? .seconds(86_400))
+                    }
+                    if now >= keepDue {
+                        await keepStates()
+                        keepDue = now + configuration.keepEvery
+                    }
+                    let announced = machine.withLock { machine -> Int? in
+                        guard now >= announceDue else { return nil }
+                        defer { machine.announce = nil }
+                        return machine.announce
+                    }
+                    if let revision = announced {
+                        newItems?(revision)
+                        announceDue = now + .seconds(2)
+                    }
+                    guard !Task.isCancelled else { break }
+                    for id in startDue() {
+                        group.addTask { [self] in
+                            await poll(id)
+                            bell.ring()
+                        }
+                    }
+                    await bell.wait(upTo: waitLimit())
+                }
+            }
+        }
+        await keepStates()
+    }
+
+    /// Polls every source due once, before the server listens: at most
+    /// `firstPassLimit` when the values name lists, as long as it takes for
+    /// one feed. Returns how each poll ended, in the order they ended. Made
+    /// once: a second caller waits for the first's and has its results.
+    public func firstPass(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> [Result<ImportReport, ImportError>] {
+        let pass = machine.withLock { machine in
+            if let pass = machine.firstPass { return pass }
+            let pass = Task { await self.makeFirstPass(progress: progress) }
+            machine.firstPass = pass
+            return pass
+        }
+        return await withTaskCancellationHandler {
+            await pass.value
+        } onCancel: {
+            pass.cancel()
+        }
+    }
+
+    private func makeFirstPass(progress: (@Sendable (ImportProgress) -> Void)?) async -> [Result<ImportReport, ImportError>] {
+        // Without --refresh a source is polled at each start (conditionally), whatever its kept schedule says.
+        await checkLead(dueNow: configuration.refresh == nil)
+        guard machine.withLock({ $0.leading }) else { return [] }
+        let single = machine.withLock { $0.sources.count == 1 } && configuration.specs.count == 1
+        let deadline = single ? nil : ContinuousClock.now + configuration.firstPassLimit
+        let reports = Results()
+        await withDiscardingTaskGroup { group in
+            while true {
+                for id in startDue() {
+                    group.addTask { [self] in
+                        if let result = await poll(id, progress: single ? progress : nil) { reports.list.withLock { $0.append(result) } }
+                        bell.ring()
+                    }
+                }
+                let idle = machine.withLock { machine in
+                    let summary = machine.schedule.summary(now: Self.now())
+                    return summary.fetching == 0 && summary.waiting == 0 && machine.toStart.isEmpty
+                }
+                if idle { break }
+                if let deadline, ContinuousClock.now >= deadline {
+                    logger.info("sources still importing after the first pass; the server starts meanwhile")
+                    group.cancelAll()
+                    break
+                }
+                await bell.wait(upTo: .milliseconds(250))
+            }
+        }
+        await keepStates()
+        return reports.list.withLock { $0 }
+    }
+
+    /// How the first pass's polls ended, gathered from its tasks.
+    private final class Results: Sendable {
+        let list = Mutex<[Result<ImportReport, ImportError>]>([])
+    }
+
+    /// How long the loop may sleep: until the schedule's next tick, at most a second.
+    private func waitLimit() -> Duration {
+        let now = Self.now()
+        let wake = machine.withLock { $0.wake }
+        guard let wake else { return .seconds(1) }
+        return .milliseconds(max(0, min(1000, wake - now)))
+    }
+
+    /// Ticks the schedule and takes the fetches it starts.
+    private func startDue() -> [Int64] {
+        let now = Self.now()
+        return machine.withLock { machine in
+            guard machine.leading else { return [] }
+            if let wake = machine.wake, wake <= now {
+                machine.wake = nil
+            }
+            machine.take(machine.schedule.tick(now: now))
+            defer { machine.toStart.removeAll() }
+            return machine.toStart
+        }
+    }
+
+    /// Asks the store whether this process polls; a process that starts to
+    /// takes the schedule the store kept, one that stops lets go of its own.
+    private func checkLead(dueNow: Bool = false) async {
+        let leads = await store.leadsRefresh()
+        let was = machine.withLock { machine -> Bool in
+            defer { machine.leading = leads }
+            return machine.leading
+        }
+        if leads, !was {
+            logger.info("this server polls the sources")
+            await applyLists(dueNow: dueNow)
+        } else if !leads, was {
+            logger.info("another server polls the sources now")
+            await keepStates()
+            let now = Self.now()
+            machine.withLock { machine in
+                machine.take(machine.schedule.adopt([], now: now))
+                machine.sources = [:]
+                machine.toStart = []
+            }
+        }
+    }
+
+    // MARK: - The lists
+
+    /// Reads the lists and makes the store's sources agree: feeds newly
+    /// listed are added, sources taken out of a list removed with their
+    /// items; then the schedule holds every listed source.
+    /// With `dueNow`, every source is polled at once, whatever its kept schedule says.
+    func applyLists(dueNow: Bool = false) async {
+        guard machine.withLock({ $0.leading }) else { return }
+        let stored: [SourceEntry]
+        do {
+            stored = try await store.sources()
+        } catch {
+            logger.warning("cannot read the sources from the store; polling what was known", metadata: ["reason": "\(error)"])
+            return
+        }
+        // A URL the store keeps as a source is a feed: it is not asked again to tell.
+        let read = await lists.read(knownFeeds: Set(stored.map(\.key)))
+        var kept: [Int64: PolledSource] = [:]
+        for entry in stored { kept[entry.id] = PolledSource.decode(entry.state) ?? PolledSource(key: entry.key, listedBy: nil) }
+        let emptyBefore = machine.withLock { $0.emptyLists }
+        let plan = SourceReconciler.plan(
+            stored: stored.map { SourceReconciler.Stored(id: $0.id, key: $0.key, listedBy: kept[$0.id]?.listedBy) },
+            read: read, specs: configuration.specs, emptyBefore: emptyBefore)
+        // A data folder from before sources: its items were the one source's whose validators it noted.
+        var legacy: (key: String, validators: ConditionalRequest)?
+        if stored.isEmpty, configuration.specs.count == 1, read.feeds.count == 1, let feed = read.feeds.first,
+            feed.key == (try? ImportSource(configuration.specs[0]))?.description,
+            let note = try? await store.note("validators \(feed.key)")
+        {
+            legacy = (feed.key, Self.decodeValidators(note) ?? ConditionalRequest())
+        }
+        if !plan.add.isEmpty || !plan.remove.isEmpty {
+            let legacy = legacy
+            do {
+                let (added, summary) = try await store.writeOffPool { writer -> [(Int64, PolledSource)] in
+                    for id in plan.remove { try writer.removeSource(id) }
+                    return try plan.add.map { feed in
+                        var source = PolledSource(key: feed.key, listedBy: feed.listedBy)
+                        (source.listedTitle, source.listedSite) = (feed.title, feed.site)
+                        let id = try writer.source(key: feed.key)
+                        if let legacy {
+                            // Its items, ids and ranks stay; the next poll asks with the validators it noted.
+                            try writer.relabelSource(id, title: nil, link: nil, adoptingUnsourced: true)
+                            (source.etag, source.lastModified) = (legacy.validators.etag, legacy.validators.lastModified)
+                        }
+                        try writer.keepSource(id, state: source.encoded)
+                        return (id, source)
+                    }
+                }
+                for (id, source) in added { kept[id] = source }
+                for id in plan.remove { kept[id] = nil }
+                if !plan.add.isEmpty { logger.info("sources added", metadata: ["count": "\(plan.add.count)"]) }
+                if !plan.remove.isEmpty {
+                    logger.info("sources taken out of the river", metadata: ["count": "\(plan.remove.count)", "items": "\(summary.removed)"])
+                }
+                machine.withLock { machine in
+                    machine.status.added += plan.add.count
+                    machine.status.removed += plan.remove.count
+                    if summary.changedItems { machine.announce = store.revision }
+                }
+                if let legacy { try? await store.setNote("validators \(legacy.key)", nil) }
+            } catch {
+                logger.error("cannot write the source list's changes; polling what was known", metadata: ["reason": "\(error)"])
+                return
+            }
+        }
+        for problem in read.problems { logger.warning("source list", metadata: ["problem": "\(problem)"]) }
+        // Polled: every listed feed, and the sources of lists that could not be read this time.
+        let listedKeys = Dictionary(read.feeds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let now = Self.now()
+        machine.withLock { machine in
+            machine.emptyLists = plan.emptyNow
+            machine.status.listReads += 1
+            machine.status.listProblems += read.problems.count
+            if let last = read.problems.last { machine.status.listLastProblem = last }
+            var polled: [Int64: PolledSource] = [:]
+            for (id, stored) in kept {
+                var source = machine.sources[id] ?? stored
+                if let feed = listedKeys[source.key] {
+                    (source.listedBy, source.listedTitle, source.listedSite) = (feed.listedBy, feed.title, feed.site)
+                } else if !(source.listedBy.map(read.failed.contains) ?? false) {
+                    continue
+                }
+                polled[id] = source
+            }
+            machine.sources = polled
+            let resources = polled.map { id, source in
+                var state = source.poll
+                if dueNow { state.nextPollAt = nil }
+                return PollResource(id: id, host: SourceURL.host(of: source.source), state: state)
+            }
+            machine.take(machine.schedule.adopt(resources, now: now))
+        }
+        bell.ring()
+    }
+
+    // MARK: - A poll
+
+    /// Polls the source `id` once and tells the schedule how it ended; nil
+    /// when the source left the list meanwhile.
+    @discardableResult
+    func poll(_ id: Int64, progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
+        guard let source = machine.withLock({ $0.sources[id] }) else {
+            let now = Self.now()
+            machine.withLock { machine in machine.take(machine.schedule.finished(id, .busy, now: now, random: &machine.random)) }
+            return nil
+        }
+        let outcome: PollOutcome
+        var report: ImportReport?
+        var failure: ImportError?
+        do throws(ImportError) {
+            let done = try await importer.run(
+                source.source, validators: source.validators, lastDigest: source.digest, stamp: source.stamp(id: id), passing: Self.passing,
+                progress: progress)
+            report = done
+            if let status = done.status, status >= 400 {
+                if status == 429 || status == 503 {
+                    // Retry-After in seconds from the answer, to the millisecond of its receipt.
+                    let wait = done.freshness?.retryAt(receivedAt: done.receivedAt).map { ($0 - done.receivedAt) * 1000 }
+                    outcome = .throttled(status: status, retryAt: wait.map { done.receivedAtMillis + $0 })
+                } else {
+                    outcome = .failed("answered \(status)", status: status)
+                }
+            } else {
+                let freshFor = done.freshness?.freshFor(receivedAt: done.receivedAt).map { Int64($0) * 1000 }
+                var hinted = source
+                if !done.notModified {
+                    (hinted.ttlMinutes, hinted.skipHours, hinted.skipDays) = (done.hints.ttlMinutes, done.hints.skipHours, done.hints.skipDays)
+                }
+                outcome = done.notModified ? .unchanged(hinted.hints(freshFor: freshFor)) : .changed(hinted.hints(freshFor: freshFor))
+            }
+        } catch {
+            failure = error
+            outcome = Task.isCancelled ? .busy : .failed(error.description, status: nil)
+        }
+        let now = Self.now()
+        let revision = store.revision
+        machine.withLock { machine in
+            machine.take(machine.schedule.finished(id, outcome, now: now, random: &machine.random))
+            guard var kept = machine.sources[id] else { return }
+            if let state = machine.schedule.state(of: id) { kept.poll = state }
+            Self.record(outcome, report: report, failure: failure, into: &kept, status: &machine.status, at: now)
+            machine.sources[id] = kept
+            machine.dirty.insert(id)
+            if let report, report.written.changedItems { machine.announce = revision }
+        }
+        if let report, !report.notModified, !report.refused {
+            logger.debug(
+                "polled a source",
+                metadata: ["source": "\(SourceURL.redacted(source.key))", "new": "\(report.written.inserted)", "updated": "\(report.written.updated)"])
+        } else if let failure {
+            logger.info("a source failed", metadata: ["source": "\(SourceURL.redacted(source.key))", "reason": "\(failure)"])
+        }
+        if let report { return .success(report) }
+        return failure.map { .failure($0) }
+    }
+
+    /// What a poll's end changes in what the poller keeps of its source, and in the totals.
+    private static func record(
+        _ outcome: PollOutcome, report: ImportReport?, failure: ImportError?, into source: inout PolledSource, status: inout RefreshStatus, at now: Int64
+    ) {
+        if let report {
+            source.bytesLast = report.bytes
+            source.bytesTotal += report.bytes
+            status.bytes += report.bytes
+        }
+        switch outcome {
+        case .changed:
+            guard let report else { return }
+            status.imports += 1
+            (source.etag, source.lastModified, source.digest) = (report.validators.etag, report.validators.lastModified, report.digest)
+            (source.ttlMinutes, source.skipHours, source.skipDays) = (report.hints.ttlMinutes, report.hints.skipHours, report.hints.skipDays)
+            let names = report.title.map { ($0.isEmpty ? nil : $0, report.site) }
+            source.title = names?.0 ?? source.listedTitle
+            source.site = report.site ?? source.listedSite
+            source.items += report.written.inserted
+            source.lastResult = "\(report.written.inserted) new, \(report.written.updated) updated"
+            status.lastImportAt = iso(now)
+            (status.lastInserted, status.lastUpdated, status.lastProblems) = (report.written.inserted, report.written.updated, report.skippedCount)
+            status.lastError = nil
+        case .unchanged:
+            status.imports += 1
+            status.notModified += 1
+            if let report { (source.etag, source.lastModified) = (report.validators.etag, report.validators.lastModified) }
+            source.lastResult = "not modified"
+        case .throttled(let code, _):
+            status.throttled += 1
+            source.lastResult = "\(code): held until the host's Retry-After"
+        case .failed(let reason, _):
+            status.failures += 1
+            status.lastError = "\(SourceURL.redacted(source.key)): \(reason)"
+            source.lastResult = reason
+        case .busy, .polledElsewhere:
+            break
+        }
+    }
+
+    /// Writes what the polls learned (validators, schedules) to the store, in one transaction.
+    func keepStates() async {
+        let dirty = machine.withLock { machine -> [(Int64, String)] in
+            defer { machine.dirty.removeAll() }
+            return machine.dirty.compactMap { id in machine.sources[id].map { (id, $0.encoded) } }
+        }
+        guard !dirty.isEmpty else { return }
+        do {
+            _ = try await store.writeOffPool { writer in
+                for (id, state) in dirty { try writer.keepSource(id, state: state) }
+            }
+        } catch {
+            // Kept for the next try: a store down for a while loses no validator.
+            machine.withLock { machine in for (id, _) in dirty { machine.dirty.insert(id) } }
+            logger.warning("cannot keep the sources' state in the store", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Now, in milliseconds since 1970 (the schedule's clock: hints and holds are wall-clock times).
+    static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1000)
+    }
+
+    /// A time in ISO 8601, UTC, to the second.
+    static func iso(_ millis: Int64) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+    }
+
+    /// Validators as one line for the store's notes: "etag\nlast-modified".
+    static func encodeValidators(_ validators: ConditionalRequest) -> String {
+        "\(validators.etag ?? "")\n\(validators.lastModified ?? "")"
+    }
+
+    static func decodeValidators(_ text: String) -> ConditionalRequest? {
+        let parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else { return nil }
+        return ConditionalRequest(etag: parts[0].isEmpty ? nil : parts[0], lastModified: parts[1].isEmpty ? nil : parts[1])
+    }
+}

@@ -1,0 +1,209 @@
+import FeedFixtures
+import FeedImport
+import Foundation
+import HTTPTestClient
+import Logging
+import OriginFetcher
+import Testing
+
+@testable import FeedIngest
+@testable import SQLiteStore
+@testable import WarmfeedCore
+
+/// The poller against real loopback feed servers (two hosts: 127.0.0.1 and
+/// 127.0.0.2) and a real SQLite store: lists, the river, and politeness.
+@Suite(.serialized) struct SourcePollerTests {
+    /// An RSS feed titled `title` (site `site`) of entries `ids`, each dated by its number.
+    static func feed(_ title: String, site: String = "https://site.example/", ids: [Int], prefix: String = "e", ttl: Int? = nil) -> [UInt8] {
+        var xml = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(title)</title><link>\(site)</link><description>d</description>"
+        if let ttl { xml += "<ttl>\(ttl)</ttl>" }
+        for id in ids {
+            xml += "<item><guid>\(prefix)\(id)</guid><title>\(title) entry \(id)</title><link>\(site)\(id)</link>"
+            xml += "<pubDate>\(Self.date(id))</pubDate></item>"
+        }
+        return Array((xml + "</channel></rss>").utf8)
+    }
+
+    /// A date that grows with `n`: entry n is n minutes after midnight, 1 Oct 2024.
+    static func date(_ n: Int) -> String {
+        String(format: "Tue, 01 Oct 2024 %02d:%02d:00 GMT", n / 60, n % 60)
+    }
+
+    /// A poller over a fresh SQLite store, polling `specs` every `refresh`.
+    final class Polling: Sendable {
+        let store: SQLiteFeedStore
+        let poller: SourcePoller
+        let data: String
+
+        init(_ specs: [String], refresh: Duration? = nil, data: String = ImportedFeeds.dataFolder()) throws {
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            self.data = data
+            store = try SQLiteFeedStore(path: data + "/feed.sqlite")
+            let fetcher = OriginFetcher(maxConnectionsPerHost: 2)
+            var logger = Logger(label: "warmfeed.poller-test")
+            logger.logLevel = .critical
+            poller = SourcePoller(
+                SourcesConfiguration(specs: specs, refresh: refresh),
+                importer: Importer(store: store, fetcher: fetcher, workFolder: URL(fileURLWithPath: data)), fetcher: fetcher, store: store,
+                newItems: nil, logger: logger)
+        }
+
+        /// Every item of the river, newest first.
+        func river() async throws -> [FeedItem] {
+            try await store.page(.number(1), size: 1000)?.items ?? []
+        }
+
+        /// Runs the poller's loop while `body` runs, and until it has stopped.
+        func running<T>(_ body: () async throws -> T) async throws -> T {
+            let loop = Task { try await poller.run() }
+            do {
+                let result = try await body()
+                loop.cancel()
+                try await loop.value
+                return result
+            } catch {
+                loop.cancel()
+                try? await loop.value
+                throw error
+            }
+        }
+    }
+
+    /// Waits (polling every 50 ms, at most `limit`) until `condition` holds.
+    static func eventually(_ limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    @Test func everyFeedOfAnOPMLListJoinsTheRiverNamingItsSource() async throws {
+        let one = try FaultyOrigin()
+        let two = try FaultyOrigin(host: "127.0.0.2")
+        one.script("/a.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Blog A", site: "https://a.example/", ids: [1, 3, 5])))
+        one.script("/b.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Blog B", site: "https://b.example/", ids: [2, 4])))
+        // The same entry ids as Blog B: another source, so other items.
+        two.script("/c.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Blog C", site: "javascript:alert(1)", ids: [2, 4])))
+        let opml = """
+            <?xml version="1.0"?><opml version="2.0"><head><title>Planet</title></head><body>
+            <outline text="Friends"><outline text="A" xmlUrl="\(one.url("/a.xml"))"/>
+              <outline text="Deeper"><outline text="B's list name" type="rss" xmlUrl="\(one.url("/b.xml"))" htmlUrl="https://b-from-list.example/"/></outline></outline>
+            <outline text="C" xmlUrl="\(two.url("/c.xml"))"/>
+            <outline text="broken" xmlUrl="javascript:alert(2)"/>
+            </body></opml>
+            """
+        let list = try ImportedFeeds.file(opml, name: "planet.opml")
+        let polling = try Polling([list])
+        let results = await polling.poller.firstPass()
+        #expect(results.count == 3)
+        let river = try await polling.river()
+        #expect(river.count == 7)
+        #expect(river.first?.title == "Blog A entry 5", "merged by date")
+        #expect(Set(river.dropFirst().prefix(2).map(\.title)) == ["Blog B entry 4", "Blog C entry 4"])
+        #expect(Set(river.map(\.source)).count == 3)
+        #expect(river.filter { $0.guid == "e2" }.count == 2)
+        #expect(river.filter { $0.sourceTitle == "Blog B" }.allSatisfy { $0.sourceLink == "https://b.example/" })
+        // A site a row may not link to is left out.
+        #expect(river.filter { $0.sourceTitle == "Blog C" }.allSatisfy { $0.sourceLink == nil })
+        let statuses = polling.poller.sourceStatuses()
+        #expect(statuses.count == 3)
+        #expect(statuses.allSatisfy { $0.state == "ok" && $0.lastFetchAt != nil && $0.nextPollAt != nil })
+        #expect(polling.poller.status.listProblems == 1, "the broken entry is one problem: \(polling.poller.status.listLastProblem ?? "")")
+    }
+
+    @Test func anUnchangedFeedIsAskedConditionallyAndNeverDownloadedAgain() async throws {
+        let origin = try FaultyOrigin()
+        origin.script(
+            "/feed.xml",
+            .conditional(
+                etag: "\"v1\"", lastModified: "Mon, 07 Oct 2024 10:00:00 GMT", body: Self.feed("Blog", ids: [1, 2]), contentType: "application/rss+xml"))
+        let data = ImportedFeeds.dataFolder()
+        do {
+            let polling = try Polling([origin.url("/feed.xml")], refresh: .seconds(1), data: data)
+            _ = await polling.poller.firstPass()
+            #expect(try await polling.river().count == 2)
+            try await polling.running {
+                #expect(await Self.eventually { polling.poller.status.notModified >= 2 })
+            }
+            #expect(origin.lastRequestHeader("If-None-Match", to: "/feed.xml") == "\"v1\"")
+        }
+        // A new process on the same data folder, once the kept next poll is due, asks with the validators the last one kept.
+        try await Task.sleep(for: .milliseconds(1500))
+        let before = origin.requests(to: "/feed.xml")
+        let again = try Polling([origin.url("/feed.xml")], refresh: .seconds(1), data: data)
+        let results = await again.poller.firstPass()
+        #expect(origin.requests(to: "/feed.xml") == before + 1)
+        #expect(origin.lastRequestHeader("If-None-Match", to: "/feed.xml") == "\"v1\"")
+        #expect((try? results.first?.get())?.notModified == true)
+        #expect(try await again.river().count == 2)
+    }
+
+    @Test func aHostsRetryAfterHoldsEverySourceOnIt() async throws {
+        let held = try FaultyOrigin()
+        let other = try FaultyOrigin(host: "127.0.0.2")
+        held.script("/a.xml", .respond(status: 429, contentType: "text/plain", body: Array("slow down".utf8), headers: ["Retry-After: 3"]))
+        held.script("/b.xml", .respond(contentType: "application/rss+xml", body: Self.feed("B", ids: [1])))
+        other.script("/c.xml", .respond(contentType: "application/rss+xml", body: Self.feed("C", ids: [1])))
+        let list = try ImportedFeeds.file("\(held.url("/a.xml"))\n\(held.url("/b.xml"))\n\(other.url("/c.xml"))\n", name: "list.txt")
+        let polling = try Polling([list], refresh: .seconds(1))
+        _ = await polling.poller.firstPass()
+        let heldAt = ContinuousClock.now
+        let asked = held.requests(to: "/a.xml") + held.requests(to: "/b.xml")
+        try await polling.running {
+            // The other host is polled every second meanwhile; the held one not at all.
+            #expect(await Self.eventually(.seconds(2)) { other.requests(to: "/c.xml") >= 2 })
+            try await Task.sleep(until: heldAt + .milliseconds(2500))
+            #expect(held.requests(to: "/a.xml") + held.requests(to: "/b.xml") == asked, "no request to a host inside its Retry-After")
+            #expect(polling.poller.sourceStatuses().first?.state == "throttled", "the throttled source is listed first")
+            #expect(polling.poller.status.hostsHeld == 1)
+            held.script("/a.xml", .respond(contentType: "application/rss+xml", body: Self.feed("A", ids: [2])))
+            #expect(await Self.eventually(.seconds(10)) { held.requests(to: "/a.xml") >= 2 && held.requests(to: "/b.xml") >= 2 })
+        }
+        #expect(try await polling.river().count == 3)
+    }
+
+    @Test func aSourceTakenOutOfTheListLeavesTheRiverAndOneAddedJoins() async throws {
+        let origin = try FaultyOrigin()
+        origin.script("/a.xml", .respond(contentType: "application/rss+xml", body: Self.feed("A", ids: [1, 2], prefix: "a")))
+        origin.script("/b.xml", .respond(contentType: "application/rss+xml", body: Self.feed("B", ids: [3, 4], prefix: "b")))
+        origin.script("/c.xml", .respond(contentType: "application/rss+xml", body: Self.feed("C", ids: [5], prefix: "c")))
+        let list = try ImportedFeeds.file("\(origin.url("/a.xml"))\n\(origin.url("/b.xml"))\n", name: "list.txt")
+        let polling = try Polling([list], refresh: .seconds(60))
+        _ = await polling.poller.firstPass()
+        #expect(try await polling.river().map(\.guid) == ["b4", "b3", "a2", "a1"])
+        // Edited while serving (another size: the list is read again), then SIGHUP.
+        try Data("# the planet\n\(origin.url("/a.xml"))\n\(origin.url("/c.xml"))\n\n".utf8).write(to: URL(fileURLWithPath: list))
+        try await polling.running {
+            polling.poller.rereadLists()
+            #expect(await Self.eventually { (try? await polling.river().map(\.guid)) == ["c5", "a2", "a1"] })
+        }
+        #expect(polling.poller.status.removed == 1)
+        #expect(polling.poller.status.added == 3)
+        #expect(try await polling.store.sources().count == 2)
+        let ranks = try await polling.river().map(\.seq)
+        #expect(ranks == [3, 2, 1])
+    }
+
+    @Test func aSlowOrBrokenSourceDelaysNoOther() async throws {
+        let slow = try FaultyOrigin(host: "127.0.0.2")
+        let healthy = try FaultyOrigin()
+        slow.script("/drip.xml", .drip(length: 100_000, interval: .seconds(1), contentType: "application/rss+xml"))
+        slow.script("/garbage.xml", .garbage(Array(repeating: 0x41, count: 4096)))
+        slow.script("/500.xml", .respond(status: 500, contentType: "text/plain", body: Array("no".utf8)))
+        healthy.script("/ok.xml", .respond(contentType: "application/rss+xml", body: Self.feed("OK", ids: [1])))
+        let list = try ImportedFeeds.file(
+            [slow.url("/drip.xml"), slow.url("/garbage.xml"), slow.url("/500.xml"), healthy.url("/ok.xml")].joined(separator: "\n"), name: "list.txt")
+        let polling = try Polling([list], refresh: .seconds(1))
+        try await polling.running {
+            polling.poller.rereadLists()
+            #expect(await Self.eventually(.seconds(5)) { healthy.requests(to: "/ok.xml") >= 3 }, "the healthy source is polled every second")
+            #expect(await Self.eventually(.seconds(5)) { polling.poller.status.failures >= 2 })
+        }
+        let failing = polling.poller.sourceStatuses().filter { $0.state == "failing" }
+        #expect(failing.count >= 2)
+        #expect(failing.allSatisfy { $0.consecutiveFailures >= 1 && $0.lastResult != nil })
+        #expect(try await polling.river().map(\.guid) == ["e1"])
+    }
+}

@@ -2,7 +2,8 @@ import Foundation
 import HTTPServer
 import WarmfeedCore
 
-/// The operator's views: `/admin/cache` (JSON), `/admin` (dashboard), `/metrics` (Prometheus).
+/// The operator's views: `/admin/cache` (JSON), `/admin/sources` (every
+/// source, JSON), `/admin` (dashboard), `/metrics` (Prometheus).
 ///
 /// Every admin route needs the token: `Authorization: Bearer <token>` (for
 /// scripts), or a session a browser got for it. A browser that opens `/admin`
@@ -22,11 +23,15 @@ package struct AdminRoutes: Sendable {
     let dashboardPage: DashboardPage
     /// The site's own headers (its content security policy), which the dashboard's answer carries too.
     let pageHeaders: [HTTPField]
+    /// Every source, for `/admin/sources` (nil without `--source`: an empty list).
+    let sources: (any SourceListing)?
 
     package init(
         token: AdminToken, sessions: AdminSessions = AdminSessions(), trustedProxies: TrustedProxies = .none,
-        signInRules: SignInThrottle.Rules = .init(), clock: Uptime, observer: CacheObserver, dashboard: DashboardPage, pageHeaders: [HTTPField]
+        signInRules: SignInThrottle.Rules = .init(), clock: Uptime, observer: CacheObserver, dashboard: DashboardPage, pageHeaders: [HTTPField],
+        sources: (any SourceListing)? = nil
     ) {
+        self.sources = sources
         self.door = AdminDoor(token: token, sessions: sessions, proxies: trustedProxies, rules: signInRules)
         self.clock = clock
         self.observer = observer
@@ -42,6 +47,9 @@ package struct AdminRoutes: Sendable {
                         status: 200, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Cache-Control", "no-store")],
                         body: ResponseBytes(observer.stats().json())))
             }
+        }
+        router.get("/admin/sources") { request in
+            guarded(request) { .now(sourceList(request)) }
         }
         router.get("/metrics") { request in
             guarded(request) {
@@ -62,6 +70,28 @@ package struct AdminRoutes: Sendable {
             return .now(signIn(request, offering: request.formValues("token")))
         }
         router.post("/admin/sign-out") { request in .now(signOut(request)) }
+    }
+
+    /// `/admin/sources`: every source, failing first, with the totals;
+    /// `?failing=1` only those failing, `?limit=N` the first N.
+    private func sourceList(_ request: Request) -> Response {
+        var listed = sources?.sourceStatuses() ?? []
+        if request.queryValues("failing").first == "1" { listed = listed.filter { $0.severity < 2 } }
+        if let limit = request.queryValues("limit").first.flatMap(Int.init), limit >= 0 { listed = Array(listed.prefix(limit)) }
+        var totals = observer.stats().source
+        totals?.shown = []
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(SourceList(sources: listed, totals: totals))) ?? Data("{}".utf8)
+        return Response(
+            status: 200, headers: [HTTPField("Content-Type", "application/json"), HTTPField("Cache-Control", "no-store")],
+            body: ResponseBytes(Array(body)))
+    }
+
+    private struct SourceList: Encodable {
+        var sources: [SourceStatus]
+        var totals: RefreshStatus?
     }
 
     private func guarded(_ request: Request, _ answer: () -> Reply) -> Reply {

@@ -12,8 +12,13 @@ import WarmfeedCore
 /// `numbers` lists them all, for the table of every number.
 package struct DashboardPage: Sendable {
     static let number = TemplateSchema(["name": .text, "value": .text, "kind": .text])
+    /// A source's row of the sources' table (the first ones, failing first).
+    static let source = TemplateSchema([
+        "url": .text, "title": .text, "state": .text, "failing": .flag, "items": .text, "last_fetch_at": .text, "last_result": .text,
+        "next_poll_at": .text, "failures": .text, "bytes": .text,
+    ])
     static let schema = TemplateSchema(
-        [("css", .text), ("js", .text), ("hitChart", .text), ("latencyChart", .text), ("numbers", .list(number))]
+        [("css", .text), ("js", .text), ("hitChart", .text), ("latencyChart", .text), ("numbers", .list(number)), ("sources", .list(source))]
             + CacheStats.numbers.map { ($0.name, .text) })
 
     /// The sign-in form (`admin-sign-in.mustache`): what a browser without a session is shown.
@@ -38,7 +43,7 @@ package struct DashboardPage: Sendable {
     func render(_ stats: CacheStats, hitChart: String, latencyChart: String) -> [UInt8] {
         let values = Values(
             head: [styleURL, scriptURL, hitChart, latencyChart],
-            numbers: CacheStats.numbers.map { ($0, $0.read(stats)) })
+            numbers: CacheStats.numbers.map { ($0, $0.read(stats)) }, sources: stats.source?.shown ?? [])
         var html = HTMLBuffer(capacity: 16384)
         template.render(values, into: &html)
         return html.bytes
@@ -50,6 +55,19 @@ package struct DashboardPage: Sendable {
         var html = HTMLBuffer(capacity: 2048)
         signInTemplate.render(values, into: &html)
         return html.bytes
+    }
+
+    /// A source's row: its state in words ("failing since …", not by colour alone).
+    static func row(of source: SourceStatus) -> TemplateData {
+        let state = source.failingSince.map { "\(source.state) since \($0)" } ?? source.state
+        return TemplateData(
+            Self.source,
+            [
+                "url": .text(source.url), "title": .text(source.title ?? ""), "state": .text(state), "failing": .flag(source.severity < 2),
+                "items": .text(String(source.items)), "last_fetch_at": .text(source.lastFetchAt ?? "never"),
+                "last_result": .text(source.lastResult ?? ""), "next_poll_at": .text(source.nextPollAt ?? ""),
+                "failures": .text(String(source.consecutiveFailures)), "bytes": .text(words(.number(Double(source.bytesTotal)), unit: .bytes)),
+            ])
     }
 
     /// How the dashboard writes a number: counts as they are, bytes in MB,
@@ -71,15 +89,18 @@ package struct DashboardPage: Sendable {
     }
 
     /// The dashboard's values: the four head fields, the list of every
-    /// number, then each number by its place in `CacheStats.numbers`. A
-    /// section over a number shows when the stats hold it (a flag: when yes).
+    /// number, the first sources, then each number by its place in
+    /// `CacheStats.numbers`. A section over a number shows when the stats
+    /// hold it (a flag: when yes).
     struct Values: TemplateValues {
         let head: [String]
         let numbers: [(number: StatNumber, value: StatNumber.Value?)]
+        let sources: [SourceStatus]
 
-        /// Field numbers: 0–3 the head, 4 the list, then the numbers.
+        /// Field numbers: 0–3 the head, 4 the list of numbers, 5 the sources, then the numbers.
         static let listField = 4
-        static let firstNumber = 5
+        static let sourcesField = 5
+        static let firstNumber = 6
 
         func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
             let text =
@@ -90,6 +111,7 @@ package struct DashboardPage: Sendable {
 
         func isPresent(_ field: Int) -> Bool {
             if field < Self.listField { return !head[field].isEmpty }
+            if field == Self.sourcesField { return !sources.isEmpty }
             guard field >= Self.firstNumber, let value = numbers[field - Self.firstNumber].value else { return field == Self.listField }
             switch value {
             case .text(let text): return !text.isEmpty
@@ -97,9 +119,16 @@ package struct DashboardPage: Sendable {
             }
         }
 
-        func count(of field: Int) -> Int { field == Self.listField ? numbers.count : 0 }
+        func count(of field: Int) -> Int {
+            switch field {
+            case Self.listField: numbers.count
+            case Self.sourcesField: sources.count
+            default: 0
+            }
+        }
 
         func element(of field: Int, at index: Int) -> any TemplateValues {
+            if field == Self.sourcesField { return DashboardPage.row(of: sources[index]) }
             let (number, value) = numbers[index]
             let kind =
                 switch number.kind {

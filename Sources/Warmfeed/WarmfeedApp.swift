@@ -15,7 +15,7 @@ import Thumbnails
 import WarmfeedCore
 
 /// The whole server, assembled: store, page service, thumbnail cache,
-/// pre-warmer, demo origin, source refresher and admin views on one HTTP
+/// pre-warmer, demo origin, source poller and admin views on one HTTP
 /// server. It builds the parts and wires them; it runs nothing itself. The
 /// long-lived parts are `services`, which `warmfeed serve` (and the tests) run
 /// in one `ServiceGroup`, so SIGTERM reaches every one of them.
@@ -43,8 +43,10 @@ public final class WarmfeedApp: Sendable {
     let previews: PreviewKeeper
     /// Renders rows ahead into the store.
     let rows: RowPreparation
-    /// Imports the configured source, when there is one.
-    let refresher: SourceRefresher?
+    /// Polls the configured sources, when there are any.
+    let poller: SourcePoller?
+    /// The feeds' own fetcher, with sources.
+    let feedFetcher: OriginFetcher?
     let logger: Logger
 
     /// Opens the store (seeding the demo feed into an empty one), loads the
@@ -65,7 +67,7 @@ public final class WarmfeedApp: Sendable {
         let store = try await StoreLocation(configuration.store, dataFolder: configuration.dataFolder)
             .open(copyFolder: data.appendingPathComponent("postgres-copy").path, logger: logger)
         self.store = store
-        if configuration.source == nil, configuration.demoItems > 0, try await Self.atStart({ try await store.count() }) == 0 {
+        if configuration.sources.isEmpty, configuration.demoItems > 0, try await Self.atStart({ try await store.count() }) == 0 {
             let demoItems = configuration.demoItems
             let (_, summary) = try await store.writeOffPool { writer in
                 try DemoFeed.forEachItem(count: demoItems) { try writer.upsert($0) }
@@ -117,10 +119,12 @@ public final class WarmfeedApp: Sendable {
         }
         self.shared = shared
         let metrics = WarmfeedMetrics()
-        // The folders whose files items may show: those imported into the store, and a folder `--source`.
-        var folderSource: [String] = []
-        if let source = configuration.source, case .folder(let path)? = try? ImportSource(source) { folderSource = [path] }
-        let imageFolders = ImportedFolders(store: store, configured: folderSource)
+        // The folders whose files items may show: those imported into the store, and the folders `--source` names.
+        let folderSources = configuration.sources.compactMap { spec -> String? in
+            guard case .folder(let path)? = try? ImportSource(spec) else { return nil }
+            return path
+        }
+        let imageFolders = ImportedFolders(store: store, configured: folderSources)
         thumbnails = try ThumbnailService(
             configuration.thumbnails, dataFolder: data, store: store, shared: shared, fetcher: fetcher,
             origin: ImageSource(
@@ -140,17 +144,25 @@ public final class WarmfeedApp: Sendable {
         let newItems: (@Sendable (Int) -> Void)? = tracked.map { prewarmer in
             { @Sendable revision in prewarmer.warmTop(revision: revision) }
         }
-        refresher = try configuration.source.map { text throws(ImportError) in
-            SourceRefresher(
-                source: try ImportSource(text), interval: configuration.refreshInterval,
-                importer: Importer(store: store, fetcher: fetcher, workFolder: data), store: store,
-                newItems: newItems, logger: logger
-            )
+        if configuration.sources.isEmpty {
+            poller = nil
+            feedFetcher = nil
+        } else {
+            var sources = SourcesConfiguration(specs: configuration.sources, refresh: configuration.refreshInterval)
+            if let maxBytes = configuration.sourceMaxBytes { sources.maxBytes = maxBytes }
+            // Feeds get a fetcher of their own: polling a thousand sources never takes the thumbnails' connections.
+            let feedFetcher = OriginFetcher(maxConnectionsPerHost: sources.connectionsPerHost, maxConnections: sources.connections, logger: logger)
+            self.feedFetcher = feedFetcher
+            poller = SourcePoller(
+                sources,
+                importer: Importer(
+                    store: store, fetcher: feedFetcher, workFolder: data, limits: SourcePoller.pollLimits(maxBytes: sources.maxBytes)),
+                fetcher: feedFetcher, store: store, newItems: newItems, logger: logger)
         }
         // The server first, then what watches it and the routes it answers with.
         server = HTTPServer(configuration: configuration.http, logger: logger)
         // Each part shows its own numbers; the store first, as the views list it.
-        let publishers: [(any StatsPublisher)?] = [StoreService(store: store), refresher, thumbnails, prewarmer, pageCache, rows, demo]
+        let publishers: [(any StatsPublisher)?] = [StoreService(store: store), poller, thumbnails, prewarmer, pageCache, rows, demo]
         observer = CacheObserver(
             publishers: publishers.compactMap { $0 }, server: server, node: configuration.nodeName, metrics: metrics, clock: clock,
             upkeep: { [pageCache, thumbnails] in
@@ -169,7 +181,7 @@ public final class WarmfeedApp: Sendable {
             signInRules: SignInThrottle.Rules(firstWait: configuration.signInFirstWait / .seconds(1)), clock: clock, observer: observer,
             dashboard: try DashboardPage(
                 templatesFolder: configuration.templatesFolder, styleURL: renderer.styleURL, scriptURL: statics.versionedURL(of: "admin.js")),
-            pageHeaders: PageHeaders.security
+            pageHeaders: PageHeaders.security, sources: poller
         ).add(to: &router)
         router.get(prefix: statics.prefix) { request in .now(statics.reply(to: request)) }
         router.get("/healthz") { _ in .now(.plain(200, "ok")) }
@@ -207,7 +219,7 @@ public final class WarmfeedApp: Sendable {
 
     /// The long-lived parts, in the order a `ServiceGroup` starts them; it
     /// stops them in reverse, each after the one before has ended: the server
-    /// first (requests in flight finish), then the refresher (an import under
+    /// first (requests in flight finish), then the poller (an import under
     /// way ends whole), pre-warm, the thumbnails' work, the fetcher, and the demo origin last
     /// (everything before may still be fetching from it).
     public var services: [any Service] {
@@ -219,16 +231,26 @@ public final class WarmfeedApp: Sendable {
         // The thumbnails' work in flight ends before the fetcher and the shared tier stop, after pre-warm.
         services.append(thumbnails)
         services.append(prewarmer)
-        if let refresher { services.append(refresher) }
+        if let feedFetcher { services.append(OriginFetcherService(fetcher: feedFetcher)) }
+        if let poller { services += [poller, SourceListSignal(poller: poller)] as [any Service] }
         services.append(server)
         return services
     }
 
-    /// Imports the configured source once (the refresher's import); nil without a
-    /// source, or when another server sharing the store polls it.
+    /// Polls every configured source due once, before the server listens
+    /// (the poller's first pass): how each poll ended; none without a source,
+    /// or when another server sharing the store polls them.
     @discardableResult
-    public func importSource(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> Result<ImportReport, ImportError>? {
-        await refresher?.importIfLeading(progress: progress)
+    public func importSources(progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> [Result<ImportReport, ImportError>] {
+        await poller?.firstPass(progress: progress) ?? []
+    }
+
+    /// Every source, failing first (the operator's `/admin/sources`).
+    public var sourceStatuses: [SourceStatus] { poller?.sourceStatuses() ?? [] }
+
+    /// Reads the source lists again now (SIGHUP).
+    public func rereadSourceSpecs() {
+        poller?.rereadLists()
     }
 
     /// The bound port.

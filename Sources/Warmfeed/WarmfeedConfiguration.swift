@@ -58,12 +58,16 @@ public struct WarmfeedConfiguration: Sendable {
     /// The first wait of an address that offered too many wrong admin tokens
     /// (`SignInThrottle`: it doubles with each further one); tests lengthen it.
     public var signInFirstWait: Duration = .seconds(SignInThrottle.Rules.defaultFirstWait)
-    /// A source imported at start (a feed URL or file, or a folder of images);
-    /// nil serves what the store holds (the demo feed in an empty store).
-    public var source: String?
-    /// How often a source is imported again (URL sources send their
-    /// validators, so an unchanged feed costs one 304); nil imports once.
+    /// The sources polled into the river (feed URLs or files, folders of
+    /// images, OPML or plain lists of them); none serves what the store holds
+    /// (the demo feed in an empty store).
+    public var sources: [String] = []
+    /// Each source's default interval between polls, and how often the lists
+    /// are read again (URL sources send their validators, so an unchanged
+    /// feed costs one 304); nil polls at start, then daily.
     public var refreshInterval: Duration?
+    /// The largest feed document a poll downloads (`--source-max-mb`); nil: the poller's default.
+    public var sourceMaxBytes: Int?
 
     /// The shared thumbnail tier of a cluster: `redis://[:password@]host:port/db`; nil keeps every tier in this process.
     public var redis: String?
@@ -134,7 +138,7 @@ public struct WarmfeedConfiguration: Sendable {
         do throws(TrustedProxies.Refused) { _ = try TrustedProxies(trustedProxies) } catch { throw ConfigurationError(error.description) }
         guard (0...20).contains(prewarm.pages) else { throw ConfigurationError("--prewarm must be from 0 to 20") }
         if let refreshInterval {
-            guard source != nil else { throw ConfigurationError("--refresh needs --source") }
+            guard !sources.isEmpty else { throw ConfigurationError("--refresh needs --source") }
             guard refreshInterval >= .seconds(1) else { throw ConfigurationError("--refresh must be at least 1s") }
         }
         guard thumbnails.answerWithin >= .seconds(1), thumbnails.answerWithin <= .seconds(600) else {

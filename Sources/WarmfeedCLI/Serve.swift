@@ -93,13 +93,21 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("origin-connections"), help: "Connections open at once to one origin host; more fetches wait for one, readers' first.")
     var originConnections = defaults.originConnections
 
-    @Option(help: "A feed (http(s) URL or file) or a folder of images to import at start; no demo feed is seeded then.")
-    var source: String?
+    @Option(
+        help: ArgumentHelp(
+            "A source of the river, given as many times as you like: a feed (http(s) URL or file), a folder of images, or a list of them (OPML, or one a line; a file or a URL). Lists are read again on each --refresh and on SIGHUP; a source taken out of a list leaves the river with its items. No demo feed is seeded then.",
+            valueName: "source"))
+    var source: [String] = []
 
     @Option(
-        help: ArgumentHelp("How often the source is imported again, e.g. 30s, 10m, 1h (URL sources are polled with ETag/Last-Modified).", valueName: "interval")
+        help: ArgumentHelp(
+            "Each source's interval between polls and how often lists are read again, e.g. 30s, 10m, 1h; a feed's Cache-Control, Expires and ttl may lengthen it (URL sources are polled with ETag/Last-Modified).",
+            valueName: "interval")
     )
     var refresh: RefreshInterval?
+
+    @Option(name: .customLong("source-max-mb"), help: "The largest feed document a poll downloads, in MiB.")
+    var sourceMaxMB = SourcesConfiguration(specs: [], refresh: nil).maxBytes >> 20
 
     @Option(
         help: ArgumentHelp(
@@ -161,6 +169,9 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout = defaults.http.idleTimeout
 
     func run() async throws {
+        // SIGHUP rereads the source lists once the server runs; until then (and for ever
+        // without a source) it must not end the process, as its default action would.
+        signal(SIGHUP, SIG_IGN)
         // An arena for each server thread, libmicrohttpd's and the handlers' (they allocate on every
         // request), up to two a core (Allocator.arenas).
         Allocator.configure(
@@ -193,8 +204,9 @@ struct Serve: AsyncParsableCommand {
         configuration.thumbnails.answerWithin = .seconds(thumbWait)
         configuration.originConnections = originConnections
         configuration.demoPoolFolder = demoPool
-        configuration.source = source
+        configuration.sources = source
         configuration.refreshInterval = refresh?.duration
+        configuration.sourceMaxBytes = sourceMaxMB << 20
         configuration.redis = redis ?? ProcessInfo.processInfo.environment["WARMFEED_REDIS"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.peers =
             peers.isEmpty
@@ -209,13 +221,14 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        if let source {
+        for spec in source {
             do throws(ImportError) {
-                _ = try ImportSource(source)
+                _ = try ImportSource(spec)
             } catch {
                 throw ValidationError("--source: \(error)")
             }
         }
+        guard (1...4096).contains(sourceMaxMB) else { throw ValidationError("--source-max-mb must be from 1 to 4096") }
         let app: WarmfeedApp
         do {
             app = try await WarmfeedApp(configuration: configuration, logger: logger)
@@ -229,12 +242,19 @@ struct Serve: AsyncParsableCommand {
             // What only the start finds out (the token kept in the data folder): a configuration error all the same.
             throw ValidationError(error.description)
         }
-        if source != nil {
-            // Import before listening, so the first reader finds the feed; a failure is
+        if !source.isEmpty {
+            // Poll before listening, so the first reader finds the river; a failure is
             // logged and the server still starts on what the store holds.
-            if case .success(let report) = await app.importSource() {
-                for line in report.summaryLines { print(line) }
+            let results = await app.importSources()
+            let imported = results.compactMap { try? $0.get() }.filter { !$0.notModified && !$0.refused }
+            if imported.count <= 3 {
+                for report in imported { for line in report.summaryLines { print(line) } }
+            } else {
+                let items = imported.reduce(0) { $0 + $1.written.inserted }
+                print("\(imported.count) sources imported, \(items) new items")
             }
+            let failed = results.count { if case .failure = $0 { true } else { false } }
+            if failed > 0 { print("\(failed) source\(failed == 1 ? "" : "s") could not be polled; see /admin/sources") }
         }
         try app.start()
         print("Warmfeed is serving http://\(host):\(app.port)/")

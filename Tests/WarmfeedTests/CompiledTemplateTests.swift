@@ -207,6 +207,14 @@ import WarmfeedCore
                 let kind = number.kind == .gauge ? "gauge" : number.kind == .counter ? "counter" : "words"
                 return ["name": number.name, "value": DashboardPage.words(number.read(stats), unit: number.unit), "kind": kind]
             }
+            values["sources"] = (stats.source?.shown ?? []).map { source -> [String: Any] in
+                [
+                    "url": source.url, "title": source.title ?? "", "state": source.failingSince.map { "\(source.state) since \($0)" } ?? source.state,
+                    "failing": source.severity < 2, "items": String(source.items), "last_fetch_at": source.lastFetchAt ?? "never",
+                    "last_result": source.lastResult ?? "", "next_poll_at": source.nextPollAt ?? "", "failures": String(source.consecutiveFailures),
+                    "bytes": DashboardPage.words(.number(Double(source.bytesTotal)), unit: .bytes),
+                ]
+            }
             for number in CacheStats.numbers {
                 let value = number.read(stats)
                 #expect(value != nil, "\(number.name) is held, so both engines read it")
@@ -227,7 +235,13 @@ import WarmfeedCore
         stats.store.copy = StoreStatus.Copy(
             folder: words, writes: 4, pagesFromCopy: 5, pagesFromStore: 6, catchUps: 7, rowsCopied: 8, rebuilds: 1, problem: words)
         var source = RefreshStatus(source: words, refreshSeconds: 60)
-        (source.lastImportAt, source.lastError, source.polledElsewhere) = ("2026-11-28T12:00:00Z", words, up)
+        (source.lastImportAt, source.lastError, source.polledElsewhere, source.listLastProblem) = ("2026-11-28T12:00:00Z", words, up, words)
+        source.shown = [
+            SourceStatus(
+                id: 1, url: words, title: words, site: nil, listedBy: words, state: up ? "ok" : "failing", items: 3, lastFetchAt: words,
+                lastResult: words, lastStatus: 500, nextPollAt: words, consecutiveFailures: up ? 0 : 2, failingSince: up ? nil : words,
+                hostHeldUntil: nil, bytesLast: 10, bytesTotal: 1 << 20)
+        ]
         stats.source = source
         var rows = CacheStats.Rows()
         (rows.ahead, rows.reason, rows.tag, rows.caughtUp, rows.lastError, rows.prepared) = (up, words, "a1b2", up, words, 12)

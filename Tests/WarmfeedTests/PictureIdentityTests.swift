@@ -84,9 +84,9 @@ import Testing
         func thumbnails(data: URL) async throws -> [[UInt8]] {
             let feed = try await ServedFeed.start(items: 0, dataFolder: data.path) { configuration in
                 configuration.prewarm.pages = 0
-                configuration.source = pictures.path
+                configuration.sources = [pictures.path]
             }
-            guard case .success = await feed.app.importSource() else {
+            guard case .success = await feed.app.importSources().first else {
                 Issue.record("the folder did not import")
                 await feed.stop(keepingData: true)
                 return []

@@ -4,13 +4,19 @@ import UnixSignals
 
 /// Reads the source lists again on SIGHUP, as daemons reread their
 /// configuration. `warmfeed serve` ignores SIGHUP from its first line (its
-/// default action ends the process), so one that arrives during the start is
-/// harmless; from when this service runs, each one rereads.
+/// default action ends the process), and the signal is trapped when the app
+/// is made, before the server listens: a SIGHUP sent once the address is
+/// printed is never lost, whenever this service starts to read them.
 struct SourceListSignal: Service {
     let poller: SourcePoller
+    let signals: UnixSignalsSequence
+
+    /// Traps SIGHUP for `poller`.
+    static func trapping(for poller: SourcePoller) async -> SourceListSignal {
+        SourceListSignal(poller: poller, signals: await UnixSignalsSequence(trapping: .sighup))
+    }
 
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
         for await _ in signals.cancelOnGracefulShutdown() {
             poller.rereadLists()
         }

@@ -47,6 +47,8 @@ public final class WarmfeedApp: Sendable {
     let poller: SourcePoller?
     /// The feeds' own fetcher, with sources.
     let feedFetcher: OriginFetcher?
+    /// Rereads the lists on SIGHUP, with sources.
+    let sighup: SourceListSignal?
     let logger: Logger
 
     /// Opens the store (seeding the demo feed into an empty one), loads the
@@ -147,17 +149,20 @@ public final class WarmfeedApp: Sendable {
         if configuration.sources.isEmpty {
             poller = nil
             feedFetcher = nil
+            sighup = nil
         } else {
             var sources = SourcesConfiguration(specs: configuration.sources, refresh: configuration.refreshInterval)
             if let maxBytes = configuration.sourceMaxBytes { sources.maxBytes = maxBytes }
             // Feeds get a fetcher of their own: polling a thousand sources never takes the thumbnails' connections.
             let feedFetcher = OriginFetcher(maxConnectionsPerHost: sources.connectionsPerHost, maxConnections: sources.connections, logger: logger)
             self.feedFetcher = feedFetcher
-            poller = SourcePoller(
+            let poller = SourcePoller(
                 sources,
                 importer: Importer(
                     store: store, fetcher: feedFetcher, workFolder: data, limits: SourcePoller.pollLimits(maxBytes: sources.maxBytes)),
                 fetcher: feedFetcher, store: store, newItems: newItems, logger: logger)
+            self.poller = poller
+            sighup = await SourceListSignal.trapping(for: poller)
         }
         // The server first, then what watches it and the routes it answers with.
         server = HTTPServer(configuration: configuration.http, logger: logger)
@@ -232,7 +237,7 @@ public final class WarmfeedApp: Sendable {
         services.append(thumbnails)
         services.append(prewarmer)
         if let feedFetcher { services.append(OriginFetcherService(fetcher: feedFetcher)) }
-        if let poller { services += [poller, SourceListSignal(poller: poller)] as [any Service] }
+        if let poller, let sighup { services += [poller, sighup] as [any Service] }
         services.append(server)
         return services
     }

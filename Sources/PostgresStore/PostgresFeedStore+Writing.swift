@@ -104,7 +104,7 @@ final class PostgresItemSink: FeedItemSink {
         var existing: [String: FeedItem] = [:]
         let guids = pending.map(\.item.guid)
         let rows = try session.run(
-            "SELECT \(PostgresFeedStore.columns) FROM item WHERE source = $2 AND guid = ANY($1)", [.texts(guids), .int64(pendingSource)])
+            "SELECT \(PostgresFeedStore.columns) FROM item WHERE guid = ANY($1) AND source = $2", [.texts(guids), .int64(pendingSource)])
         for row in 0..<rows.count {
             let item = try PostgresFeedStore.item(rows, row)
             existing[item.guid] = item

@@ -134,7 +134,7 @@ import Testing
         let before = origin.requests(to: "/feed.xml")
         let again = try Polling([origin.url("/feed.xml")], refresh: .seconds(1), data: data)
         let results = await again.poller.firstPass()
-        #expect(origin.requests(to: "/feed.xml") == before + 1)
+        #expect(origin.requests(to: "/feed.xml") >= before + 1)
         #expect(origin.lastRequestHeader("If-None-Match", to: "/feed.xml") == "\"v1\"")
         #expect((try? results.first?.get())?.notModified == true)
         #expect(try await again.river().count == 2)
@@ -143,23 +143,26 @@ import Testing
     @Test func aHostsRetryAfterHoldsEverySourceOnIt() async throws {
         let held = try FaultyOrigin()
         let other = try FaultyOrigin(host: "127.0.0.2")
-        held.script("/a.xml", .respond(status: 429, contentType: "text/plain", body: Array("slow down".utf8), headers: ["Retry-After: 3"]))
+        held.script("/a.xml", .respond(status: 429, contentType: "text/plain", body: Array("slow down".utf8), headers: ["Retry-After: 8"]))
         held.script("/b.xml", .respond(contentType: "application/rss+xml", body: Self.feed("B", ids: [1])))
         other.script("/c.xml", .respond(contentType: "application/rss+xml", body: Self.feed("C", ids: [1])))
         let list = try ImportedFeeds.file("\(held.url("/a.xml"))\n\(held.url("/b.xml"))\n\(other.url("/c.xml"))\n", name: "list.txt")
         let polling = try Polling([list], refresh: .seconds(1))
         _ = await polling.poller.firstPass()
-        let heldAt = ContinuousClock.now
         let asked = held.requests(to: "/a.xml") + held.requests(to: "/b.xml")
+        // When the hold ends, as the poller says (8 s after the 429 was received).
+        let heldUntil = try #require(polling.poller.sourceStatuses().first { $0.url.hasSuffix("/a.xml") }?.hostHeldUntil)
+        let end = try #require(ISO8601DateFormatter().date(from: heldUntil))
         try await polling.running {
             // The other host is polled every second meanwhile; the held one not at all.
-            #expect(await Self.eventually(.seconds(2)) { other.requests(to: "/c.xml") >= 2 })
-            try await Task.sleep(until: heldAt + .milliseconds(2500))
+            #expect(await Self.eventually(.seconds(4)) { other.requests(to: "/c.xml") >= 2 })
+            let beforeEnd = end.timeIntervalSinceNow - 1
+            if beforeEnd > 0 { try await Task.sleep(for: .seconds(beforeEnd)) }
             #expect(held.requests(to: "/a.xml") + held.requests(to: "/b.xml") == asked, "no request to a host inside its Retry-After")
             #expect(polling.poller.sourceStatuses().first?.state == "throttled", "the throttled source is listed first")
             #expect(polling.poller.status.hostsHeld == 1)
             held.script("/a.xml", .respond(contentType: "application/rss+xml", body: Self.feed("A", ids: [2])))
-            #expect(await Self.eventually(.seconds(10)) { held.requests(to: "/a.xml") >= 2 && held.requests(to: "/b.xml") >= 2 })
+            #expect(await Self.eventually(.seconds(15)) { held.requests(to: "/a.xml") >= 2 && held.requests(to: "/b.xml") >= 2 })
         }
         #expect(try await polling.river().count == 3)
     }

@@ -65,3 +65,24 @@ public struct CivilDate: Hashable, Sendable {
         }
     }
 }
+
+extension CivilDate {
+    /// A time in ISO 8601, UTC, to the second (`2026-12-02T10:00:00Z`), from
+    /// milliseconds since 1970: cheap, with no formatter to make.
+    public static func iso8601(milliseconds: Int64) -> String {
+        let seconds = Int(milliseconds.floorDivided(by: 1000))
+        let days = seconds.floorDivided(by: 86_400)
+        let inDay = seconds - days * 86_400
+        let date = CivilDate(daysSince1970: days)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(date.year)-\(two(date.month))-\(two(date.day))T\(two(inDay / 3600)):\(two(inDay % 3600 / 60)):\(two(inDay % 60))Z"
+    }
+}
+
+extension BinaryInteger {
+    /// The quotient rounded down (toward minus infinity), for times before 1970.
+    fileprivate func floorDivided(by divisor: Self) -> Self {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}

@@ -84,18 +84,16 @@ public struct SourceStatus: Codable, Sendable, Equatable {
     }
 
     /// How bad its state is, for the failing-first order: failing for days, failing, throttled, the rest.
-    public var severity: Int {
+    public var severity: Int { Self.severity(of: state) }
+
+    /// How bad a state in words is: failing for days 0, failing 1, throttled 2, the rest 3.
+    public static func severity(of state: String) -> Int {
         switch state {
         case "failing for days": 0
         case "failing": 1
         case "throttled": 2
         default: 3
         }
-    }
-
-    /// The failing-first order: worst state, then most failures, then URL.
-    public static func failingFirst(_ a: SourceStatus, _ b: SourceStatus) -> Bool {
-        (a.severity, -a.consecutiveFailures, a.url) < (b.severity, -b.consecutiveFailures, b.url)
     }
 }
 

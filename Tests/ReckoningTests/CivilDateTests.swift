@@ -27,7 +27,8 @@ import Testing
             let date = CivilDate(daysSince1970: days)
             #expect(date.isValid)
             #expect(date.daysSince1970 == days)
-            let next = previous.day < CivilDate.daysIn(month: previous.month, year: previous.year)
+            let next =
+                previous.day < CivilDate.daysIn(month: previous.month, year: previous.year)
                 ? CivilDate(year: previous.year, month: previous.month, day: previous.day + 1)
                 : previous.month < 12
                     ? CivilDate(year: previous.year, month: previous.month + 1, day: 1)
@@ -51,5 +52,14 @@ import Testing
         #expect(!CivilDate(year: 2023, month: 4, day: 31).isValid)
         #expect(!CivilDate(year: 2023, month: 13, day: 1).isValid)
         #expect(!CivilDate(year: 2023, month: 1, day: 0).isValid)
+    }
+}
+
+@Suite struct ISO8601Tests {
+    @Test func millisecondsAreWrittenToTheSecondInUTC() {
+        #expect(CivilDate.iso8601(milliseconds: 0) == "1970-01-01T00:00:00Z")
+        #expect(CivilDate.iso8601(milliseconds: 1_764_669_600_999) == "2025-12-02T10:00:00Z")
+        #expect(CivilDate.iso8601(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00Z")
+        #expect(CivilDate.iso8601(milliseconds: -1) == "1969-12-31T23:59:59Z")
     }
 }

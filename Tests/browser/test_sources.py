@@ -13,7 +13,9 @@ import urllib.request
 
 from axe_playwright_python.sync_playwright import Axe
 
-from conftest import open_feed, rows, scroll_until_pages, serving, settle
+import contextlib
+
+from conftest import Server, open_feed, rows, scroll_until_pages, settle
 
 AXE = Axe()
 LONG_TITLE = "A planet of many voices " * 8  # 200 characters
@@ -55,6 +57,17 @@ def feed_files(folder: str) -> dict[str, str]:
     return paths
 
 
+@contextlib.contextmanager
+def served(**options):
+    """A server for one test, stopped (and its shutdown checked) even when the test fails."""
+    server = Server(**options)
+    try:
+        yield server
+    finally:
+        problem = server.stop()
+    assert problem is None, problem
+
+
 def violations(page) -> list[str]:
     result = AXE.run(page)
     return [f"{v['impact']} {v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
@@ -72,7 +85,7 @@ def test_a_river_of_three_sources_names_each_rows_source_and_axe_finds_nothing(m
     paths = feed_files(folder)
     planet = os.path.join(folder, "planet.opml")
     write(planet, opml([paths["a"], paths["b"], paths["c"]]))
-    for server in serving(page_size=10, demo_items=0, extra_args=("--source", planet)):
+    with served(page_size=10, demo_items=0, extra_args=("--source", planet)) as server:
         page = make_page()
         open_feed(page, server.url + "/")
         scroll_until_pages(page, 5)
@@ -101,7 +114,7 @@ def test_sighup_rereads_the_list_and_a_source_taken_out_leaves_the_river():
     paths = feed_files(folder)
     listed = os.path.join(folder, "list.txt")
     write(listed, f"{paths['a']}\n{paths['c']}\n")
-    for server in serving(page_size=100, demo_items=0, extra_args=("--source", listed)):
+    with served(page_size=100, demo_items=0, extra_args=("--source", listed)) as server:
         # A SIGHUP before the list changed, as an operator's reload would: nothing happens, the process lives.
         server.proc.send_signal(signal.SIGHUP)
         assert len(titles(server.url)) == 25
@@ -134,7 +147,7 @@ def test_sighup_during_the_start_does_not_end_the_process():
 
     conftest.Server._read_address = hup_then_read
     try:
-        for server in serving(page_size=100, demo_items=0, extra_args=("--source", listed)):
+        with served(page_size=100, demo_items=0, extra_args=("--source", listed)) as server:
             assert server.proc.poll() is None
             assert len(titles(server.url)) == 45
     finally:

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import OriginFetcher
 import Polling
+import Reckoning
 import ServiceLifecycle
 import Synchronization
 import WarmfeedCore
@@ -93,7 +94,8 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
 
     public var status: RefreshStatus {
         let now = Self.now()
-        return machine.withLock { machine in
+        // Under the lock only what is copied; the first sources are put in order and written after it.
+        let (status, polled) = machine.withLock { machine in
             var status = machine.status
             let summary = machine.schedule.summary(now: now)
             status.sources = machine.sources.count
@@ -103,9 +105,11 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
             status.inFlight = summary.fetching
             status.waiting = summary.waiting
             status.polledElsewhere = !machine.leading
-            status.shown = Array(Self.statuses(machine, now: now).prefix(50))
-            return status
+            return (status, Self.polled(machine, now: now))
         }
+        var shown = status
+        shown.shown = Self.statuses(polled, first: 50)
+        return shown
     }
 
     public func publish(into stats: inout CacheStats) {
@@ -114,12 +118,17 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
 
     public func sourceStatuses() -> [SourceStatus] {
         let now = Self.now()
-        return machine.withLock { Self.statuses($0, now: now) }
+        return Self.statuses(machine.withLock { Self.polled($0, now: now) }, first: nil)
     }
 
-    private static func statuses(_ machine: Machine, now: Int64) -> [SourceStatus] {
-        machine.sources.map { id, source in
-            let polled = machine.schedule.status(of: id, now: now)
+    /// Each source with its schedule's view of it, copied under the lock.
+    private static func polled(_ machine: Machine, now: Int64) -> [(Int64, PolledSource, PollStatus?)] {
+        machine.sources.map { id, source in (id, source, machine.schedule.status(of: id, now: now)) }
+    }
+
+    /// The sources as the operator sees them, failing first; only the `first` are written out.
+    private static func statuses(_ polled: [(Int64, PolledSource, PollStatus?)], first: Int?) -> [SourceStatus] {
+        let ordered = polled.map { id, source, polled -> (Int64, PolledSource, PollStatus?, String) in
             let state = polled?.state ?? source.poll
             let words: String =
                 switch polled?.health {
@@ -128,13 +137,21 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
                 default:
                     polled?.hostHeldUntil != nil ? "throttled" : state.lastResult == nil ? "waiting" : "ok"
                 }
+            return (id, source, polled, words)
+        }.sorted { a, b in
+            let (sa, sb) = (SourceStatus.severity(of: a.3), SourceStatus.severity(of: b.3))
+            let (fa, fb) = (a.2?.state.failures ?? a.1.poll.failures, b.2?.state.failures ?? b.1.poll.failures)
+            return (sa, -fa, a.1.key) < (sb, -fb, b.1.key)
+        }
+        return ordered.prefix(first ?? ordered.count).map { id, source, polled, words in
+            let state = polled?.state ?? source.poll
             return SourceStatus(
                 id: id, url: SourceURL.redacted(source.key), title: source.title ?? source.listedTitle, site: source.site ?? source.listedSite,
                 listedBy: source.listedBy.map(SourceURL.redacted), state: words, items: source.items, lastFetchAt: state.lastFetchAt.map(iso),
                 lastResult: source.lastResult, lastStatus: state.lastStatus, nextPollAt: state.nextPollAt.map(iso),
                 consecutiveFailures: state.failures, failingSince: state.failingSince.map(iso), hostHeldUntil: polled?.hostHeldUntil.map(iso),
                 bytesLast: source.bytesLast, bytesTotal: source.bytesTotal)
-        }.sorted(by: SourceStatus.failingFirst)
+        }
     }
 
     // MARK: - Running
@@ -518,7 +535,7 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
 
     /// A time in ISO 8601, UTC, to the second.
     static func iso(_ millis: Int64) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+        CivilDate.iso8601(milliseconds: millis)
     }
 
     /// Validators as one line for the store's notes: "etag\nlast-modified".

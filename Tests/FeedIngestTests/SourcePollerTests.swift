@@ -163,8 +163,9 @@ import Testing
             #expect(polling.poller.status.hostsHeld == 1)
             held.script("/a.xml", .respond(contentType: "application/rss+xml", body: Self.feed("A", ids: [2])))
             #expect(await Self.eventually(.seconds(15)) { held.requests(to: "/a.xml") >= 2 && held.requests(to: "/b.xml") >= 2 })
+            // A's entry lands once its poll has written it (the origin counts the request before).
+            #expect(await Self.eventually(.seconds(15)) { (try? await polling.river().count) == 3 })
         }
-        #expect(try await polling.river().count == 3)
     }
 
     @Test func aSourceTakenOutOfTheListLeavesTheRiverAndOneAddedJoins() async throws {

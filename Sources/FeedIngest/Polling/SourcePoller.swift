@@ -21,13 +21,13 @@ import WarmfeedCore
 /// it asks for start after it.
 public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendable {
     public let configuration: SourcesConfiguration
-    private let lists: SourceSpecs
+    let lists: SourceSpecs
     private let importer: Importer
-    private let store: any FeedStore
+    let store: any FeedStore
     private let newItems: (@Sendable (_ revision: Int) -> Void)?
-    private let logger: Logger
-    private let machine: Mutex<Machine>
-    private let bell = Bell()
+    let logger: Logger
+    let machine: Mutex<Machine>
+    let bell = Bell()
     private let rereadAsked = Atomic(false)
 
     /// Statuses an answer may have and still come back as a report: the
@@ -88,70 +88,6 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
     /// The limits a poll's download runs under.
     public static func pollLimits(maxBytes: Int) -> FetchLimits {
         FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: maxBytes, maxRedirects: 3)
-    }
-
-    // MARK: - What the operator sees
-
-    public var status: RefreshStatus {
-        let now = Self.now()
-        // Under the lock only what is copied; the first sources are put in order and written after it.
-        let (status, polled) = machine.withLock { machine in
-            var status = machine.status
-            let summary = machine.schedule.summary(now: now)
-            status.sources = machine.sources.count
-            status.failing = summary.failing
-            status.failingForDays = summary.failingForDays
-            status.hostsHeld = summary.heldHosts.count
-            status.inFlight = summary.fetching
-            status.waiting = summary.waiting
-            status.polledElsewhere = !machine.leading
-            return (status, Self.polled(machine, now: now))
-        }
-        var shown = status
-        shown.shown = Self.statuses(polled, first: 50)
-        return shown
-    }
-
-    public func publish(into stats: inout CacheStats) {
-        stats.source = status
-    }
-
-    public func sourceStatuses() -> [SourceStatus] {
-        let now = Self.now()
-        return Self.statuses(machine.withLock { Self.polled($0, now: now) }, first: nil)
-    }
-
-    /// Each source with its schedule's view of it, copied under the lock.
-    private static func polled(_ machine: Machine, now: Int64) -> [(Int64, PolledSource, PollStatus?)] {
-        machine.sources.map { id, source in (id, source, machine.schedule.status(of: id, now: now)) }
-    }
-
-    /// The sources as the operator sees them, failing first; only the `first` are written out.
-    private static func statuses(_ polled: [(Int64, PolledSource, PollStatus?)], first: Int?) -> [SourceStatus] {
-        let ordered = polled.map { id, source, polled -> (Int64, PolledSource, PollStatus?, String) in
-            let state = polled?.state ?? source.poll
-            let words: String =
-                switch polled?.health {
-                case .failingForDays?: "failing for days"
-                case .failing?: "failing"
-                default:
-                    polled?.hostHeldUntil != nil ? "throttled" : state.lastResult == nil ? "waiting" : "ok"
-                }
-            return (id, source, polled, words)
-        }.sorted { a, b in
-            let (sa, sb) = (SourceStatus.severity(of: a.3), SourceStatus.severity(of: b.3))
-            let (fa, fb) = (a.2?.state.failures ?? a.1.poll.failures, b.2?.state.failures ?? b.1.poll.failures)
-            return (sa, -fa, a.1.key) < (sb, -fb, b.1.key)
-        }
-        return ordered.prefix(first ?? ordered.count).map { id, source, polled, words in
-            let state = polled?.state ?? source.poll
-            return SourceStatus(
-                id: id, url: SourceURL.redacted(source.key), title: source.title ?? source.listedTitle, site: source.site ?? source.listedSite,
-                listedBy: source.listedBy.map(SourceURL.redacted), state: words, items: source.items, lastFetchAt: state.lastFetchAt.map(iso),
-                lastResult: source.lastResult, lastStatus: state.lastStatus, nextPollAt: state.nextPollAt.map(iso),
-                consecutiveFailures: state.failures, failingSince: state.failingSince.map(iso), hostHeldUntil: polled?.hostHeldUntil.map(iso),
-                bytesLast: source.bytesLast, bytesTotal: source.bytesTotal)
-        }
     }
 
     // MARK: - Running
@@ -309,102 +245,6 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
                 machine.toStart = []
             }
         }
-    }
-
-    // MARK: - The lists
-
-    /// Reads the lists and makes the store's sources agree: feeds newly
-    /// listed are added, sources taken out of a list removed with their
-    /// items; then the schedule holds every listed source.
-    /// With `dueNow`, every source is polled at once, whatever its kept schedule says.
-    func applyLists(dueNow: Bool = false) async {
-        guard machine.withLock({ $0.leading }) else { return }
-        let stored: [SourceEntry]
-        do {
-            stored = try await store.sources()
-        } catch {
-            logger.warning("cannot read the sources from the store; polling what was known", metadata: ["reason": "\(error)"])
-            return
-        }
-        // A URL the store keeps as a source is a feed: it is not asked again to tell.
-        let read = await lists.read(knownFeeds: Set(stored.map(\.key)))
-        var kept: [Int64: PolledSource] = [:]
-        for entry in stored { kept[entry.id] = PolledSource.decode(entry.state) ?? PolledSource(key: entry.key, listedBy: nil) }
-        let emptyBefore = machine.withLock { $0.emptyLists }
-        let plan = SourceReconciler.plan(
-            stored: stored.map { SourceReconciler.Stored(id: $0.id, key: $0.key, listedBy: kept[$0.id]?.listedBy) },
-            read: read, specs: configuration.specs, emptyBefore: emptyBefore)
-        // A data folder from before sources: its items were the one source's whose validators it noted.
-        var legacy: (key: String, validators: ConditionalRequest)?
-        if stored.isEmpty, configuration.specs.count == 1, read.feeds.count == 1, let feed = read.feeds.first,
-            feed.key == (try? ImportSource(configuration.specs[0]))?.description,
-            let note = try? await store.note("validators \(feed.key)")
-        {
-            legacy = (feed.key, Self.decodeValidators(note) ?? ConditionalRequest())
-        }
-        if !plan.add.isEmpty || !plan.remove.isEmpty {
-            let legacy = legacy
-            do {
-                let (added, summary) = try await store.writeOffPool { writer -> [(Int64, PolledSource)] in
-                    for id in plan.remove { try writer.removeSource(id) }
-                    return try plan.add.map { feed in
-                        var source = PolledSource(key: feed.key, listedBy: feed.listedBy)
-                        (source.listedTitle, source.listedSite) = (feed.title, feed.site)
-                        let id = try writer.source(key: feed.key)
-                        if let legacy {
-                            // Its items, ids and ranks stay; the next poll asks with the validators it noted.
-                            try writer.relabelSource(id, title: nil, link: nil, adoptingUnsourced: true)
-                            (source.etag, source.lastModified) = (legacy.validators.etag, legacy.validators.lastModified)
-                        }
-                        try writer.keepSource(id, state: source.encoded)
-                        return (id, source)
-                    }
-                }
-                for (id, source) in added { kept[id] = source }
-                for id in plan.remove { kept[id] = nil }
-                if !plan.add.isEmpty { logger.info("sources added", metadata: ["count": "\(plan.add.count)"]) }
-                if !plan.remove.isEmpty {
-                    logger.info("sources taken out of the river", metadata: ["count": "\(plan.remove.count)", "items": "\(summary.removed)"])
-                }
-                machine.withLock { machine in
-                    machine.status.added += plan.add.count
-                    machine.status.removed += plan.remove.count
-                    if summary.changedItems { machine.announce = store.revision }
-                }
-                if let legacy { try? await store.setNote("validators \(legacy.key)", nil) }
-            } catch {
-                logger.error("cannot write the source list's changes; polling what was known", metadata: ["reason": "\(error)"])
-                return
-            }
-        }
-        for problem in read.problems { logger.warning("source list", metadata: ["problem": "\(problem)"]) }
-        // Polled: every listed feed, and the sources of lists that could not be read this time.
-        let listedKeys = Dictionary(read.feeds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        let now = Self.now()
-        machine.withLock { machine in
-            machine.emptyLists = plan.emptyNow
-            machine.status.listReads += 1
-            machine.status.listProblems += read.problems.count
-            if let last = read.problems.last { machine.status.listLastProblem = last }
-            var polled: [Int64: PolledSource] = [:]
-            for (id, stored) in kept {
-                var source = machine.sources[id] ?? stored
-                if let feed = listedKeys[source.key] {
-                    (source.listedBy, source.listedTitle, source.listedSite) = (feed.listedBy, feed.title, feed.site)
-                } else if !(source.listedBy.map(read.failed.contains) ?? false) {
-                    continue
-                }
-                polled[id] = source
-            }
-            machine.sources = polled
-            let resources = polled.map { id, source in
-                var state = source.poll
-                if dueNow { state.nextPollAt = nil }
-                return PollResource(id: id, host: SourceURL.host(of: source.source), state: state)
-            }
-            machine.take(machine.schedule.adopt(resources, now: now))
-        }
-        bell.ring()
     }
 
     // MARK: - A poll

@@ -21,6 +21,8 @@ public final class Importer: Sendable {
     let limits: FetchLimits
     /// Reads an image file's size and time (libvips, header only).
     let facts: @Sendable (String) -> ImageFacts?
+    /// Says, at debug, when a source's entries start to be read.
+    let logger = Logger(label: "warmfeed.import")
 
     /// An importer writing into `store`; downloads go to `workFolder`.
     public init(store: any FeedStore, fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = Importer.feedLimits) {
@@ -56,10 +58,13 @@ public final class Importer: Sendable {
     /// an error, with its `Retry-After`. `progress` is called a few times a
     /// second from the importing thread. When `stop` says so (the server is
     /// shutting down), the import ends early and writes nothing; cancelling
-    /// the calling task stops a download.
+    /// the calling task stops a download. A URL's body `fetched` already
+    /// (to tell a feed from a list) is read from there, not asked for again.
+    /// `addresses` narrows where a URL may be fetched (a URL someone else wrote).
     public func run(
         _ source: ImportSource, validators: ConditionalRequest = .init(), lastDigest: UInt64? = nil, stamp: SourceStamp? = nil,
-        passing: Set<Int> = [], progress: (@Sendable (ImportProgress) -> Void)? = nil, stop: (@Sendable () -> Bool)? = nil
+        passing: Set<Int> = [], fetched: FetchedBody? = nil, addresses: AddressPolicy? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        stop: (@Sendable () -> Bool)? = nil
     ) async throws(ImportError) -> ImportReport {
         let start = ContinuousClock.now
         var report = ImportReport(source: source)
@@ -87,17 +92,23 @@ public final class Importer: Sendable {
             report = try await parseOffThread(.folder(path), stamp, report, progress, stop)
         case .url(let url):
             try? FileManager.default.createDirectory(at: workFolder, withIntermediateDirectories: true)
-            let file = workFolder.appendingPathComponent("source-\(UInt64.random(in: 0...UInt64.max)).download").path
+            let file = fetched?.file ?? workFolder.appendingPathComponent("source-\(UInt64.random(in: 0...UInt64.max)).download").path
             defer { try? FileManager.default.removeItem(atPath: file) }
             let download: Download
-            do {
-                download = try await fetcher.download(
-                    url, to: file,
-                    conditional: validators,
-                    headers: Self.requestHeaders, limits: limits, passing: passing
-                )
-            } catch {
-                throw ImportError(Self.explain(error, url: url))
+            if let fetched {
+                download = fetched.download
+            } else {
+                var limits = limits
+                if let addresses { limits.addressPolicy = addresses }
+                do {
+                    download = try await fetcher.download(
+                        url, to: file,
+                        conditional: validators,
+                        headers: Self.requestHeaders, limits: limits, passing: passing
+                    )
+                } catch {
+                    throw ImportError(Self.explain(error, url: url))
+                }
             }
             report.status = download.status
             report.freshness = download.freshness
@@ -125,6 +136,13 @@ public final class Importer: Sendable {
         return report
     }
 
+    /// A URL's body already downloaded, and what its answer said.
+    public struct FetchedBody: Sendable {
+        /// The file the body is in; the import removes it.
+        public var file: String
+        public var download: Download
+    }
+
     enum Work: Sendable {
         case feed(FeedInput, sourceURL: String)
         case folder(String)
@@ -137,6 +155,7 @@ public final class Importer: Sendable {
         _ work: Work, _ stamp: SourceStamp?, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?,
         _ stop: (@Sendable () -> Bool)?
     ) async throws(ImportError) -> ImportReport {
+        logger.debug("importing the source", metadata: ["source": "\(SourceURL.redacted(report.source.description))"])
         let result: Result<ImportReport, ImportError> = await WorkerPool.longJobs.perform(
             cancelled: .failure(ImportError("the import was cancelled before it began"))
         ) { [self] in

@@ -153,6 +153,7 @@ public final class WarmfeedApp: Sendable {
         } else {
             var sources = SourcesConfiguration(specs: configuration.sources, refresh: configuration.refreshInterval)
             if let maxBytes = configuration.sourceMaxBytes { sources.maxBytes = maxBytes }
+            sources.listedOnTheWeb = .publicOnly(allowing: try configuration.originAllowances())
             // Feeds get a fetcher of their own: polling a thousand sources never takes the thumbnails' connections.
             let feedFetcher = OriginFetcher(maxConnectionsPerHost: sources.connectionsPerHost, maxConnections: sources.connections, logger: logger)
             self.feedFetcher = feedFetcher

@@ -35,15 +35,20 @@ import Testing
         let poller: SourcePoller
         let data: String
 
-        init(_ specs: [String], refresh: Duration? = nil, data: String = ImportedFeeds.dataFolder()) throws {
+        init(
+            _ specs: [String], refresh: Duration? = nil, data: String = ImportedFeeds.dataFolder(),
+            listedOnTheWeb: AddressPolicy = .publicOnly
+        ) throws {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             self.data = data
             store = try SQLiteFeedStore(path: data + "/feed.sqlite")
             let fetcher = OriginFetcher(maxConnectionsPerHost: 2)
             var logger = Logger(label: "warmfeed.poller-test")
             logger.logLevel = .critical
+            var configuration = SourcesConfiguration(specs: specs, refresh: refresh)
+            configuration.listedOnTheWeb = listedOnTheWeb
             poller = SourcePoller(
-                SourcesConfiguration(specs: specs, refresh: refresh),
+                configuration,
                 importer: Importer(store: store, fetcher: fetcher, workFolder: URL(fileURLWithPath: data)), fetcher: fetcher, store: store,
                 newItems: nil, logger: logger)
         }
@@ -209,5 +214,43 @@ import Testing
         #expect(failing.count >= 2)
         #expect(failing.allSatisfy { $0.consecutiveFailures >= 1 && $0.lastResult != nil })
         #expect(try await polling.river().map(\.guid) == ["e1"])
+    }
+
+    @Test func aFeedURLIsAskedOnceToTellItIsAFeedAndToReadIt() async throws {
+        let origin = try FaultyOrigin()
+        origin.script("/feed.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Blog", ids: [1, 2])))
+        let polling = try Polling([origin.url("/feed.xml")])
+        let results = await polling.poller.firstPass()
+        #expect((try? results.first?.get())?.written.inserted == 2)
+        #expect(origin.requests(to: "/feed.xml") == 1, "the body fetched to tell a feed from a list is the first poll's")
+        #expect(try await polling.river().count == 2)
+        let left = try FileManager.default.contentsOfDirectory(atPath: polling.data).filter { $0.hasSuffix(".download") }
+        #expect(left.isEmpty, "no download is left behind: \(left)")
+    }
+
+    @Test func aListOnTheWebReachesOnlyPublicAddressesAndWhatTheOperatorAllowed() async throws {
+        let lists = try FaultyOrigin()
+        let inside = try FaultyOrigin(host: "127.0.0.2")
+        let allowed = try FaultyOrigin(host: "127.0.0.3")
+        inside.script("/secret.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Inside", ids: [1])))
+        allowed.script("/feed.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Allowed", ids: [2])))
+        // A list someone else keeps names a loopback feed in another spelling, one the operator allowed, and one behind a redirect.
+        lists.script("/moved.xml", .redirect(to: inside.url("/secret.xml")))
+        lists.script(
+            "/planet.txt",
+            .respond(
+                contentType: "text/plain",
+                body: Array("http://2130706434:\(inside.port)/secret.xml\n\(allowed.url("/feed.xml"))\n\(lists.url("/moved.xml"))\n".utf8)))
+        // The operator's own URL on loopback is reached, as the operator's values always are.
+        lists.script("/own.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Own", ids: [3])))
+        let polling = try Polling(
+            [lists.url("/planet.txt"), lists.url("/own.xml")], listedOnTheWeb: .publicOnly(allowing: [try #require(OriginAllowance("127.0.0.3"))]))
+        let results = await polling.poller.firstPass()
+        #expect(results.count == 4)
+        #expect(inside.requests(to: "/secret.xml") == 0, "no request reaches an address the list's author chose")
+        #expect(lists.requests(to: "/moved.xml") == 0, "nor the list's own host: it is loopback too")
+        #expect(Set(try await polling.river().compactMap(\.sourceTitle)) == ["Allowed", "Own"])
+        let failing = polling.poller.sourceStatuses().filter { $0.state == "failing" }
+        #expect(failing.count == 2)
     }
 }

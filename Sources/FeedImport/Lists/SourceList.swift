@@ -36,17 +36,19 @@ public struct SourceList: Sendable, Equatable {
     /// absolute beside it. Takes at most `sourceLimit` sources; a list
     /// naming more has a problem saying so, and the rest are left out.
     ///
-    /// Throws when the document is empty, none of the kinds, larger than
-    /// `documentLimit`, or an OPML list that is not well-formed XML or has
+    /// Throws when the document is empty, none of the kinds, a list larger
+    /// than `documentLimit` (a feed is told as one whatever its size), or an OPML list that is not well-formed XML or has
     /// no `opml` root. Nothing of the list is returned then.
     public static func read(_ input: FeedInput, base: SourceListBase, sourceLimit: Int = SourceList.sourceLimit) throws(ImportError) -> SourceList {
-        if let size = input.size, size > documentLimit { throw tooLarge }
         let head = try head(of: input)
         guard let kind = SourceListKind.sniff(head) else {
             let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
             let isBlank = text.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
             throw ImportError(isBlank ? "empty source" : "neither a feed nor a list of sources (OPML, or one address a line)")
         }
+        if kind == .feed { return SourceList(kind: .feed) }
+        // A feed may be larger than a list may.
+        if let size = input.size, size > documentLimit { throw tooLarge }
         let builder = SourceListBuilder(base: base, sourceLimit: sourceLimit)
         let read: SourceListBuilder
         switch kind {

@@ -44,6 +44,13 @@ struct PolledSource: Codable, Equatable, Sendable {
     /// Where it is.
     var source: ImportSource { SourceSpecs.source(key) }
 
+    /// Whether a list on the web names it (rather than the operator, in a
+    /// `--source` value or a list file): its URL is then someone else's word.
+    var namedOnTheWeb: Bool {
+        guard let listedBy, case .url? = try? ImportSource(listedBy) else { return false }
+        return key != (try? ImportSource(listedBy))?.description
+    }
+
     /// The validators to send.
     var validators: ConditionalRequest { ConditionalRequest(etag: etag, lastModified: lastModified) }
 

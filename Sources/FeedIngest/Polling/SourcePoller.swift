@@ -77,7 +77,7 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         self.store = store
         self.newItems = newItems
         self.logger = logger
-        lists = SourceSpecs(specs: configuration.specs, fetcher: fetcher, workFolder: importer.workFolder)
+        lists = SourceSpecs(specs: configuration.specs, fetcher: fetcher, workFolder: importer.workFolder, feedLimits: importer.limits)
         let shown = configuration.specs.count == 1 ? SourceURL.redacted(configuration.specs[0]) : "\(configuration.specs.count) source values"
         machine = Mutex(
             Machine(
@@ -264,7 +264,7 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         do throws(ImportError) {
             let done = try await importer.run(
                 source.source, validators: source.validators, lastDigest: source.digest, stamp: source.stamp(id: id), passing: Self.passing,
-                progress: progress)
+                fetched: lists.takeFirstBody(source.key), addresses: source.namedOnTheWeb ? configuration.listedOnTheWeb : nil, progress: progress)
             report = done
             if let status = done.status, status >= 400 {
                 if status == 429 || status == 503 {

@@ -1,3 +1,4 @@
+import OriginFetcher
 import Polling
 
 /// How the sources are polled. The schedule's own numbers (the longest
@@ -15,6 +16,11 @@ public struct SourcesConfiguration: Sendable, Equatable {
     /// How long the first pass, before the server listens, may wait for a
     /// list's sources (a single feed is waited for, as long as it takes).
     public var firstPassLimit: Duration = .seconds(30)
+    /// Where a feed that a list on the web names may be fetched: that list's
+    /// author, not the operator, wrote its URL, so public addresses only and
+    /// what the operator allowed (`--allow-origin`), as for a feed's images.
+    /// The operator's own values (`--source`, a list file) reach anywhere.
+    public var listedOnTheWeb: AddressPolicy = .publicOnly
     /// How often what the polls learned (validators, schedules) is written to the store.
     public var keepEvery: Duration = .seconds(5)
 

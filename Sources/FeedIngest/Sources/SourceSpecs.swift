@@ -7,14 +7,19 @@ import Synchronization
 /// (a URL, a file, a folder) or a list of feeds (OPML, or one a line), in a
 /// file or at a URL; which, is told from the document's first bytes. A list
 /// file is read again when its size or time changed, a list URL asked with
-/// its validators; a URL found to be a feed is not asked again (the poller
-/// polls it).
+/// its validators; a URL found to be a feed is not asked again: the poller
+/// polls it, and its first poll reads the body fetched to tell
+/// (`takeFirstBody`), so a new feed URL costs one request, not two.
 public final class SourceSpecs: Sendable {
     /// The `--source` values, in order.
     public let specs: [String]
     private let fetcher: OriginFetcher
     private let workFolder: URL
     private let limits: FetchLimits
+    /// The limits a URL not known yet is fetched under: a list's or a feed's.
+    private let unknownLimits: FetchLimits
+    /// Bodies of URLs found to be feeds, kept for their first poll.
+    private let firstBodies: Mutex<[String: Importer.FetchedBody]>
     /// What each value was found to be last time, so an unchanged list is not read again.
     private let known: Mutex<[String: Known]>
 
@@ -33,13 +38,33 @@ public final class SourceSpecs: Sendable {
         public var problems: [String] = []
     }
 
-    /// Reads `specs`; lists on the web are fetched through `fetcher` into `workFolder`.
-    public init(specs: [String], fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = SourceSpecs.listLimits) {
+    /// Reads `specs`; lists on the web are fetched through `fetcher` into
+    /// `workFolder`, under `limits`; a URL not known yet may be a feed, and
+    /// is fetched under `feedLimits` where they allow more.
+    public init(
+        specs: [String], fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = SourceSpecs.listLimits,
+        feedLimits: FetchLimits = Importer.feedLimits
+    ) {
         self.specs = specs
         self.fetcher = fetcher
         self.workFolder = workFolder
         self.limits = limits
+        var either = limits
+        either.maxBodyBytes = max(limits.maxBodyBytes, feedLimits.maxBodyBytes)
+        either.totalTimeout = max(limits.totalTimeout, feedLimits.totalTimeout)
+        unknownLimits = either
         known = Mutex([:])
+        firstBodies = Mutex([:])
+    }
+
+    deinit {
+        for body in firstBodies.withLock({ $0.values }) { try? FileManager.default.removeItem(atPath: body.file) }
+    }
+
+    /// The body fetched for the feed `key` when its URL was told to be a
+    /// feed, once: its first poll reads it instead of asking again.
+    public func takeFirstBody(_ key: String) -> Importer.FetchedBody? {
+        firstBodies.withLock { $0.removeValue(forKey: key) }
     }
 
     /// A list is small: 8 MiB, 30 seconds, 3 redirects.
@@ -103,7 +128,8 @@ public final class SourceSpecs: Sendable {
         let validators = stamp.flatMap(SourcePoller.decodeValidators) ?? ConditionalRequest()
         let download: Download
         do {
-            download = try await fetcher.download(url, to: file, conditional: validators, headers: Importer.requestHeaders, limits: limits)
+            download = try await fetcher.download(
+                url, to: file, conditional: validators, headers: Importer.requestHeaders, limits: held == nil ? unknownLimits : limits)
         } catch {
             return .failure(ImportError(Importer.explain(error, url: url)))
         }
@@ -112,6 +138,14 @@ public final class SourceSpecs: Sendable {
         return Self.readList(.file(file), base: .url(download.finalURL), spec: spec).map { list in
             guard let list else {
                 known.withLock { $0[spec] = .feed(feed) }
+                // Kept for the feed's first poll, under a name the deferred removal does not know.
+                let kept = workFolder.appendingPathComponent("first-\(UInt64.random(in: 0...UInt64.max)).download").path
+                if (try? FileManager.default.moveItem(atPath: file, toPath: kept)) != nil {
+                    let body = Importer.FetchedBody(file: kept, download: download)
+                    if let old = firstBodies.withLock({ $0.updateValue(body, forKey: feed.key) }) {
+                        try? FileManager.default.removeItem(atPath: old.file)
+                    }
+                }
                 return ([feed], [])
             }
             let kept = SourcePoller.encodeValidators(ConditionalRequest(etag: download.etag, lastModified: download.lastModified))

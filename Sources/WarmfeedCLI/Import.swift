@@ -53,7 +53,7 @@ struct Import: AsyncParsableCommand {
             case .failure(let error):
                 failed += 1
                 printError("warmfeed import: \(SourceURL.redacted(feed.key)): \(error)")
-                printError("Nothing of it was written: the store has what it had of that source.")
+                printError("Nothing was written: the store has what it had of that source.")
             }
         }
         if failed > 0 || feeds.isEmpty { throw ExitCode(1) }

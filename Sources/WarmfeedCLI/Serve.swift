@@ -168,6 +168,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds an idle connection is kept.")
     var idleTimeout = defaults.http.idleTimeout
 
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("What goes to standard error: debug adds each source read and each poll's result.", valueName: "level"))
+    var logLevel = LogLevel.info
+
     func run() async throws {
         // SIGHUP rereads the source lists once the server runs; until then (and for ever
         // without a source) it must not end the process, as its default action would.
@@ -176,7 +181,11 @@ struct Serve: AsyncParsableCommand {
         // request), up to two a core (Allocator.arenas).
         Allocator.configure(
             arenas: Allocator.arenas(serverThreads: threads + WarmfeedConfiguration().http.handlerThreads, cores: ProcessInfo.processInfo.activeProcessorCount))
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        LoggingSystem.bootstrap { [logLevel] label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = logLevel.level
+            return handler
+        }
         let logger = Logger(label: "warmfeed")
         var configuration = WarmfeedConfiguration()
         configuration.http.host = host

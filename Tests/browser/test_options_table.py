@@ -15,7 +15,8 @@ from conftest import ROOT, WARMFEED_BIN
 
 
 def help_defaults() -> dict[str, str | None]:
-    """Each `--option` of `warmfeed serve --help` and its `(default: …)`, or None."""
+    """Each `--option` of `warmfeed serve --help` and its `(default: …)` (or
+    `(values: …; default: …)` for a choice), or None."""
     text = subprocess.run([WARMFEED_BIN, "serve", "--help"], capture_output=True, text=True, timeout=60, check=True).stdout
     options = text.split("OPTIONS:", 1)[1]
     found: dict[str, str | None] = {}
@@ -25,7 +26,7 @@ def help_defaults() -> dict[str, str | None]:
         if not name:
             continue
         flat = " ".join(entry.split())
-        default = re.search(r"\(default: ([^)]*)\)", flat)
+        default = re.search(r"(?:\(|; )default: ([^)]*)\)", flat)
         found[name.group(1)] = default.group(1).strip() if default else None
     return found
 

@@ -83,7 +83,9 @@ def test_sigterm_while_prewarming_and_importing_exits_cleanly(tmp_path):
     write_feed(feed, origin.server_address[1], ITEMS, edition=1)
     server = Server(page_size=10, demo_items=0, prewarm=2,
                     # The feed's images sit on a loopback origin, which only an allowance reaches.
-                    extra_args=("--source", feed, "--refresh", "1s", "--allow-origin", "127.0.0.0/8"))
+                    extra_args=("--source", feed, "--refresh", "1s", "--allow-origin", "127.0.0.0/8",
+                                # Debug tells when a source's entries start to be read.
+                                "--log-level", "debug"))
     try:
         # A reader: the first document gives the cookie, the next page puts pre-warm to work.
         status, set_cookie = get(server.url, "/")

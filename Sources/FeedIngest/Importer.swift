@@ -35,9 +35,10 @@ public final class Importer: Sendable {
         }
     }
 
-    /// Feeds may be large and slow, but not endless: 512 MiB, a minute, 3 redirects.
+    /// Feeds may be large and slow, but not endless: 512 MiB, a minute, 3
+    /// redirects, and 15 s of silence to begin (a feed made on request).
     public static var feedLimits: FetchLimits {
-        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(60), maxBodyBytes: 512 << 20, maxRedirects: 3)
+        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(60), maxBodyBytes: 512 << 20, maxRedirects: 3, lowSpeedTime: .seconds(15))
     }
 
     /// What the importer asks for: feeds first, anything else accepted (many
@@ -129,11 +130,23 @@ public final class Importer: Sendable {
                 } else {
                     report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), stamp, report, progress, stop)
                 }
-                report.validators = ConditionalRequest(etag: download.etag, lastModified: download.lastModified)
+                report.validators = Self.keepable(ConditionalRequest(etag: download.etag, lastModified: download.lastModified))
             }
         }
         report.elapsed = ContinuousClock.now - start
         return report
+    }
+
+    /// The longest validator kept: a feed's `ETag` is sent back on every
+    /// poll and kept in the store, so one of 100 KB is dropped (the body's
+    /// hash still tells an unchanged feed).
+    static let validatorLimit = 1024
+
+    /// `validators`, without one longer than `validatorLimit`.
+    static func keepable(_ validators: ConditionalRequest) -> ConditionalRequest {
+        ConditionalRequest(
+            etag: validators.etag.flatMap { $0.utf8.count <= validatorLimit ? $0 : nil },
+            lastModified: validators.lastModified.flatMap { $0.utf8.count <= validatorLimit ? $0 : nil })
     }
 
     /// A URL's body already downloaded, and what its answer said.

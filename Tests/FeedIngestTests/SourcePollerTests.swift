@@ -37,7 +37,7 @@ import Testing
 
         init(
             _ specs: [String], refresh: Duration? = nil, data: String = ImportedFeeds.dataFolder(),
-            listedOnTheWeb: AddressPolicy = .publicOnly
+            listedOnTheWeb: AddressPolicy = .publicOnly, firstPassLimit: Duration = .seconds(30)
         ) throws {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             self.data = data
@@ -47,9 +47,11 @@ import Testing
             logger.logLevel = .critical
             var configuration = SourcesConfiguration(specs: specs, refresh: refresh)
             configuration.listedOnTheWeb = listedOnTheWeb
+            configuration.firstPassLimit = firstPassLimit
             poller = SourcePoller(
                 configuration,
-                importer: Importer(store: store, fetcher: fetcher, workFolder: URL(fileURLWithPath: data)), fetcher: fetcher, store: store,
+                importer: Importer(store: store, fetcher: fetcher, workFolder: URL(fileURLWithPath: data), limits: SourcePoller.pollLimits(maxBytes: 16 << 20)),
+                fetcher: fetcher, store: store,
                 newItems: nil, logger: logger)
         }
 
@@ -252,5 +254,35 @@ import Testing
         #expect(Set(try await polling.river().compactMap(\.sourceTitle)) == ["Allowed", "Own"])
         let failing = polling.poller.sourceStatuses().filter { $0.state == "failing" }
         #expect(failing.count == 2)
+    }
+
+    @Test func aHugeETagIsNeitherKeptNorSentBack() async throws {
+        let origin = try FaultyOrigin()
+        let huge = "\"" + String(repeating: "e", count: 50_000) + "\""
+        origin.script("/feed.xml", .conditional(etag: huge, lastModified: nil, body: Self.feed("Blog", ids: [1]), contentType: "application/rss+xml"))
+        let polling = try Polling([origin.url("/feed.xml")], refresh: .seconds(1))
+        _ = await polling.poller.firstPass()
+        try await polling.running {
+            #expect(await Self.eventually { polling.poller.status.notModified >= 1 }, "the same body again is told by its hash")
+        }
+        #expect(origin.requests(to: "/feed.xml") >= 2)
+        #expect(origin.lastRequestHeader("If-None-Match", to: "/feed.xml") == nil)
+        let kept = try await polling.store.sources().compactMap(\.state).joined()
+        #expect(kept.utf8.count < 4096, "the store keeps no 50 KB validator")
+    }
+
+    @Test func aPollUnderWayWhenTheFirstPassStopsWaitingFinishesAndIsNotAskedAgain() async throws {
+        let origin = try FaultyOrigin()
+        origin.script("/fast.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Fast", ids: [1], prefix: "f")))
+        origin.script(
+            "/slow.xml", .delay(.seconds(3), then: .respond(contentType: "application/rss+xml", body: Self.feed("Slow", ids: [2], prefix: "s"))))
+        let list = try ImportedFeeds.file("\(origin.url("/fast.xml"))\n\(origin.url("/slow.xml"))\n", name: "list.txt")
+        let polling = try Polling([list], refresh: .seconds(60), firstPassLimit: .seconds(1))
+        let results = await polling.poller.firstPass()
+        #expect(results.count == 1, "the first pass stopped waiting for the slow source")
+        try await polling.running {
+            #expect(await Self.eventually(.seconds(10)) { (try? await polling.river().count) == 2 }, "the slow poll finished and landed")
+        }
+        #expect(origin.requests(to: "/slow.xml") == 1, "not cut and asked again")
     }
 }

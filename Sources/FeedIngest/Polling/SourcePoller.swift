@@ -52,6 +52,9 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         var random = SystemRandomNumberGenerator()
         /// The first pass, once begun: whoever asks for it next (the start, the loop) waits for the same one.
         var firstPass: Task<[Result<ImportReport, ImportError>], Never>?
+        /// The first pass's polls, which outlive it when it stops waiting at
+        /// its limit: they finish in their own time, and shutdown stops them.
+        var firstPassPolls: [Task<Void, Never>] = []
 
         /// Notes what the schedule asked for.
         mutating func take(_ actions: [PollAction]) {
@@ -85,9 +88,11 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
                 status: RefreshStatus(source: shown, refreshSeconds: configuration.refresh.map(\.inSeconds))))
     }
 
-    /// The limits a poll's download runs under.
+    /// The limits a poll's download runs under: 30 s in all, and silence
+    /// (or under 1 KiB/s) cut after 15 s, not the 3 s an image gets: many
+    /// feeds are made on request, and a busy blog takes seconds to begin.
     public static func pollLimits(maxBytes: Int) -> FetchLimits {
-        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: maxBytes, maxRedirects: 3)
+        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: maxBytes, maxRedirects: 3, lowSpeedTime: .seconds(15))
     }
 
     // MARK: - Running
@@ -102,9 +107,9 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
     /// nothing (the next start polls it again). What the polls learned is
     /// written to the store before it returns.
     public func run() async throws {
-        // The first pass, unless the start has made it already.
-        _ = await firstPass()
         await cancelWhenGracefulShutdown { [self] in
+            // The first pass, unless the start has made it already.
+            _ = await firstPass()
             await withDiscardingTaskGroup { group in
                 var listsDue = ContinuousClock.now + (configuration.refresh ?? .seconds(86_400))
                 var leadDue = ContinuousClock.now
@@ -144,7 +149,19 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
                 }
             }
         }
+        await endFirstPassPolls(stopping: true)
         await keepStates()
+    }
+
+    /// Waits for the first pass's polls to end, stopping those still
+    /// running first when `stopping`.
+    private func endFirstPassPolls(stopping: Bool) async {
+        let polls = machine.withLock { machine in
+            defer { machine.firstPassPolls = [] }
+            return machine.firstPassPolls
+        }
+        if stopping { for poll in polls { poll.cancel() } }
+        for poll in polls { await poll.value }
     }
 
     /// Polls every source due once, before the server listens: at most
@@ -172,26 +189,33 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         let single = machine.withLock { $0.sources.count == 1 } && configuration.specs.count == 1
         let deadline = single ? nil : ContinuousClock.now + configuration.firstPassLimit
         let reports = Results()
-        await withDiscardingTaskGroup { group in
-            while true {
-                for id in startDue() {
-                    group.addTask { [self] in
+        // Unstructured, so that polls under way at the limit go on (a download cut there is a
+        // full download again at the next poll); cancelling the pass stops them.
+        await withTaskCancellationHandler {
+            while !Task.isCancelled {
+                let started = startDue().map { id in
+                    Task { [self] in
                         if let result = await poll(id, progress: single ? progress : nil) { reports.list.withLock { $0.append(result) } }
                         bell.ring()
                     }
                 }
+                machine.withLock { $0.firstPassPolls += started }
                 let idle = machine.withLock { machine in
                     let summary = machine.schedule.summary(now: Self.now())
                     return summary.fetching == 0 && summary.waiting == 0 && machine.toStart.isEmpty
                 }
-                if idle { break }
+                if idle {
+                    await endFirstPassPolls(stopping: false)  // each has told the schedule; this waits for its report
+                    break
+                }
                 if let deadline, ContinuousClock.now >= deadline {
                     logger.info("sources still importing after the first pass; the server starts meanwhile")
-                    group.cancelAll()
                     break
                 }
                 await bell.wait(upTo: .milliseconds(250))
             }
+        } onCancel: {
+            for poll in machine.withLock({ $0.firstPassPolls }) { poll.cancel() }
         }
         await keepStates()
         return reports.list.withLock { $0 }

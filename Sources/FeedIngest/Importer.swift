@@ -23,10 +23,17 @@ public final class Importer: Sendable {
     let facts: @Sendable (String) -> ImageFacts?
     /// Says, at debug, when a source's entries start to be read.
     let logger = Logger(label: "warmfeed.import")
+    /// Writes polls' small documents together (nil: each in its own transaction).
+    let group: GroupWriter?
 
-    /// An importer writing into `store`; downloads go to `workFolder`.
-    public init(store: any FeedStore, fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = Importer.feedLimits) {
+    /// An importer writing into `store`; downloads go to `workFolder`. With
+    /// a `writeWindow`, polls' small documents are written together, one
+    /// transaction a window (`GroupWriter`).
+    public init(
+        store: any FeedStore, fetcher: OriginFetcher, workFolder: URL, limits: FetchLimits = Importer.feedLimits, writeWindow: Duration? = nil
+    ) {
         self.store = store
+        group = writeWindow.map { GroupWriter(store: store, window: $0) }
         self.fetcher = fetcher
         self.workFolder = workFolder
         self.limits = limits
@@ -163,12 +170,28 @@ public final class Importer: Sendable {
 
     /// Parsing and writing are synchronous and can take seconds: they run on
     /// a thread for long jobs (`WorkerPool.longJobs`), never on the
-    /// cooperative pool the server's handlers share.
+    /// cooperative pool the server's handlers share. A poll's small document
+    /// (a stamp, no progress asked, at most `GroupWriter.documentLimit` bytes
+    /// and `GroupWriter.partLimit` entries) is read into memory and written
+    /// with the other polls of its window (`group`); anything else streams
+    /// in a transaction of its own.
     private func parseOffThread(
         _ work: Work, _ stamp: SourceStamp?, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?,
         _ stop: (@Sendable () -> Bool)?
     ) async throws(ImportError) -> ImportReport {
         logger.debug("importing the source", metadata: ["source": "\(SourceURL.redacted(report.source.description))"])
+        if let group, let stamp, progress == nil, case .feed(let input, _) = work, let size = input.size, size <= GroupWriter.documentLimit {
+            let read: Result<(ImportReport, GroupWriter.Part), ImportError> = await WorkerPool.longJobs.perform(
+                cancelled: .failure(ImportError("the import was cancelled before it began"))
+            ) { [self] in
+                Result { () throws(ImportError) in try self.collect(work, report, stamp: stamp) }
+            }
+            var (collected, part) = try read.get()
+            if part.items.count <= GroupWriter.partLimit {
+                collected.written = try await group.write(part).get()
+                return collected
+            }
+        }
         let result: Result<ImportReport, ImportError> = await WorkerPool.longJobs.perform(
             cancelled: .failure(ImportError("the import was cancelled before it began"))
         ) { [self] in
@@ -190,67 +213,15 @@ public final class Importer: Sendable {
     ) throws(ImportError) -> ImportReport {
         var report = initial
         let started = ContinuousClock.now
-        var lastReport = started
-        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
-        let builder: EntryBuilder
-        switch work {
-        case .feed(_, let sourceURL): builder = EntryBuilder(sourceURL: sourceURL)
-        case .folder: builder = EntryBuilder(allowFileImages: true)
-        }
         do {
             let (metadata, written) = try store.write { writer -> FeedMetadata in
-                func take(_ raw: RawEntry) throws {
-                    if report.entries % 256 == 0, stop?() == true {
-                        throw ImportError("stopped before the end because the server is shutting down; nothing was written")
-                    }
-                    report.entries += 1
-                    switch builder.build(raw) {
-                    case .failure(let problem):
-                        report.note(problem)
-                    case .success(let entry):
-                        // No usable date: one just below the last that keeps the source's order
-                        // (first entry newest); an item already stored keeps its own.
-                        let published =
-                            entry.published.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
-                            ?? nowMillis - Int64(report.entries)
-                        try writer.upsert(
-                            FeedItem(
-                                guid: entry.guid, title: entry.title, summary: entry.summary, link: entry.link,
-                                imageURL: entry.imageURL, imageWidth: entry.imageWidth, imageHeight: entry.imageHeight,
-                                published: published, source: stamp?.id ?? 0, sourceTitle: stamp?.title, sourceLink: stamp?.site
-                            ),
-                            keepStoredDate: entry.published == nil
-                        )
-                    }
-                    if let progress, report.entries % 256 == 0 {
-                        let now = ContinuousClock.now
-                        if now - lastReport >= .milliseconds(100) {
-                            lastReport = now
-                            progress(ImportProgress(entries: report.entries, elapsed: now - started))
-                        }
-                    }
+                let metadata = try read(work, into: &report, progress, stamp: stamp, stop: stop) { item, keep in
+                    try writer.upsert(item, keepStoredDate: keep)
                 }
-                let note = { (problem: ImportProblem) in report.note(problem) }
-                let metadata: FeedMetadata
-                switch work {
-                case .feed(let input, _):
-                    metadata = try FeedReader.read(input, onEntry: take, onProblem: note)
-                case .folder(let root):
-                    metadata = try ImageFolder.scan(root, facts: facts, onEntry: take, onProblem: note)
-                }
-                // The feed named itself anew (or for the first time): every row of it says so.
-                if let stamp {
-                    let (title, site) = Self.names(metadata, stamp)
-                    if title != stamp.title || site != stamp.site {
-                        try writer.relabelSource(stamp.id, title: title, link: site)
-                    }
-                }
+                if let relabel = Self.relabel(metadata, stamp) { try writer.relabelSource(relabel.id, title: relabel.title, link: relabel.link) }
                 return metadata
             }
-            report.format = metadata.format
-            report.title = metadata.title.map(Self.displayTitle)
-            report.site = metadata.link.flatMap(Self.siteLink)
-            report.hints = metadata.hints
+            report.took(metadata)
             report.written = written
         } catch let error as ImportError {
             throw error
@@ -259,6 +230,84 @@ public final class Importer: Sendable {
         }
         progress?(ImportProgress(entries: report.entries, elapsed: ContinuousClock.now - started))
         return report
+    }
+
+    /// Reads `work` into memory, for a `GroupWriter` to write with others.
+    func collect(_ work: Work, _ initial: ImportReport, stamp: SourceStamp?) throws(ImportError) -> (ImportReport, GroupWriter.Part) {
+        var report = initial
+        var part = GroupWriter.Part(items: [])
+        do {
+            let metadata = try read(work, into: &report, nil, stamp: stamp, stop: nil) { item, keep in part.items.append((item, keep)) }
+            part.relabel = Self.relabel(metadata, stamp)
+            report.took(metadata)
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError("cannot read the source: \(error)")
+        }
+        return (report, part)
+    }
+
+    /// Reads every entry of `work` into `upsert`, noting problems and counts in `report`.
+    private func read(
+        _ work: Work, into report: inout ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, stamp: SourceStamp?,
+        stop: (@Sendable () -> Bool)?, upsert: (FeedItem, _ keepStoredDate: Bool) throws -> Void
+    ) throws -> FeedMetadata {
+        let started = ContinuousClock.now
+        var lastReport = started
+        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
+        let builder: EntryBuilder
+        switch work {
+        case .feed(_, let sourceURL): builder = EntryBuilder(sourceURL: sourceURL)
+        case .folder: builder = EntryBuilder(allowFileImages: true)
+        }
+        var counted = report
+        defer { report = counted }
+        func take(_ raw: RawEntry) throws {
+            if counted.entries % 256 == 0, stop?() == true {
+                throw ImportError("stopped before the end because the server is shutting down; nothing was written")
+            }
+            counted.entries += 1
+            switch builder.build(raw) {
+            case .failure(let problem):
+                counted.note(problem)
+            case .success(let entry):
+                // No usable date: one just below the last that keeps the source's order
+                // (first entry newest); an item already stored keeps its own.
+                let published = entry.published.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? nowMillis - Int64(counted.entries)
+                try upsert(
+                    FeedItem(
+                        guid: entry.guid, title: entry.title, summary: entry.summary, link: entry.link,
+                        imageURL: entry.imageURL, imageWidth: entry.imageWidth, imageHeight: entry.imageHeight,
+                        published: published, source: stamp?.id ?? 0, sourceTitle: stamp?.title, sourceLink: stamp?.site
+                    ),
+                    entry.published == nil
+                )
+            }
+            if let progress, counted.entries % 256 == 0 {
+                let now = ContinuousClock.now
+                if now - lastReport >= .milliseconds(100) {
+                    lastReport = now
+                    progress(ImportProgress(entries: counted.entries, elapsed: now - started))
+                }
+            }
+        }
+        let note = { (problem: ImportProblem) in counted.note(problem) }
+        switch work {
+        case .feed(let input, _):
+            return try FeedReader.read(input, onEntry: take, onProblem: note)
+        case .folder(let root):
+            return try ImageFolder.scan(root, facts: facts, onEntry: take, onProblem: note)
+        }
+    }
+
+    /// The title and site every row of a stamped source must show, when the
+    /// feed named itself anew (or for the first time); nil when they stand.
+    static func relabel(_ metadata: FeedMetadata, _ stamp: SourceStamp?) -> GroupWriter.Relabel? {
+        guard let stamp else { return nil }
+        let (title, site) = names(metadata, stamp)
+        guard title != stamp.title || site != stamp.site else { return nil }
+        return GroupWriter.Relabel(id: stamp.id, title: title, link: site)
     }
 
     /// The title and site the rows of a stamped source show: the feed's own,
@@ -306,5 +355,15 @@ extension Importer {
     /// Lets go of the store (a standalone importer's, before the command ends).
     public func close() async {
         await store.close()
+    }
+}
+
+extension ImportReport {
+    /// Notes what the feed said of itself.
+    mutating func took(_ metadata: FeedMetadata) {
+        format = metadata.format
+        title = metadata.title.map(Importer.displayTitle)
+        site = metadata.link.flatMap(Importer.siteLink)
+        hints = metadata.hints
     }
 }

@@ -95,6 +95,10 @@ final class PostgresItemSink: FeedItemSink {
         adoptedEpoch = epoch
     }
 
+    func settle() throws {
+        try flush()
+    }
+
     private func flush() throws {
         guard !pending.isEmpty else { return }
         defer {

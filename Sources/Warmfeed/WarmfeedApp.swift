@@ -160,7 +160,8 @@ public final class WarmfeedApp: Sendable {
             let poller = SourcePoller(
                 sources,
                 importer: Importer(
-                    store: store, fetcher: feedFetcher, workFolder: data, limits: SourcePoller.pollLimits(maxBytes: sources.maxBytes)),
+                    store: store, fetcher: feedFetcher, workFolder: data, limits: SourcePoller.pollLimits(maxBytes: sources.maxBytes),
+                    writeWindow: sources.writeWindow),
                 fetcher: feedFetcher, store: store, newItems: newItems, logger: logger)
             self.poller = poller
             sighup = await SourceListSignal.trapping(for: poller)

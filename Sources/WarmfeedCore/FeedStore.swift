@@ -225,6 +225,14 @@ public protocol FeedItemSink: AnyObject {
     func relabelSource(_ id: Int64, title: String?, link: String?, adoptingUnsourced: Bool) throws
     /// What the write did so far.
     var summary: UpsertSummary { get }
+    /// Writes what the sink holds back for a batch, so that `summary`
+    /// counts every item given so far.
+    func settle() throws
+}
+
+extension FeedItemSink {
+    /// A sink that writes each item as it comes holds nothing back.
+    public func settle() throws {}
 }
 
 /// Writes items inside one transaction, one at a time, so a source of any
@@ -290,8 +298,15 @@ public struct FeedWriter: ~Copyable {
         try sink.insertSourceCopy(entry)
     }
 
-    /// What the write did so far.
+    /// What the write did so far (a backend that writes in batches may not
+    /// have counted the last items yet: `settle` first).
     public var summary: UpsertSummary { sink.summary }
+
+    /// Writes what the backend holds back for a batch: `summary` then counts
+    /// every item given so far.
+    public mutating func settle() throws {
+        try sink.settle()
+    }
 }
 
 /// A source as the store keeps it: the key it is listed by, the id its items

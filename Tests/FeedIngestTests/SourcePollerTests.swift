@@ -50,7 +50,9 @@ import Testing
             configuration.firstPassLimit = firstPassLimit
             poller = SourcePoller(
                 configuration,
-                importer: Importer(store: store, fetcher: fetcher, workFolder: URL(fileURLWithPath: data), limits: SourcePoller.pollLimits(maxBytes: 16 << 20)),
+                importer: Importer(
+                    store: store, fetcher: fetcher, workFolder: URL(fileURLWithPath: data), limits: SourcePoller.pollLimits(maxBytes: 16 << 20),
+                    writeWindow: configuration.writeWindow),
                 fetcher: fetcher, store: store,
                 newItems: nil, logger: logger)
         }
@@ -275,9 +277,10 @@ import Testing
         let origin = try FaultyOrigin()
         origin.script("/fast.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Fast", ids: [1], prefix: "f")))
         origin.script(
-            "/slow.xml", .delay(.seconds(3), then: .respond(contentType: "application/rss+xml", body: Self.feed("Slow", ids: [2], prefix: "s"))))
+            "/slow.xml", .delay(.seconds(5), then: .respond(contentType: "application/rss+xml", body: Self.feed("Slow", ids: [2], prefix: "s"))))
         let list = try ImportedFeeds.file("\(origin.url("/fast.xml"))\n\(origin.url("/slow.xml"))\n", name: "list.txt")
-        let polling = try Polling([list], refresh: .seconds(60), firstPassLimit: .seconds(1))
+        // The fast one's items wait up to a second for others to be written with (`writeWindow`).
+        let polling = try Polling([list], refresh: .seconds(60), firstPassLimit: .milliseconds(2500))
         let results = await polling.poller.firstPass()
         #expect(results.count == 1, "the first pass stopped waiting for the slow source")
         try await polling.running {

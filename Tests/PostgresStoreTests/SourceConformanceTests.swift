@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FeedIngest
 @testable import WarmfeedCore
 
 /// Sources in every backend: items keyed by (source, guid), a source taken
@@ -138,6 +139,36 @@ import Testing
             let (_, summary) = try await store.writeOffPool { writer in try writer.keepSource(ids[0], state: "{}") }
             #expect(!summary.changedItems)
             #expect(store.revision == revision)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func pollsWrittenTogetherLandInOneWriteAndEachHearsWhatItDid(_ backend: Backend) async throws {
+        try await TestStore.with(backend) { made in
+            let store = made.store
+            let ids = try await sources(store, ["https://a.example/feed", "https://b.example/feed", "https://c.example/feed"])
+            try await upsert(store, (1...5).map { entry($0 * 10, of: ids[0]) })
+            let group = GroupWriter(store: store, window: .milliseconds(300))
+            let before = store.revision
+            // a: 5 again with one edited and 2 new, dated between the others (ranks move); b: 3 new; c: renamed, 1 new.
+            var edited = entry(30, of: ids[0])
+            edited.title = "edited"
+            let a = GroupWriter.Part(
+                items: ((1...5).map { $0 == 3 ? edited : entry($0 * 10, of: ids[0]) } + [entry(15, of: ids[0]), entry(25, of: ids[0])]).map { ($0, false) })
+            let b = GroupWriter.Part(items: [entry(11, of: ids[1]), entry(12, of: ids[1]), entry(13, of: ids[1])].map { ($0, false) })
+            let c = GroupWriter.Part(items: [(entry(14, of: ids[2]), false)], relabel: GroupWriter.Relabel(id: ids[2], title: "C", link: nil))
+            async let wa = group.write(a)
+            async let wb = group.write(b)
+            async let wc = group.write(c)
+            let (sa, sb, sc) = try await (wa.get(), wb.get(), wc.get())
+            #expect((sa.inserted, sa.updated, sa.unchanged) == (2, 1, 4))
+            #expect((sb.inserted, sb.updated, sb.unchanged) == (3, 0, 0))
+            #expect((sc.inserted, sc.relabelled) == (1, 1))
+            #expect(store.revision == before + 1, "one transaction for the three")
+            let page = try #require(try await store.page(.number(1), size: 20))
+            #expect(page.items.map(\.seq) == Array((1...11).reversed()), "ranks dense and in date order")
+            #expect(page.items.map(\.published) == page.items.map(\.published).sorted(by: >))
+            #expect(page.items.first { $0.source == ids[2] }?.sourceTitle == "C")
         }
     }
 }

@@ -21,6 +21,11 @@ public struct SourcesConfiguration: Sendable, Equatable {
     /// what the operator allowed (`--allow-origin`), as for a feed's images.
     /// The operator's own values (`--source`, a list file) reach anywhere.
     public var listedOnTheWeb: AddressPolicy = .publicOnly
+    /// How long a changed feed's items wait for other polls' to be written
+    /// with them, in one transaction (`GroupWriter`): new items show up to
+    /// this much later, and a thousand changing sources cost a write a
+    /// window instead of one each.
+    public var writeWindow: Duration = .seconds(1)
     /// How often what the polls learned (validators, schedules) is written to the store.
     public var keepEvery: Duration = .seconds(5)
 

@@ -68,10 +68,12 @@ public final class Importer: Sendable {
     /// shutting down), the import ends early and writes nothing; cancelling
     /// the calling task stops a download. A URL's body `fetched` already
     /// (to tell a feed from a list) is read from there, not asked for again.
-    /// `addresses` narrows where a URL may be fetched (a URL someone else wrote).
+    /// `addresses` narrows where a URL may be fetched (a URL someone else
+    /// wrote). `answered` hears when a URL's answer is in, before it is read.
     public func run(
         _ source: ImportSource, validators: ConditionalRequest = .init(), lastDigest: UInt64? = nil, stamp: SourceStamp? = nil,
-        passing: Set<Int> = [], fetched: FetchedBody? = nil, addresses: AddressPolicy? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        passing: Set<Int> = [], fetched: FetchedBody? = nil, addresses: AddressPolicy? = nil, answered: (@Sendable () -> Void)? = nil,
+        progress: (@Sendable (ImportProgress) -> Void)? = nil,
         stop: (@Sendable () -> Bool)? = nil
     ) async throws(ImportError) -> ImportReport {
         let start = ContinuousClock.now
@@ -118,6 +120,7 @@ public final class Importer: Sendable {
                     throw ImportError(Self.explain(error, url: url))
                 }
             }
+            answered?()
             report.status = download.status
             report.freshness = download.freshness
             report.receivedAtMillis = Int64(Date().timeIntervalSince1970 * 1000)

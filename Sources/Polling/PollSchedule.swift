@@ -64,6 +64,9 @@ public struct PollSchedule: Sendable {
         var stale = 0
         var members = 0
         var fetching = 0
+        /// Fetches answered whose outcome is not in yet (`answered`): they
+        /// hold no slot, but their outcome is still the host's to record.
+        var answering = 0
         var heldUntil: Int64 = .min
         /// `429`/`503`s in a row without an answer in between: each doubles
         /// the hold of one that said no `Retry-After`.
@@ -80,6 +83,8 @@ public struct PollSchedule: Sendable {
         var startedAt: Int64
         var slow = false
         var number: UInt64
+        /// Whether the answer is in (`answered`): its slots are free again.
+        var answered = false
     }
 
     var resources: [Int64: Resource] = [:]
@@ -163,8 +168,11 @@ public struct PollSchedule: Sendable {
     /// is ignored; so is the outcome of a resource dropped since it started.
     public mutating func finished(_ id: Int64, _ outcome: PollOutcome, now: Int64, random: inout some RandomNumberGenerator) -> [PollAction] {
         guard let flight = flights.removeValue(forKey: id) else { return tick(now: now) }
-        if flight.slow { slowCount -= 1 } else { fastCount -= 1 }
-        hosts[flight.host]!.fetching -= 1
+        if flight.answered {
+            hosts[flight.host]!.answering -= 1
+        } else {
+            free(flight)
+        }
         if resources[id] != nil {
             record(outcome, of: id, answeredBy: flight.host, now: now, random: &random)
             resources[id]!.fetching = false
@@ -173,6 +181,24 @@ public struct PollSchedule: Sendable {
         enlist(flight.host)
         tidy(flight.host, now: now)
         return tick(now: now)
+    }
+
+    /// The answer to the fetch of `id` is in, its outcome not yet (its items
+    /// are being written): its slots, on its host and in all, go to others
+    /// now; the resource stays out of the queue until `finished`. Returns
+    /// what a `tick` would.
+    public mutating func answered(_ id: Int64, now: Int64) -> [PollAction] {
+        guard let flight = flights[id], !flight.answered else { return tick(now: now) }
+        flights[id]!.answered = true
+        free(flight)
+        hosts[flight.host]!.answering += 1
+        enlist(flight.host)
+        return tick(now: now)
+    }
+
+    private mutating func free(_ flight: Flight) {
+        if flight.slow { slowCount -= 1 } else { fastCount -= 1 }
+        hosts[flight.host]!.fetching -= 1
     }
 
     /// The resource's state, to persist (after each `finished`) and show.
@@ -286,7 +312,7 @@ public struct PollSchedule: Sendable {
     /// ended or moved are dropped on the way).
     private mutating func oldestFastFetch() -> Int64? {
         while let first = fastLane.first {
-            if let flight = flights[first.id], flight.number == first.number, !flight.slow { return flight.startedAt }
+            if let flight = flights[first.id], flight.number == first.number, !flight.slow, !flight.answered { return flight.startedAt }
             fastLane.removeFirst()
         }
         return nil
@@ -296,7 +322,7 @@ public struct PollSchedule: Sendable {
     /// and sheds its queue's stale entries once they are most of it.
     private mutating func tidy(_ name: String, now: Int64) {
         guard let host = hosts[name] else { return }
-        if host.members == 0 && host.fetching == 0 && host.heldUntil <= now {
+        if host.members == 0 && host.fetching == 0 && host.answering == 0 && host.heldUntil <= now {
             hosts[name] = nil
         } else if host.stale > 16 && host.stale * 2 > host.queue.count {
             let current = resources

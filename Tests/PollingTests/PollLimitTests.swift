@@ -26,6 +26,26 @@ import Testing
         #expect(schedule.status(of: 2, now: 21_000)?.activity == .fetchingSlowly(since: 0))
     }
 
+    @Test func anAnsweredFetchFreesItsSlotsButIsNotPolledAgainUntilItFinishes() {
+        var schedule = PollSchedule(rules: PollRules(interval: Self.minute, perHost: 2, inAll: 16))
+        var random = SeededRandom(seed: 1)
+        let list = (1...3).map { PollResource(id: Int64($0), host: "a", state: PollState(nextPollAt: 0)) }
+        #expect(schedule.adopt(list, now: 0) == [.fetch(1), .fetch(2)])
+        // 1's answer is in, its items are being written: 3 takes its slot on the host.
+        #expect(schedule.answered(1, now: 100) == [.fetch(3)])
+        #expect(schedule.answered(1, now: 100) == [], "answered once")
+        #expect(schedule.summary(now: 100).fetching == 3)
+        #expect(schedule.status(of: 1, now: 100)?.activity == .fetching(since: 0))
+        // Its outcome comes later and schedules it then; the slot is not freed twice.
+        let fetches = { (actions: [PollAction]) in actions.filter { if case .fetch = $0 { true } else { false } }.count }
+        #expect(fetches(schedule.finished(1, .changed(PollHints()), now: 1_100, random: &random)) == 0)
+        #expect(fetches(schedule.finished(2, .unchanged(PollHints()), now: 1_200, random: &random)) == 0)
+        #expect(fetches(schedule.finished(3, .unchanged(PollHints()), now: 1_300, random: &random)) == 0)
+        #expect(schedule.summary(now: 1_300).fetching == 0)
+        // When all three are due again, two start, not three: the host's count is whole.
+        #expect(fetches(schedule.tick(now: 3 * Self.minute)) == 2)
+    }
+
     @Test func limitsHoldInARandomSimulationOfAThousandResourcesOnFiftyHosts() {
         let rules = PollRules(interval: 5 * Self.minute, backoffMax: PollRules.hour, perHost: 2, inAll: 16, slowAfter: 5_000, slowLane: 8)
         var simulation = Simulation(rules: rules) { _, now, random in

@@ -288,7 +288,13 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         do throws(ImportError) {
             let done = try await importer.run(
                 source.source, validators: source.validators, lastDigest: source.digest, stamp: source.stamp(id: id), passing: Self.passing,
-                fetched: lists.takeFirstBody(source.key), addresses: source.namedOnTheWeb ? configuration.listedOnTheWeb : nil, progress: progress)
+                fetched: lists.takeFirstBody(source.key), addresses: source.namedOnTheWeb ? configuration.listedOnTheWeb : nil,
+                answered: { [self] in
+                    // The connection is done: its slots go to other sources while the items are written.
+                    let now = Self.now()
+                    machine.withLock { machine in machine.take(machine.schedule.answered(id, now: now)) }
+                    bell.ring()
+                }, progress: progress)
             report = done
             if let status = done.status, status >= 400 {
                 if status == 429 || status == 503 {

@@ -32,45 +32,115 @@ final class GroupWriter: Sendable {
         var continuation: CheckedContinuation<Result<UpsertSummary, ImportError>, Never>
     }
 
+    /// What to do next: nothing (a write or a window under way will see the
+    /// parts), write now, or write when the window `token` names ends.
+    enum Next: Equatable {
+        case none
+        case writeNow
+        case writeAfter(token: UInt64)
+    }
+
+    /// The parts waiting, and whether a write or a window is under way.
+    /// Pure: each event returns what to do.
+    struct Window {
+        var waiting = 0
+        var writing = false
+        /// The window running, by its token; windows whose token is not this one are over.
+        var timer: UInt64?
+        var tokens: UInt64 = 0
+        /// Write at once, not a window later (the first pass: the server waits for it).
+        var hurry = false
+        let fullAt: Int
+
+        /// A part came.
+        mutating func added() -> Next {
+            waiting += 1
+            return decide()
+        }
+
+        /// The window `token` ended.
+        mutating func windowEnded(_ token: UInt64) -> Next {
+            guard timer == token, !writing else { return .none }
+            timer = nil
+            writing = true
+            return .writeNow
+        }
+
+        /// A write took the `taken` parts waiting, and has ended.
+        mutating func wrote(_ taken: Int) -> Next {
+            waiting -= taken
+            writing = false
+            return decide()
+        }
+
+        /// Writes begin now when full or in a hurry; otherwise a window opens.
+        mutating func hurried(_ on: Bool) -> Next {
+            hurry = on
+            return decide()
+        }
+
+        private mutating func decide() -> Next {
+            guard !writing, waiting > 0 else { return .none }
+            if hurry || waiting >= fullAt {
+                timer = nil
+                writing = true
+                return .writeNow
+            }
+            if timer != nil { return .none }
+            tokens += 1
+            timer = tokens
+            return .writeAfter(token: tokens)
+        }
+    }
+
     private struct State {
         var waiting: [Waiting] = []
-        var flushing = false
+        var window: Window
     }
 
     private let store: any FeedStore
     /// How long the first part of a window waits for others.
     let window: Duration
-    /// A window this full is written at once.
-    let fullAt: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// Documents larger than this, or with more entries than `partLimit`,
     /// are written on their own, streamed: memory stays bounded.
     static let documentLimit = 1 << 20
     static let partLimit = 2_000
 
-    init(store: any FeedStore, window: Duration = .milliseconds(1000), fullAt: Int = 64) {
+    /// Writes into `store` the parts of each `window`, or at once when
+    /// `fullAt` wait.
+    init(store: any FeedStore, window: Duration, fullAt: Int = 64) {
         self.store = store
         self.window = window
-        self.fullAt = fullAt
+        state = Mutex(State(window: Window(fullAt: fullAt)))
     }
 
     /// Writes `part` with the others of its window; what it did alone.
     func write(_ part: Part) async -> Result<UpsertSummary, ImportError> {
         await withCheckedContinuation { continuation in
-            let (startTimer, flushNow) = state.withLock { state -> (Bool, Bool) in
+            let next = state.withLock { state in
                 state.waiting.append(Waiting(part: part, continuation: continuation))
-                let first = state.waiting.count == 1 && !state.flushing
-                if first { state.flushing = true }
-                return (first, state.waiting.count == fullAt)
+                return state.window.added()
             }
-            if startTimer {
-                Task { [self] in
-                    try? await Task.sleep(for: window)
-                    await flush()
-                }
-            } else if flushNow {
-                Task { [self] in await flush() }
+            follow(next)
+        }
+    }
+
+    /// While `on`, parts are written as soon as the write before them ends,
+    /// with no window: the first pass, which the server's start waits for.
+    func hurry(_ on: Bool) {
+        follow(state.withLock { $0.window.hurried(on) })
+    }
+
+    private func follow(_ next: Next) {
+        switch next {
+        case .none: break
+        case .writeNow: Task { [self] in await flush() }
+        case .writeAfter(let token):
+            Task { [self] in
+                try? await Task.sleep(for: window)
+                follow(state.withLock { $0.window.windowEnded(token) })
             }
         }
     }
@@ -81,36 +151,17 @@ final class GroupWriter: Sendable {
             defer { state.waiting.removeAll() }
             return state.waiting
         }
-        if !parts.isEmpty {
-            let written: Result<[UpsertSummary], any Error>
-            do {
-                let list = parts.map(\.part)
-                let (summaries, _) = try await store.writeOffPool { writer -> [UpsertSummary] in
-                    try list.map { part in try Self.write(part, into: &writer) }
-                }
-                written = .success(summaries)
-            } catch {
-                written = .failure(error)
+        let list = parts.map(\.part)
+        do {
+            let (summaries, _) = try await store.writeOffPool { writer -> [UpsertSummary] in
+                try list.map { part in try Self.write(part, into: &writer) }
             }
-            switch written {
-            case .success(let summaries):
-                for (waiting, summary) in zip(parts, summaries) { waiting.continuation.resume(returning: .success(summary)) }
-            case .failure(let error):
-                let failure = ImportError("the store refused the import, so nothing was written: \(error)")
-                for waiting in parts { waiting.continuation.resume(returning: .failure(failure)) }
-            }
+            for (waiting, summary) in zip(parts, summaries) { waiting.continuation.resume(returning: .success(summary)) }
+        } catch {
+            let failure = ImportError("the store refused the import, so nothing was written: \(error)")
+            for waiting in parts { waiting.continuation.resume(returning: .failure(failure)) }
         }
-        // Parts that came while this one was written make the next window; its timer starts now.
-        let again = state.withLock { state -> Bool in
-            state.flushing = !state.waiting.isEmpty
-            return state.flushing
-        }
-        if again {
-            Task { [self] in
-                try? await Task.sleep(for: window)
-                await flush()
-            }
-        }
+        follow(state.withLock { $0.window.wrote(parts.count) })
     }
 
     /// Writes one part; what it did is the summary's growth meanwhile.

@@ -42,6 +42,12 @@ public final class Importer: Sendable {
         }
     }
 
+    /// While `on`, polls' documents are written as soon as the write before
+    /// them ends, not a window later: a start waits for its first pass.
+    func writeSoon(_ on: Bool) {
+        group?.hurry(on)
+    }
+
     /// Feeds may be large and slow, but not endless: 512 MiB, a minute, 3
     /// redirects, and 15 s of silence to begin (a feed made on request).
     public static var feedLimits: FetchLimits {

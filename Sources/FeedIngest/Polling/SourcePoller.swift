@@ -189,6 +189,8 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         let single = machine.withLock { $0.sources.count == 1 } && configuration.specs.count == 1
         let deadline = single ? nil : ContinuousClock.now + configuration.firstPassLimit
         let reports = Results()
+        importer.writeSoon(true)
+        defer { importer.writeSoon(false) }
         // Unstructured, so that polls under way at the limit go on (a download cut there is a
         // full download again at the next poll); cancelling the pass stops them.
         await withTaskCancellationHandler {

@@ -22,10 +22,13 @@ public struct SourcesConfiguration: Sendable, Equatable {
     /// The operator's own values (`--source`, a list file) reach anywhere.
     public var listedOnTheWeb: AddressPolicy = .publicOnly
     /// How long a changed feed's items wait for other polls' to be written
-    /// with them, in one transaction (`GroupWriter`): new items show up to
-    /// this much later, and a thousand changing sources cost a write a
-    /// window instead of one each.
-    public var writeWindow: Duration = .seconds(1)
+    /// with them, in one transaction (`GroupWriter`; not in the first pass,
+    /// which the start waits for): new items show up to this much later,
+    /// and a thousand changing sources cost a write a window instead of one
+    /// each. What a write costs beyond its items (ranks made dense, the page
+    /// index rewritten from the oldest item touched, rows made ahead) is per
+    /// write, so the server's CPU falls with a longer window.
+    public var writeWindow: Duration = .seconds(4)
     /// How often what the polls learned (validators, schedules) is written to the store.
     public var keepEvery: Duration = .seconds(5)
 

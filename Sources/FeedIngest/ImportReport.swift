@@ -37,6 +37,13 @@ public struct ImportReport: Sendable {
     public var written = UpsertSummary()
     /// Entries read from the source (written, unchanged or skipped).
     public var entries = 0
+    /// The digests of the entries this read found in the store as they are
+    /// (written, or known unchanged): given back to the next read of the
+    /// source, its entries with these digests are not built again. Nil when
+    /// the source was not read that way (a large document, streamed).
+    public var entryDigests: Set<UInt64>?
+    /// Entries left unbuilt this read: their digests were the last read's.
+    public var entriesKnown = 0
     /// Problems by reason, in the order first seen, with the first lines they occurred on.
     public var skipped: [(reason: String, count: Int, lines: [Int])] = []
     /// The validators to send on the next import: a URL's `ETag` and

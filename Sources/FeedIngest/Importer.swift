@@ -76,10 +76,12 @@ public final class Importer: Sendable {
     /// (to tell a feed from a list) is read from there, not asked for again.
     /// `addresses` narrows where a URL may be fetched (a URL someone else
     /// wrote). `answered` hears when a URL's answer is in, before it is read.
+    /// Entries whose digests are in `knownEntries` (the last read's
+    /// `entryDigests`) are counted unchanged and not built again.
     public func run(
         _ source: ImportSource, validators: ConditionalRequest = .init(), lastDigest: UInt64? = nil, stamp: SourceStamp? = nil,
         passing: Set<Int> = [], fetched: FetchedBody? = nil, addresses: AddressPolicy? = nil, answered: (@Sendable () -> Void)? = nil,
-        progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        knownEntries: Set<UInt64>? = nil, progress: (@Sendable (ImportProgress) -> Void)? = nil,
         stop: (@Sendable () -> Bool)? = nil
     ) async throws(ImportError) -> ImportReport {
         let start = ContinuousClock.now
@@ -95,7 +97,7 @@ public final class Importer: Sendable {
                 report.validators = validators
             } else {
                 report = try await parseOffThread(
-                    .feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), stamp, report, progress, stop)
+                    .feed(.file(path), sourceURL: URL(fileURLWithPath: path).absoluteString), stamp, report, progress, stop, known: knownEntries)
                 report.validators = ConditionalRequest(lastModified: fileStamp)
             }
         case .folder(let path):
@@ -144,7 +146,8 @@ public final class Importer: Sendable {
                 if let digest, digest == lastDigest {
                     report.notModified = true
                 } else {
-                    report = try await parseOffThread(.feed(.file(file), sourceURL: download.finalURL), stamp, report, progress, stop)
+                    report = try await parseOffThread(
+                        .feed(.file(file), sourceURL: download.finalURL), stamp, report, progress, stop, known: knownEntries)
                 }
                 report.validators = Self.keepable(ConditionalRequest(etag: download.etag, lastModified: download.lastModified))
             }
@@ -186,18 +189,19 @@ public final class Importer: Sendable {
     /// in a transaction of its own.
     private func parseOffThread(
         _ work: Work, _ stamp: SourceStamp?, _ report: ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?,
-        _ stop: (@Sendable () -> Bool)?
+        _ stop: (@Sendable () -> Bool)?, known: Set<UInt64>? = nil
     ) async throws(ImportError) -> ImportReport {
         logger.debug("importing the source", metadata: ["source": "\(SourceURL.redacted(report.source.description))"])
         if let group, let stamp, progress == nil, case .feed(let input, _) = work, let size = input.size, size <= GroupWriter.documentLimit {
             let read: Result<(ImportReport, GroupWriter.Part), ImportError> = await WorkerPool.longJobs.perform(
                 cancelled: .failure(ImportError("the import was cancelled before it began"))
             ) { [self] in
-                Result { () throws(ImportError) in try self.collect(work, report, stamp: stamp) }
+                Result { () throws(ImportError) in try self.collect(work, report, stamp: stamp, known: known ?? []) }
             }
             var (collected, part) = try read.get()
             if part.items.count <= GroupWriter.partLimit {
                 collected.written = try await group.write(part).get()
+                collected.written.unchanged += collected.entriesKnown
                 return collected
             }
         }
@@ -242,11 +246,18 @@ public final class Importer: Sendable {
     }
 
     /// Reads `work` into memory, for a `GroupWriter` to write with others.
-    func collect(_ work: Work, _ initial: ImportReport, stamp: SourceStamp?) throws(ImportError) -> (ImportReport, GroupWriter.Part) {
+    /// Entries whose digest is in `known` are left out (the store has them
+    /// as they are); the report's `entryDigests` name every entry read.
+    func collect(
+        _ work: Work, _ initial: ImportReport, stamp: SourceStamp?, known: Set<UInt64>
+    ) throws(ImportError) -> (ImportReport, GroupWriter.Part) {
         var report = initial
         var part = GroupWriter.Part(items: [])
+        report.entryDigests = []
         do {
-            let metadata = try read(work, into: &report, nil, stamp: stamp, stop: nil) { item, keep in part.items.append((item, keep)) }
+            let metadata = try read(work, into: &report, nil, stamp: stamp, stop: nil, known: known) { item, keep in
+                part.items.append((item, keep))
+            }
             part.relabel = Self.relabel(metadata, stamp)
             report.took(metadata)
         } catch let error as ImportError {
@@ -260,7 +271,7 @@ public final class Importer: Sendable {
     /// Reads every entry of `work` into `upsert`, noting problems and counts in `report`.
     private func read(
         _ work: Work, into report: inout ImportReport, _ progress: (@Sendable (ImportProgress) -> Void)?, stamp: SourceStamp?,
-        stop: (@Sendable () -> Bool)?, upsert: (FeedItem, _ keepStoredDate: Bool) throws -> Void
+        stop: (@Sendable () -> Bool)?, known: Set<UInt64>? = nil, upsert: (FeedItem, _ keepStoredDate: Bool) throws -> Void
     ) throws -> FeedMetadata {
         let started = ContinuousClock.now
         var lastReport = started
@@ -272,11 +283,22 @@ public final class Importer: Sendable {
         }
         var counted = report
         defer { report = counted }
+        let base: String =
+            switch work {
+            case .feed(_, let sourceURL): sourceURL
+            case .folder(let root): root
+            }
         func take(_ raw: RawEntry) throws {
             if counted.entries % 256 == 0, stop?() == true {
                 throw ImportError("stopped before the end because the server is shutting down; nothing was written")
             }
             counted.entries += 1
+            let digest = known.map { _ in EntryDigest.of(raw, base: base) }
+            if let digest, known?.contains(digest) == true {
+                counted.entryDigests?.insert(digest)
+                counted.entriesKnown += 1
+                return
+            }
             switch builder.build(raw) {
             case .failure(let problem):
                 counted.note(problem)
@@ -292,6 +314,7 @@ public final class Importer: Sendable {
                     ),
                     entry.published == nil
                 )
+                if let digest { counted.entryDigests?.insert(digest) }
             }
             if let progress, counted.entries % 256 == 0 {
                 let now = ContinuousClock.now

@@ -288,4 +288,32 @@ import Testing
         }
         #expect(origin.requests(to: "/slow.xml") == 1, "not cut and asked again")
     }
+
+    @Test func aChangedFeedBuildsOnlyTheEntriesItChangedAndASourceBackIsWrittenWhole() async throws {
+        let origin = try FaultyOrigin()
+        origin.script("/a.xml", .respond(contentType: "application/rss+xml", body: Self.feed("A", ids: [1, 2, 3], prefix: "a")))
+        let list = try ImportedFeeds.file("\(origin.url("/a.xml"))\n", name: "list.txt")
+        let polling = try Polling([list], refresh: .seconds(1))
+        let first = try #require(try await polling.poller.firstPass().first?.get())
+        #expect(first.entriesKnown == 0)
+        // Entry 2 edited, entry 4 new: two built, two known.
+        var edited = String(decoding: Self.feed("A", ids: [1, 2, 3, 4], prefix: "a"), as: UTF8.self)
+        edited = edited.replacingOccurrences(of: "A entry 2<", with: "A entry two<")
+        origin.script("/a.xml", .respond(contentType: "application/rss+xml", body: Array(edited.utf8)))
+        let id = try #require(try await polling.store.sources().first?.id)
+        let second = try #require(try await polling.poller.poll(id)?.get())
+        #expect(second.entriesKnown == 2)
+        #expect((second.written.inserted, second.written.updated, second.written.unchanged) == (1, 1, 2))
+        #expect(try await polling.river().map(\.title) == ["A entry 4", "A entry 3", "A entry two", "A entry 1"])
+        // Out of the list and back: its items left with it, so every entry is built and written again.
+        try Data("# nothing\n".utf8).write(to: URL(fileURLWithPath: list))
+        try await polling.running {
+            polling.poller.rereadLists()
+            // A list read empty is believed on its second read (a list-reading second apart here).
+            #expect(await Self.eventually { (try? await polling.river().isEmpty) == true })
+            try Data("\(origin.url("/a.xml"))\n\n".utf8).write(to: URL(fileURLWithPath: list))
+            polling.poller.rereadLists()
+            #expect(await Self.eventually { (try? await polling.river().count) == 4 })
+        }
+    }
 }

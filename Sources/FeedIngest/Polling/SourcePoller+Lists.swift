@@ -91,6 +91,8 @@ extension SourcePoller {
                 polled[id] = source
             }
             machine.sources = polled
+            // A source that left (and may come back, its items gone) is built whole next time.
+            machine.entryDigests = machine.entryDigests.filter { polled[$0.key] != nil }
             let resources = polled.map { id, source in
                 var state = source.poll
                 if dueNow { state.nextPollAt = nil }

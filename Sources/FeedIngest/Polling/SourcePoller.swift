@@ -55,6 +55,10 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         /// The first pass's polls, which outlive it when it stops waiting at
         /// its limit: they finish in their own time, and shutdown stops them.
         var firstPassPolls: [Task<Void, Never>] = []
+        /// Each source's `ImportReport.entryDigests` from its last read whose
+        /// items landed: the next read builds only entries not among them.
+        /// In memory only: a start, or a new leader, builds every entry once.
+        var entryDigests: [Int64: Set<UInt64>] = [:]
 
         /// Notes what the schedule asked for.
         mutating func take(_ actions: [PollAction]) {
@@ -268,6 +272,7 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
             machine.withLock { machine in
                 machine.take(machine.schedule.adopt([], now: now))
                 machine.sources = [:]
+                machine.entryDigests = [:]
                 machine.toStart = []
             }
         }
@@ -287,6 +292,7 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         let outcome: PollOutcome
         var report: ImportReport?
         var failure: ImportError?
+        let known = machine.withLock { $0.entryDigests[id] }
         do throws(ImportError) {
             let done = try await importer.run(
                 source.source, validators: source.validators, lastDigest: source.digest, stamp: source.stamp(id: id), passing: Self.passing,
@@ -296,7 +302,7 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
                     let now = Self.now()
                     machine.withLock { machine in machine.take(machine.schedule.answered(id, now: now)) }
                     bell.ring()
-                }, progress: progress)
+                }, knownEntries: known, progress: progress)
             report = done
             if let status = done.status, status >= 400 {
                 if status == 429 || status == 503 {
@@ -327,6 +333,11 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
             Self.record(outcome, report: report, failure: failure, into: &kept, status: &machine.status, at: now)
             machine.sources[id] = kept
             machine.dirty.insert(id)
+            switch outcome {
+            case .changed, .unchanged: if let report, !report.notModified { machine.entryDigests[id] = report.entryDigests }
+            case .failed, .busy: machine.entryDigests[id] = nil
+            default: break
+            }
             if let report, report.written.changedItems { machine.announce = revision }
         }
         if let report, !report.notModified, !report.refused {

@@ -46,9 +46,14 @@ struct PolledSource: Codable, Equatable, Sendable {
 
     /// Whether a list on the web names it (rather than the operator, in a
     /// `--source` value or a list file): its URL is then someone else's word.
+    /// Told from the text alone (as `ImportSource` reads a URL value): a poll
+    /// asks this, and a list file's path must not cost a look at the disk.
     var namedOnTheWeb: Bool {
-        guard let listedBy, case .url? = try? ImportSource(listedBy) else { return false }
-        return key != (try? ImportSource(listedBy))?.description
+        guard let listedBy else { return false }
+        let value = listedBy.trimmingCharacters(in: .whitespaces)
+        let lower = value.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return false }
+        return key != value
     }
 
     /// The validators to send.

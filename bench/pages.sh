@@ -77,6 +77,13 @@ PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}
 RENDER_RUNS=${RENDER_RUNS:-3}
 CRAWL_DURATION=${CRAWL_DURATION:-30s}  # the crawl wraps to page 1 at the end; see bench/crawl.lua
 RENDER_PAGES=${RENDER_PAGES:-500}
+# SEED_FROM=DIR: serve a copy of that data folder's store (feed.sqlite and its -rows and -pages
+# files) instead of --demo-items: e.g. the river of 1,000 sources a `KEEP_TMP=1 bench/sources.sh`
+# left in its folder, to compare with a one-source feed of as many items (ITEMS=that count).
+SEED_FROM=${SEED_FROM:-}
+if [ -n "$SEED_FROM" ]; then
+  ITEMS=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM item").fetchone()[0])' "$SEED_FROM/feed.sqlite")
+fi
 PAGES=$(( (ITEMS + PAGE_SIZE - 1) / PAGE_SIZE ))
 
 tmp=$(mktemp -d /tmp/warmfeed-bench-pages.XXXXXX)
@@ -148,9 +155,14 @@ mkdir -p "$tmp/data" "$tmp/nginx/root" "$tmp/nginx/tmp"
 # When this runs as root, nginx's workers drop to `nobody`: let them read the
 # static root (mktemp makes the folder private).
 chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root"
-log "seeding $ITEMS items and starting warmfeed (--threads $SERVER_THREADS)"
+seed_args=(--demo-items "$ITEMS")
+if [ -n "$SEED_FROM" ]; then
+  cp "$SEED_FROM"/feed.sqlite "$SEED_FROM"/feed.sqlite-rows "$SEED_FROM"/feed.sqlite-pages "$tmp/data/"
+  seed_args=(--demo-items 0)
+fi
+log "seeding $ITEMS items${SEED_FROM:+ (a copy of $SEED_FROM)} and starting warmfeed (--threads $SERVER_THREADS)"
 seed_start=$SECONDS
-${on_server[@]+"${on_server[@]}"} "$bin" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
+${on_server[@]+"${on_server[@]}"} "$bin" serve --port 0 --data "$tmp/data" "${seed_args[@]}" --page-size "$PAGE_SIZE" \
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$SERVER_THREADS" \
   --public "$repo/Public" --templates "$repo/Templates" ${extra_args[@]+"${extra_args[@]}"} ${store_args[@]+"${store_args[@]}"} \
   >"$tmp/warmfeed.out" 2>"$tmp/warmfeed.err" &
@@ -416,7 +428,7 @@ report=$(cat <<EOF
 - tools: $(swift --version 2>/dev/null | head -n1); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -n1 | cut -d' ' -f1-2)
 - command: \`bench/pages.sh\` (PIN=$PIN$([ "$PIN" = 1 ] && echo " SERVER_CPU=$SERVER_CPU LOAD_CPUS=$LOAD_CPUS") DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS DELAY_MS=$DELAY_MS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
 - store: $STORE
-- warmfeed: \`warmfeed serve --port 0 --data TMP --demo-items $ITEMS --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
+- warmfeed: \`warmfeed serve --port 0 --data TMP $([ -n "$SEED_FROM" ] && echo "(a copy of $SEED_FROM's store, $ITEMS items) --demo-items 0" || echo "--demo-items $ITEMS") --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
 - nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends
 - load: \`wrk ${wrk_args[*]} URL/\` ($([ "$AS_READERS" = 1 ] && echo "readers' requests: ${READERS:-200} readers with their wf cookies, ORDER=${ORDER:-random}, Sec-CH-DPR ${DPR-1}, Sec-Fetch-*, \`/fragment?page=1..$PAGES\`" || echo "uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread")), $([ "$ACCEPT_GZIP" = 1 ] && echo "Accept-Encoding: gzip (nginx: $([ "$GZIP_STATIC" = 1 ] && echo "gzip_static, files compressed at level $GZIP_LEVEL" || echo "gzip on, gzip_comp_level $GZIP_LEVEL"))" || echo "no Accept-Encoding (plain bodies from both)"); order warmfeed, nginx, warmfeed, nginx, …; $([ "$PIN" = 1 ] && echo "each server pinned to CPU $SERVER_CPU (taskset), wrk and PostgreSQL to CPU $LOAD_CPUS" || echo "wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)")
 - warm-up: every page fetched once from warmfeed before measuring ($dump_line); then $WARMUP of wrk against each server, not recorded

@@ -50,6 +50,8 @@ final class GroupWriter: Sendable {
         var tokens: UInt64 = 0
         /// Write at once, not a window later (the first pass: the server waits for it).
         var hurry = false
+        /// Write at once until nothing waits: a poll waiting was cancelled (shutdown).
+        var urgent = false
         let fullAt: Int
 
         /// A part came.
@@ -70,6 +72,13 @@ final class GroupWriter: Sendable {
         mutating func wrote(_ taken: Int) -> Next {
             waiting -= taken
             writing = false
+            if waiting == 0 { urgent = false }
+            return decide()
+        }
+
+        /// A poll waiting was cancelled: what waits is written as soon as it can be.
+        mutating func urged() -> Next {
+            if waiting > 0 { urgent = true }
             return decide()
         }
 
@@ -81,7 +90,7 @@ final class GroupWriter: Sendable {
 
         private mutating func decide() -> Next {
             guard !writing, waiting > 0 else { return .none }
-            if hurry || waiting >= fullAt {
+            if hurry || urgent || waiting >= fullAt {
                 timer = nil
                 writing = true
                 return .writeNow
@@ -116,14 +125,20 @@ final class GroupWriter: Sendable {
         state = Mutex(State(window: Window(fullAt: fullAt)))
     }
 
-    /// Writes `part` with the others of its window; what it did alone.
+    /// Writes `part` with the others of its window; what it did alone. A
+    /// cancelled caller (the server shutting down) has it written at once,
+    /// not a window later, and still hears how it went.
     func write(_ part: Part) async -> Result<UpsertSummary, ImportError> {
-        await withCheckedContinuation { continuation in
-            let next = state.withLock { state in
-                state.waiting.append(Waiting(part: part, continuation: continuation))
-                return state.window.added()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let next = state.withLock { state in
+                    state.waiting.append(Waiting(part: part, continuation: continuation))
+                    return state.window.added()
+                }
+                follow(next)
             }
-            follow(next)
+        } onCancel: {
+            follow(state.withLock { $0.window.urged() })
         }
     }
 

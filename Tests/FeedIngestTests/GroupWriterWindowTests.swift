@@ -42,4 +42,16 @@ import Testing
         #expect(window.hurried(true) == .writeNow, "a hurry writes what waits")
         #expect(window.windowEnded(1) == .none)
     }
+
+    @Test func anUrgedWindowIsWrittenNowAndSoIsWhatComesWhileItIsWritten() {
+        var window = GroupWriter.Window(fullAt: 64)
+        #expect(window.urged() == .none, "nothing waits")
+        #expect(window.added() == .writeAfter(token: 1))
+        #expect(window.urged() == .writeNow)
+        #expect(window.added() == .none)
+        #expect(window.urged() == .none, "one write at a time")
+        #expect(window.wrote(1) == .writeNow, "still urgent: one waits")
+        #expect(window.wrote(1) == .none)
+        #expect(window.added() == .writeAfter(token: 2), "nothing waited: windows again")
+    }
 }

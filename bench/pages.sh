@@ -77,7 +77,7 @@ PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}
 RENDER_RUNS=${RENDER_RUNS:-3}
 CRAWL_DURATION=${CRAWL_DURATION:-30s}  # the crawl wraps to page 1 at the end; see bench/crawl.lua
 RENDER_PAGES=${RENDER_PAGES:-500}
-# SEED_FROM=DIR: serve a copy of that data folder's store (feed.sqlite and its -rows and -pages
+# SEED_FROM=DIR: serve a copy of that data folder's store (feed.sqlite and every feed.sqlite-* file
 # files) instead of --demo-items: e.g. the river of 1,000 sources a `KEEP_TMP=1 bench/sources.sh`
 # left in its folder, to compare with a one-source feed of as many items (ITEMS=that count).
 SEED_FROM=${SEED_FROM:-}
@@ -157,7 +157,7 @@ mkdir -p "$tmp/data" "$tmp/nginx/root" "$tmp/nginx/tmp"
 chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root"
 seed_args=(--demo-items "$ITEMS")
 if [ -n "$SEED_FROM" ]; then
-  cp "$SEED_FROM"/feed.sqlite "$SEED_FROM"/feed.sqlite-rows "$SEED_FROM"/feed.sqlite-pages "$tmp/data/"
+  cp "$SEED_FROM"/feed.sqlite "$SEED_FROM"/feed.sqlite-* "$tmp/data/"  # the WAL, the rows, the page index
   seed_args=(--demo-items 0)
 fi
 log "seeding $ITEMS items${SEED_FROM:+ (a copy of $SEED_FROM)} and starting warmfeed (--threads $SERVER_THREADS)"

@@ -186,14 +186,6 @@ final class GroupWriter: Sendable {
         for (item, keep) in part.items { try writer.upsert(item, keepStoredDate: keep) }
         if let relabel = part.relabel { try writer.relabelSource(relabel.id, title: relabel.title, link: relabel.link) }
         try writer.settle()
-        let after = writer.summary
-        var summary = UpsertSummary()
-        summary.inserted = after.inserted - before.inserted
-        summary.updated = after.updated - before.updated
-        summary.unchanged = after.unchanged - before.unchanged
-        summary.repeated = after.repeated - before.repeated
-        summary.removed = after.removed - before.removed
-        summary.relabelled = after.relabelled - before.relabelled
-        return summary
+        return writer.summary.since(before)
     }
 }

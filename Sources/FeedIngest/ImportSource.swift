@@ -16,7 +16,7 @@ public enum ImportSource: Sendable, Equatable, CustomStringConvertible {
     public init(_ text: String) throws(ImportError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let lower = trimmed.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        if Self.isWebAddress(trimmed) {
             guard URL(string: trimmed)?.host != nil else { throw ImportError("not a URL: \(trimmed)") }
             self = .url(trimmed)
             return
@@ -31,6 +31,13 @@ public enum ImportSource: Sendable, Equatable, CustomStringConvertible {
         }
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         self = isFolder.boolValue ? .folder(absolute) : .file(absolute)
+    }
+
+    /// Whether `text` (trimmed) names an http(s) URL: told from the text
+    /// alone, with no look at the disk.
+    static func isWebAddress(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
     public var description: String {

@@ -49,10 +49,15 @@ public final class Importer: Sendable {
     }
 
     /// Feeds may be large and slow, but not endless: 512 MiB, a minute, 3
-    /// redirects, and 15 s of silence to begin (a feed made on request).
+    /// redirects, and `silenceAllowed` to begin.
     public static var feedLimits: FetchLimits {
-        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(60), maxBodyBytes: 512 << 20, maxRedirects: 3, lowSpeedTime: .seconds(15))
+        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(60), maxBodyBytes: 512 << 20, maxRedirects: 3, lowSpeedTime: silenceAllowed)
     }
+
+    /// How long a feed or a list may send nothing (or under 1 KiB/s) before
+    /// it is cut: 15 s, not the 3 s an image gets, for many feeds are made
+    /// on request and a busy blog takes seconds to begin.
+    public static let silenceAllowed: Duration = .seconds(15)
 
     /// What the importer asks for: feeds first, anything else accepted (many
     /// serve RSS as text/xml). The `User-Agent` is the fetcher's own, the one
@@ -89,9 +94,7 @@ public final class Importer: Sendable {
         switch source {
         case .file(let path):
             // A file's validator is its size and modification time: an unchanged file is not read again.
-            let fileStamp = (try? FileManager.default.attributesOfItem(atPath: path)).map { attributes in
-                "\((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0):\(attributes[.size] as? Int ?? 0)"
-            }
+            let fileStamp = SourceSpecs.stamp(ofFile: path)
             if let fileStamp, fileStamp == validators.lastModified {
                 report.notModified = true
                 report.validators = validators

@@ -344,4 +344,16 @@ public struct UpsertSummary: Sendable, Equatable {
 
     /// An empty summary.
     public init() {}
+
+    /// What a write did between two summaries of it, `earlier` and this one.
+    public func since(_ earlier: UpsertSummary) -> UpsertSummary {
+        var done = UpsertSummary()
+        done.inserted = inserted - earlier.inserted
+        done.updated = updated - earlier.updated
+        done.unchanged = unchanged - earlier.unchanged
+        done.repeated = repeated - earlier.repeated
+        done.removed = removed - earlier.removed
+        done.relabelled = relabelled - earlier.relabelled
+        return done
+    }
 }

@@ -51,9 +51,7 @@ struct PolledSource: Codable, Equatable, Sendable {
     var namedOnTheWeb: Bool {
         guard let listedBy else { return false }
         let value = listedBy.trimmingCharacters(in: .whitespaces)
-        let lower = value.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return false }
-        return key != value
+        return ImportSource.isWebAddress(value) && key != value
     }
 
     /// The validators to send.

@@ -92,11 +92,10 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
                 status: RefreshStatus(source: shown, refreshSeconds: configuration.refresh.map(\.inSeconds))))
     }
 
-    /// The limits a poll's download runs under: 30 s in all, and silence
-    /// (or under 1 KiB/s) cut after 15 s, not the 3 s an image gets: many
-    /// feeds are made on request, and a busy blog takes seconds to begin.
+    /// The limits a poll's download runs under: 30 s in all, silence cut
+    /// after `Importer.silenceAllowed`.
     public static func pollLimits(maxBytes: Int) -> FetchLimits {
-        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: maxBytes, maxRedirects: 3, lowSpeedTime: .seconds(15))
+        FetchLimits(connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: maxBytes, maxRedirects: 3, lowSpeedTime: Importer.silenceAllowed)
     }
 
     // MARK: - Running

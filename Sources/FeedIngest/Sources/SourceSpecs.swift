@@ -67,10 +67,11 @@ public final class SourceSpecs: Sendable {
         firstBodies.withLock { $0.removeValue(forKey: key) }
     }
 
-    /// A list is small: 8 MiB, 30 seconds (15 of silence), 3 redirects.
+    /// A list is small: 8 MiB, 30 seconds (`Importer.silenceAllowed` of them silent), 3 redirects.
     public static var listLimits: FetchLimits {
         FetchLimits(
-            connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: SourceList.documentLimit, maxRedirects: 3, lowSpeedTime: .seconds(15))
+            connectTimeout: .seconds(5), totalTimeout: .seconds(30), maxBodyBytes: SourceList.documentLimit, maxRedirects: 3,
+            lowSpeedTime: Importer.silenceAllowed)
     }
 
     /// Reads every value; a URL in `knownFeeds` (a source the store keeps)

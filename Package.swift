@@ -392,7 +392,10 @@ let package = Package(
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "WarmfeedCore", "ImageFormats"]),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PostgresWire", "SQLiteStore", "PageFiles", "WarmfeedCore", "Warmfeed", "FeedIngest", "FeedPages"]
+            dependencies: [
+                "PostgresStore", "PostgresWire", "SQLiteStore", "PageFiles", "WarmfeedCore", "Warmfeed", "FeedIngest", "FeedPages", "FeedFixtures",
+                "HTTPTestClient", "OriginFetcher",
+            ]
         ),
         .testTarget(
             name: "WarmfeedTests",

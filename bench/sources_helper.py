@@ -387,14 +387,18 @@ def report(a: argparse.Namespace) -> None:
         rows.append(("misbehaving sources: requests in the intervals, by kind",
                      "; ".join(f"{k} {'+'.join(map(str, v))}" for k, v in per_kind.items()), "(backing off)", "—"))
 
-    # The servers' own view: the first server's snapshot in full, every node's polls.
+    # The servers' own view: every node's sources (each lists those of the hosts it polls), every node's polls.
     folders = [Path(a.snapshot) / srv["name"] for srv in servers] if a.snapshot else []
     first = folders[0] if folders else None
-    doc = None
-    if first and (first / "sources.json").exists():
-        doc = json.loads((first / "sources.json").read_text())
+    docs = [json.loads((f / "sources.json").read_text()) for f in folders if (f / "sources.json").exists()]
+    doc = docs[0] if docs else None
     if doc:
-        entries = [e for e in doc.get("sources", []) if isinstance(e, dict)]
+        entries = [e for one in docs for e in one.get("sources", []) if isinstance(e, dict)]
+        if len(docs) > 1:
+            by_node = [sum(1 for e in one.get("sources", []) if isinstance(e, dict)) for one in docs]
+            urls = [str(e.get("url")) for e in entries]
+            rows.append(("/admin/sources: sources each node polls", " + ".join(map(str, by_node)) + f" = {len(urls)}; on two nodes {len(urls) - len(set(urls))}",
+                         "each on one node, every node some", verdict(len(urls) == len(set(urls)) and min(by_node) > 0)))
         states: dict[str, int] = {}
         for e in entries:
             states[str(e.get("state"))] = states.get(str(e.get("state")), 0) + 1

@@ -42,7 +42,7 @@ public final class PostgresFeedStore: FeedStore {
     /// on the request path looks here, and takes the lock every thread would
     /// share only when there is something to see or to clear.
     private let troubled = Atomic<Bool>(false)
-    private let lead: RefreshLead
+    private let places: PollingPlaces
     /// Each reading thread's own connection, for deep pages (`preparedPage`):
     /// up to twice `connections`, room for the server's handler threads (8
     /// by default) and the few others that read a page (the start-up warm);
@@ -139,7 +139,7 @@ public final class PostgresFeedStore: FeedStore {
         appliedMigrations = opened.applied
         writes = Atomic(opened.writes)
         readerConnections = ThreadConnections(parameters: location.libpqParameters(application: "warmfeed-reader"), limit: readerCount)
-        lead = RefreshLead(location: location, logger: logger)
+        places = PollingPlaces(location: location, logger: logger)
         threadConnections = ThreadConnections(parameters: location.libpqParameters, limit: connections * 2)
     }
 
@@ -242,17 +242,17 @@ public final class PostgresFeedStore: FeedStore {
         }
     }
 
-    /// Lets the refresh lead go, closes every connection and stops the reader
+    /// Lets the polling place go, closes every connection and stops the reader
     /// threads. Each wait is bounded by a deadline (a connection's answers)
     /// or by `closeLimit`, so a PostgreSQL that stopped answering cannot hold
     /// a node's SIGTERM, or a test, for long.
     public func close() async {
-        let lead = lead
+        let places = places
         let released: Bool = await readers.perform(cancelled: false) {
-            lead.release()
+            places.release()
             return true
         }
-        if !released { lead.release() }
+        if !released { places.release() }
         threadConnections.close()
         readerConnections.close()
         readers.stop()
@@ -281,10 +281,10 @@ public final class PostgresFeedStore: FeedStore {
         await close()
     }
 
-    /// Whether this node polls the source: it holds the refresh advisory lock,
-    /// on a connection of its own; a node that dies lets it go with its connection.
-    public func leadsRefresh() async -> Bool {
-        let lead = lead
-        return await readers.perform(cancelled: false) { lead.holds() }
+    /// This node's share of the polling: its place (an advisory lock on a
+    /// connection of its own) among the places held (`PollingPlaces`).
+    public func pollingShare() async -> PollingShare? {
+        let places = places
+        return await readers.perform(cancelled: nil) { places.share() }
     }
 }

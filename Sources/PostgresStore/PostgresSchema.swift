@@ -13,8 +13,9 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x7766_6d69_6772
     /// The advisory lock every write transaction takes, so two imports from two nodes run one after the other.
     static let writeLock: Int64 = 0x7766_7772_6974
-    /// The advisory lock of the one node that polls the source ("wfrefr").
-    static let refreshLock: Int64 = 0x7766_7265_6672
+    /// The first key of the two-key advisory locks that hold the polling
+    /// nodes' places (`PollingPlaces`; the second key is the place): "wfpl".
+    static let pollingLocks: Int32 = 0x7766_706c
     /// The channel a write announces the new revision on.
     static let revisionChannel = "warmfeed_revision"
 

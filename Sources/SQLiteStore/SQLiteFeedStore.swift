@@ -379,8 +379,8 @@ extension SQLiteFeedStore {
         }
     }
 
-    /// One file has one server: it always polls its own source.
-    public func leadsRefresh() async -> Bool { true }
+    /// One file has one server: it polls every source.
+    public func pollingShare() async -> PollingShare? { .whole }
 
     /// A file on this machine: it answers while the process runs.
     public var status: StoreStatus { StoreStatus(backend: "sqlite", location: path) }

@@ -84,10 +84,12 @@ public protocol FeedStore: Sendable {
     /// its connections. The server runs it as a service.
     func run() async
 
-    /// Whether this process may poll the feed's source now: true for at most
-    /// one process sharing the store at a time. Asked before every scheduled
-    /// import; a process that held it and died gives it up.
-    func leadsRefresh() async -> Bool
+    /// This process's part of the polling now, among the processes sharing
+    /// the store (`PollingShare`): each host's sources are polled by one of
+    /// them, and one reads the lists. Nil when it may poll nothing (it cannot
+    /// reach the store to take a place). A process that dies lets its place
+    /// go, and the others take its hosts at their next ask.
+    func pollingShare() async -> PollingShare?
 
     /// What the store is and whether it answers, for the admin view.
     var status: StoreStatus { get }

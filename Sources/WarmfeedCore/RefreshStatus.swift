@@ -18,8 +18,11 @@ public struct RefreshStatus: Codable, Sendable {
     public var lastUpdated = 0
     public var lastProblems = 0
     public var lastError: String?
-    /// Another server sharing the store polls the sources now (this one waits its turn).
+    /// Other servers sharing the store poll the sources now (this one has no place among them).
     public var polledElsewhere = false
+    /// The servers sharing the polling, this one included (each polls the
+    /// sources of its hosts; `sources` counts this one's); 0 when it has no place.
+    public var serversPolling = 0
     /// Sources listed, failing now, failing for days, and hosts held by a `Retry-After`.
     public var sources = 0
     public var failing = 0

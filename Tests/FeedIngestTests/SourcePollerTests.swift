@@ -37,7 +37,7 @@ import Testing
 
         init(
             _ specs: [String], refresh: Duration? = nil, data: String = ImportedFeeds.dataFolder(),
-            listedOnTheWeb: AddressPolicy = .publicOnly, firstPassLimit: Duration = .seconds(30)
+            listedOnTheWeb: AddressPolicy = .publicOnly, firstPassLimit: Duration = .seconds(30), listRetry: Duration = .seconds(30)
         ) throws {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             self.data = data
@@ -48,6 +48,7 @@ import Testing
             var configuration = SourcesConfiguration(specs: specs, refresh: refresh)
             configuration.listedOnTheWeb = listedOnTheWeb
             configuration.firstPassLimit = firstPassLimit
+            configuration.listRetry = listRetry
             poller = SourcePoller(
                 configuration,
                 importer: Importer(
@@ -230,6 +231,25 @@ import Testing
         #expect(try await polling.river().count == 2)
         let left = try FileManager.default.contentsOfDirectory(atPath: polling.data).filter { $0.hasSuffix(".download") }
         #expect(left.isEmpty, "no download is left behind: \(left)")
+    }
+
+    @Test func aFeedURLThatFailsAtTheFirstStartIsAskedAgainSoonNotAtTheNextDailyRead() async throws {
+        let origin = try FaultyOrigin()
+        origin.script("/feed.xml", .respond(status: 503, contentType: "text/plain", body: Array("starting".utf8)))
+        // No --refresh: the lists are read daily; a value that could not be read is read again after 1 s, 2 s, 4 s…
+        let polling = try Polling([origin.url("/feed.xml")], listRetry: .seconds(1))
+        _ = await polling.poller.firstPass()
+        #expect(try await polling.river().isEmpty)
+        #expect(polling.poller.status.sources == 0, "not known to be a feed: nothing to poll yet")
+        try await polling.running {
+            #expect(await Self.eventually(.seconds(5)) { origin.requests(to: "/feed.xml") >= 2 }, "asked again within seconds")
+            let failing = origin.requests(to: "/feed.xml")
+            try await Task.sleep(for: .seconds(2))
+            #expect(origin.requests(to: "/feed.xml") <= failing + 1, "backing off, not asking every second")
+            origin.script("/feed.xml", .respond(contentType: "application/rss+xml", body: Self.feed("Blog", ids: [1, 2])))
+            #expect(await Self.eventually(.seconds(15)) { (try? await polling.river().count) == 2 }, "in the river once it answers")
+        }
+        #expect(polling.poller.status.sources == 1)
     }
 
     @Test func aListOnTheWebReachesOnlyPublicAddressesAndWhatTheOperatorAllowed() async throws {

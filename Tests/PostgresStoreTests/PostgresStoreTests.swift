@@ -156,18 +156,6 @@ import Testing
         }
     }
 
-    @Test func oneNodePollsTheSourceAndAnotherTakesOverWhenItGoes() async throws {
-        try await TestStore.with(.postgres) { made in
-            let other = try await made.another()
-            #expect(await made.store.leadsRefresh())
-            #expect(await made.store.leadsRefresh(), "the lead stays with its holder")
-            #expect(await other.leadsRefresh() == false)
-            await made.store.close()
-            #expect(await other.leadsRefresh(), "the holder left: the next to ask leads")
-            await other.close()
-        }
-    }
-
     @Test func deepLinksAndCursorsAreIndexSeeks() async throws {
         try await TestStore.with(.postgres) { made in
             try await upsert(made.store, DemoFeed.items(count: 20_000))

@@ -41,8 +41,8 @@ extension SourcePoller {
 
     private func makeFirstPass(progress: (@Sendable (ImportProgress) -> Void)?) async -> [Result<ImportReport, ImportError>] {
         // Without --refresh a source is polled at each start (conditionally), whatever its kept schedule says.
-        await checkLead(dueNow: configuration.refresh == nil)
-        guard machine.withLock({ $0.leading }) else { return [] }
+        await checkShare(dueNow: configuration.refresh == nil)
+        guard machine.withLock({ $0.share != nil }) else { return [] }
         let single = machine.withLock { $0.sources.count == 1 } && configuration.specs.count == 1
         let deadline = single ? nil : ContinuousClock.now + configuration.firstPassLimit
         let reports = Results()

@@ -6,13 +6,20 @@ import WarmfeedCore
 
 /// The lists: what a read of them adds to and removes from the store, and the schedule they make.
 extension SourcePoller {
+    /// The note the lists' reader moves each time it adds or removes
+    /// sources: the other processes sharing the store read the sources again.
+    static let sourcesChangedNote = "sources changed"
 
     /// Reads the lists and makes the store's sources agree: feeds newly
     /// listed are added, sources taken out of a list removed with their
-    /// items; then the schedule holds every listed source.
+    /// items. Only the process whose share reads the lists does; the others
+    /// read the sources it wrote. Then the schedule holds every listed source
+    /// on the hosts of this process's share.
     /// With `dueNow`, every source is polled at once, whatever its kept schedule says.
     func applyLists(dueNow: Bool = false) async {
-        guard machine.withLock({ $0.leading }) else { return }
+        guard let share = machine.withLock({ $0.share }) else { return }
+        // Read before the sources: a change written between is seen at the next check.
+        let changed = share.readsLists ? nil : try? await store.note(Self.sourcesChangedNote)
         let stored: [SourceEntry]
         do {
             stored = try await store.sources()
@@ -20,10 +27,58 @@ extension SourcePoller {
             logger.warning("cannot read the sources from the store; polling what was known", metadata: ["reason": "\(error)"])
             return
         }
-        // A URL the store keeps as a source is a feed: it is not asked again to tell.
-        let read = await lists.read(knownFeeds: Set(stored.map(\.key)))
         var kept: [Int64: PolledSource] = [:]
         for entry in stored { kept[entry.id] = PolledSource.decode(entry.state) ?? PolledSource(key: entry.key, listedBy: nil) }
+        // Which stored sources the lists name now; nil when another process reads them.
+        var listed: Listed?
+        if share.readsLists {
+            guard let read = await readLists(stored: stored, kept: &kept) else { return }
+            listed = read
+        }
+        let now = Self.now()
+        machine.withLock { machine in
+            if listed == nil { machine.sourcesChanged = changed }
+            guard let share = machine.share else { return }
+            var polled: [Int64: PolledSource] = [:]
+            for (id, stored) in kept {
+                var source = machine.sources[id] ?? stored
+                if let listed {
+                    if let feed = listed.feeds[source.key] {
+                        (source.listedBy, source.listedTitle, source.listedSite) = (feed.listedBy, feed.title, feed.site)
+                    } else if !(source.listedBy.map(listed.failed.contains) ?? false) {
+                        continue
+                    }
+                } else if source.listedBy == nil {
+                    continue  // `warmfeed import` wrote it, and no list names it
+                }
+                guard share.polls(host: SourceURL.host(of: source.source)) else { continue }
+                polled[id] = source
+            }
+            machine.sources = polled
+            // A source that left (and may come back, its items gone) is built whole next time.
+            machine.entryDigests = machine.entryDigests.filter { polled[$0.key] != nil }
+            let resources = polled.map { id, source in
+                var state = source.poll
+                if dueNow { state.nextPollAt = nil }
+                return PollResource(id: id, host: SourceURL.host(of: source.source), state: state)
+            }
+            machine.take(machine.schedule.adopt(resources, now: now))
+        }
+        bell.ring()
+    }
+
+    /// What a read of the lists found: the feeds they name by key, and the
+    /// values that could not be read (their sources stay polled).
+    struct Listed {
+        var feeds: [String: ListedFeed]
+        var failed: Set<String>
+    }
+
+    /// Reads the lists and writes what they change to the store (`kept`
+    /// follows); nil when the store refused the change.
+    private func readLists(stored: [SourceEntry], kept: inout [Int64: PolledSource]) async -> Listed? {
+        // A URL the store keeps as a source is a feed: it is not asked again to tell.
+        let read = await lists.read(knownFeeds: Set(stored.map(\.key)))
         let emptyBefore = machine.withLock { $0.emptyLists }
         let plan = SourceReconciler.plan(
             stored: stored.map { SourceReconciler.Stored(id: $0.id, key: $0.key, listedBy: kept[$0.id]?.listedBy) },
@@ -66,41 +121,23 @@ extension SourcePoller {
                     if summary.changedItems { machine.announce = store.revision }
                 }
                 if let legacy { try? await store.setNote("validators \(legacy.key)", nil) }
+                // The processes sharing the store poll the new sources on their hosts.
+                try? await store.setNote(Self.sourcesChangedNote, "\(Self.now())")
             } catch {
                 logger.error("cannot write the source list's changes; polling what was known", metadata: ["reason": "\(error)"])
-                return
+                return nil
             }
         }
         for problem in read.problems { logger.warning("source list", metadata: ["problem": "\(problem)"]) }
-        // Polled: every listed feed, and the sources of lists that could not be read this time.
-        let listedKeys = Dictionary(read.feeds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        let now = Self.now()
         machine.withLock { machine in
+            machine.listsUnread = !read.failed.isEmpty
             machine.emptyLists = plan.emptyNow
             machine.status.listReads += 1
             machine.status.listProblems += read.problems.count
             if let last = read.problems.last { machine.status.listLastProblem = last }
-            var polled: [Int64: PolledSource] = [:]
-            for (id, stored) in kept {
-                var source = machine.sources[id] ?? stored
-                if let feed = listedKeys[source.key] {
-                    (source.listedBy, source.listedTitle, source.listedSite) = (feed.listedBy, feed.title, feed.site)
-                } else if !(source.listedBy.map(read.failed.contains) ?? false) {
-                    continue
-                }
-                polled[id] = source
-            }
-            machine.sources = polled
-            // A source that left (and may come back, its items gone) is built whole next time.
-            machine.entryDigests = machine.entryDigests.filter { polled[$0.key] != nil }
-            let resources = polled.map { id, source in
-                var state = source.poll
-                if dueNow { state.nextPollAt = nil }
-                return PollResource(id: id, host: SourceURL.host(of: source.source), state: state)
-            }
-            machine.take(machine.schedule.adopt(resources, now: now))
         }
-        bell.ring()
+        // Polled: every listed feed, and the sources of lists that could not be read this time.
+        return Listed(feeds: Dictionary(read.feeds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first }), failed: read.failed)
     }
 
 }

@@ -18,7 +18,8 @@ extension SourcePoller {
             status.hostsHeld = summary.heldHosts.count
             status.inFlight = summary.fetching
             status.waiting = summary.waiting
-            status.polledElsewhere = !machine.leading
+            status.polledElsewhere = machine.share == nil
+            status.serversPolling = machine.share?.places.count ?? 0
             return (status, Self.polled(machine, now: now))
         }
         var shown = status

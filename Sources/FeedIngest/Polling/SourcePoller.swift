@@ -13,8 +13,10 @@ import WarmfeedCore
 /// store, and polls each source on its own schedule (`PollSchedule`):
 /// conditionally, within limits per host and in all, lengthened by the
 /// feed's own hints, held by a host's `Retry-After`, backed off when it
-/// fails. One process sharing the store polls (`FeedStore.leadsRefresh`);
-/// if it dies, the next to ask takes over with the schedule it kept.
+/// fails. Processes sharing a store share the polling (`PollingShare`): each
+/// host's sources are polled by one of them, so a host's limits and holds
+/// are kept in one place; when one comes or goes, the hosts it takes or
+/// held move with the schedule the store kept for them.
 ///
 /// The schedule and what the poller knows of each source are one state
 /// under one lock; each event runs the schedule under it, and the fetches
@@ -43,7 +45,21 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         var wake: Int64?
         /// Sources whose state changed since it was last written to the store.
         var dirty: Set<Int64> = []
-        var leading = false
+        /// This process's share of the polling; nil: it polls nothing now.
+        var share: PollingShare?
+        /// The share changed and the hosts it gained are not read yet: they
+        /// are, at the next check that finds the same share (the process that
+        /// held them has then kept what it knew of them in the store).
+        var settling = false
+        /// The lists' reader's `sourcesChangedNote` when this process last
+        /// read the sources (when another process reads the lists).
+        var sourcesChanged: String?
+        /// Sources that left this process (its share shrank, or the list
+        /// dropped them) while a poll of theirs ran: what the poll learned is
+        /// still written to the store, for whoever polls them next.
+        var left: [Int64: PolledSource] = [:]
+        /// A list value (a list, or a feed URL not known yet) could not be read at the last read.
+        var listsUnread = false
         /// List values that read empty last time (see `SourceReconciler`).
         var emptyLists: Set<String> = []
         /// The store's revision after new items, not yet announced.
@@ -114,19 +130,32 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
             // The first pass, unless the start has made it already.
             _ = await firstPass()
             await withDiscardingTaskGroup { group in
-                var listsDue = ContinuousClock.now + (configuration.refresh ?? .seconds(86_400))
-                var leadDue = ContinuousClock.now
+                let listsEvery = configuration.refresh ?? .seconds(86_400)
+                var listsDue = ContinuousClock.now + listsEvery
+                // A value the first pass could not read is read again soon.
+                var listsRetry: Duration? = machine.withLock { $0.listsUnread } ? configuration.listRetry : nil
+                if let listsRetry { listsDue = ContinuousClock.now + min(listsRetry, listsEvery) }
+                var shareDue = ContinuousClock.now
                 var keepDue = ContinuousClock.now + configuration.keepEvery
                 var announceDue = ContinuousClock.now
                 while !Task.isCancelled {
                     let now = ContinuousClock.now
-                    if now >= leadDue {
-                        await checkLead()
-                        leadDue = now + .seconds(5)
+                    if now >= shareDue {
+                        await checkShare()
+                        shareDue = now + .seconds(5)
                     }
                     if rereadAsked.exchange(false, ordering: .relaxed) || now >= listsDue {
+                        // A value that could not be read (a list, or a feed URL not known yet) is read
+                        // again after `listRetry`, then twice as long each time, up to the lists' own interval.
                         await applyLists()
-                        listsDue = now + (configuration.refresh ?? .seconds(86_400))
+                        if !machine.withLock({ $0.listsUnread }) {
+                            listsRetry = nil
+                            listsDue = now + listsEvery
+                        } else {
+                            let wait = min(listsRetry.map { $0 * 2 } ?? configuration.listRetry, listsEvery)
+                            listsRetry = wait
+                            listsDue = now + wait
+                        }
                     }
                     if now >= keepDue {
                         await keepStates()
@@ -168,7 +197,7 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
     func startDue() -> [Int64] {
         let now = Self.now()
         return machine.withLock { machine in
-            guard machine.leading else { return [] }
+            guard machine.share != nil else { return [] }
             if let wake = machine.wake, wake <= now {
                 machine.wake = nil
             }
@@ -178,19 +207,34 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         }
     }
 
-    /// Asks the store whether this process polls; a process that starts to
-    /// takes the schedule the store kept, one that stops lets go of its own.
-    func checkLead(dueNow: Bool = false) async {
-        let leads = await store.leadsRefresh()
-        let was = machine.withLock { machine -> Bool in
-            defer { machine.leading = leads }
-            return machine.leading
+    /// Asks the store for this process's share of the polling. A process
+    /// that comes to poll takes the schedule the store kept for its hosts.
+    /// When the share changes, what the process knew of the hosts it gives
+    /// up is written to the store at once and they are dropped; the hosts
+    /// it gains are read from the store one check later (`settling`), once
+    /// the process that held them has seen the change too and kept theirs.
+    /// A process that does not read the lists reads the sources again when
+    /// the one that does has changed them.
+    func checkShare(dueNow: Bool = false) async {
+        let share = await store.pollingShare()
+        let (was, settled) = machine.withLock { machine -> (PollingShare?, Bool) in
+            defer { machine.share = share }
+            let settled = machine.settling && machine.share == share
+            if settled || share != machine.share { machine.settling = false }
+            return (machine.share, settled)
         }
-        if leads, !was {
-            logger.info("this server polls the sources")
-            await applyLists(dueNow: dueNow)
-        } else if !leads, was {
-            logger.info("another server polls the sources now")
+        if share == was {
+            if settled {
+                await applyLists()
+            } else if let share, !share.readsLists, let changed = try? await store.note(Self.sourcesChangedNote),
+                changed != machine.withLock({ $0.sourcesChanged })
+            {
+                await applyLists()
+            }
+            return
+        }
+        guard let share else {
+            logger.info("this server polls no source now: it has no place among the servers sharing the store")
             await keepStates()
             let now = Self.now()
             machine.withLock { machine in
@@ -199,7 +243,30 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
                 machine.entryDigests = [:]
                 machine.toStart = []
             }
+            return
         }
+        logger.info(
+            "this server's share of the polling",
+            metadata: ["place": "\(share.place)", "servers polling": "\(share.places.count)", "reads the lists": "\(share.readsLists)"])
+        guard was != nil else {
+            await applyLists(dueNow: dueNow)
+            return
+        }
+        let now = Self.now()
+        machine.withLock { machine in
+            machine.settling = true
+            // The hosts given up: what this process knew of their sources is written with the next keep.
+            let kept = machine.sources.filter { share.polls(host: SourceURL.host(of: $0.value.source)) }
+            for (id, source) in machine.sources where kept[id] == nil { machine.left[id] = source }
+            machine.sources = kept
+            machine.entryDigests = machine.entryDigests.filter { machine.sources[$0.key] != nil }
+            machine.toStart.removeAll { machine.sources[$0] == nil }
+            let resources = machine.sources.map { id, source in
+                PollResource(id: id, host: SourceURL.host(of: source.source), state: machine.schedule.state(of: id) ?? source.poll)
+            }
+            machine.take(machine.schedule.adopt(resources, now: now))
+        }
+        await keepStates()
     }
 
     // MARK: - A poll
@@ -252,7 +319,13 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
         let revision = store.revision
         machine.withLock { machine in
             machine.take(machine.schedule.finished(id, outcome, now: now, random: &machine.random))
-            guard var kept = machine.sources[id] else { return }
+            guard var kept = machine.sources[id] else {
+                // It left while polled: what the poll learned is for whoever polls it next.
+                var left = source
+                Self.record(outcome, report: report, failure: failure, into: &left, status: &machine.status, at: now)
+                machine.left[id] = left
+                return
+            }
             if let state = machine.schedule.state(of: id) { kept.poll = state }
             Self.record(outcome, report: report, failure: failure, into: &kept, status: &machine.status, at: now)
             machine.sources[id] = kept
@@ -318,8 +391,8 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
     /// Writes what the polls learned (validators, schedules) to the store, in one transaction.
     func keepStates() async {
         let dirty = machine.withLock { machine -> [(Int64, String)] in
-            defer { machine.dirty.removeAll() }
-            return machine.dirty.compactMap { id in machine.sources[id].map { (id, $0.encoded) } }
+            defer { (machine.dirty, machine.left) = ([], [:]) }
+            return machine.dirty.compactMap { id in machine.sources[id].map { (id, $0.encoded) } } + machine.left.map { ($0.key, $0.value.encoded) }
         }
         guard !dirty.isEmpty else { return }
         do {
@@ -328,7 +401,15 @@ public final class SourcePoller: Service, StatsPublisher, SourceListing, Sendabl
             }
         } catch {
             // Kept for the next try: a store down for a while loses no validator.
-            machine.withLock { machine in for (id, _) in dirty { machine.dirty.insert(id) } }
+            machine.withLock { machine in
+                for (id, state) in dirty {
+                    if machine.sources[id] != nil {
+                        machine.dirty.insert(id)
+                    } else if let left = PolledSource.decode(state) {
+                        machine.left[id] = machine.left[id] ?? left
+                    }
+                }
+            }
             logger.warning("cannot keep the sources' state in the store", metadata: ["reason": "\(error)"])
         }
     }

@@ -29,6 +29,10 @@ public struct SourcesConfiguration: Sendable, Equatable {
     /// index rewritten from the oldest item touched, rows made ahead) is per
     /// write, so the server's CPU falls with a longer window.
     public var writeWindow: Duration = .seconds(4)
+    /// How soon a `--source` value that could not be read (a list, or a feed
+    /// URL not known yet: a 503 at the first start) is read again; doubled at
+    /// each failure, up to `refresh`.
+    public var listRetry: Duration = .seconds(30)
     /// How often what the polls learned (validators, schedules) is written to the store.
     public var keepEvery: Duration = .seconds(5)
 

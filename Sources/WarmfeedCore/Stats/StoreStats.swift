@@ -31,6 +31,7 @@ extension CacheStats {
     static let sourceNumbers: [StatNumber] = [
         .words("source") { $0.source?.source }, .gauge("source_refresh_seconds", .seconds) { $0.source?.refreshSeconds },
         .flag("source_polled_elsewhere") { $0.source?.polledElsewhere },
+        .gauge("source_servers_polling") { $0.source?.serversPolling },
         .counter("source_imports") { $0.source?.imports }, .counter("source_not_modified") { $0.source?.notModified },
         .counter("source_failures") { $0.source?.failures }, .words("source_last_import_at") { $0.source?.lastImportAt },
         .gauge("source_last_inserted") { $0.source?.lastInserted }, .gauge("source_last_updated") { $0.source?.lastUpdated },

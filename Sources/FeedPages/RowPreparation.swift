@@ -34,6 +34,13 @@ package final class RowPreparation: Service, StatsPublisher, Sendable {
     private let state: Mutex<Status>
     /// Whether this process made sure the whole feed has this tag (once, on its first pass).
     private let swept = Atomic(false)
+    /// Reads of the row file a page may take on average before every row is
+    /// laid out again in page order: rows prepared as a river's polls wrote
+    /// them lie one apart from the next (30 reads a page where one would do).
+    static let scattered = 4.0
+    /// How often the layout is sampled (64 pages from the page index).
+    static let layoutEvery: Duration = .seconds(60)
+    private let layoutDue = Mutex(ContinuousClock.now)
 
     package init(store: any FeedStore, renderer: PageRenderer, pageSize: Int, repairs: RowRepairs = RowRepairs(), logger: Logger) {
         self.store = store
@@ -88,9 +95,30 @@ package final class RowPreparation: Service, StatsPublisher, Sendable {
         }
         try await forgetCorruptRows()
         try await prepare(tag, sweep: false)
+        try await layOutAgainWhenScattered(tag)
         state.withLock {
             $0.caughtUp = true; $0.lastError = nil
         }
+    }
+
+    /// Samples how the rows lie (at most every `layoutEvery`), and sweeps
+    /// when a page takes more than `scattered` reads: every row is rendered
+    /// again, laid out in page order.
+    private func layOutAgainWhenScattered(_ tag: UInt32) async throws {
+        let now = ContinuousClock.now
+        let due = layoutDue.withLock { due in
+            guard now >= due else { return false }
+            due = now + Self.layoutEvery
+            return true
+        }
+        guard due, let reads = await store.rowReadsPerPage(size: pageSize) else { return }
+        state.withLock { $0.readsPerPage = reads }
+        guard reads > Self.scattered else { return }
+        logger.info(
+            "rows lie scattered in the row file; rendering every row again, in page order",
+            metadata: ["reads a page": "\((reads * 10).rounded() / 10)"])
+        try await prepare(tag, sweep: true)
+        state.withLock { $0.readsPerPage = nil }
     }
 
     /// Whether every row must be rendered again: the feed was last prepared

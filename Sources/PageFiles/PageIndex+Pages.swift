@@ -78,6 +78,47 @@ extension PageIndex {
         return .some(builder.page(total: Int(found.count)))
     }
 
+    /// Runs of `placed` (places in file order, by their index in `places`),
+    /// each read with one `pread`: records less than 4 KiB apart share one.
+    static func runs(of placed: [(index: Int, at: Int64)], in places: [Place]) -> [(first: Int, start: Int64, end: Int64)] {
+        var runs: [(first: Int, start: Int64, end: Int64)] = []
+        for (position, member) in placed.enumerated() {
+            let end = member.at + Int64(places[member.index].size)
+            if let last = runs.indices.last, member.at <= runs[last].end + 4096 {
+                runs[last].end = max(runs[last].end, end)
+            } else {
+                runs.append((position, member.at, end))
+            }
+        }
+        return runs
+    }
+
+    /// How many reads of the row file a page of `size` rows takes, on
+    /// average over `samples` pages spread evenly over the feed: 1 when rows
+    /// lie in page order, up to `size` when each lies apart (a river's rows,
+    /// prepared as its sources' polls wrote them). nil when the index cannot
+    /// answer now, or the feed has no full page.
+    public func readsPerPage(size: Int, samples: Int) -> Double? {
+        guard let count = header()?.count, count >= Int64(size), samples > 0 else { return nil }
+        let pages = Int(count) / size
+        var reads = 0
+        var read = 0
+        for sample in 0..<min(samples, pages) {
+            let number = 1 + sample * pages / min(samples, pages)
+            guard
+                let found = places({ count in
+                    let top = count - Int64(number - 1) * Int64(size)
+                    return top >= Int64(size) ? (top - Int64(size) + 1)...top : nil
+                })
+            else { return nil }
+            guard !found.places.isEmpty else { continue }
+            let placed = found.places.indices.compactMap { index in found.places[index].at.map { (index: index, at: $0) } }.sorted { $0.at < $1.at }
+            reads += Self.runs(of: placed, in: found.places).count
+            read += 1
+        }
+        return read == 0 ? nil : Double(reads) / Double(read)
+    }
+
     /// The records of `places` read from the row file, with where each one
     /// sits in the bytes (nil for a row with no place, or one the file does
     /// not hold whole). Records lying close together are read with one `pread`
@@ -90,16 +131,7 @@ extension PageIndex {
             placed.reverse()
             if !placed.indices.dropFirst().allSatisfy({ placed[$0 - 1].at <= placed[$0].at }) { placed.sort { $0.at < $1.at } }
         }
-        // Runs of `placed` (by their members' first index), each read with one `pread`.
-        var runs: [(first: Int, start: Int64, end: Int64)] = []
-        for (position, member) in placed.enumerated() {
-            let end = member.at + Int64(places[member.index].size)
-            if let last = runs.indices.last, member.at <= runs[last].end + 4096 {
-                runs[last].end = max(runs[last].end, end)
-            } else {
-                runs.append((position, member.at, end))
-            }
-        }
+        let runs = Self.runs(of: placed, in: places)
         let wanted = runs.reduce(0) { $0 + Int($1.end - $1.start) }
         var spans = [Range<Int>?](repeating: nil, count: places.count)
         let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in

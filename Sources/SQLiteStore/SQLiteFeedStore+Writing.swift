@@ -184,15 +184,32 @@ extension SQLiteFeedStore {
         // In one write transaction: no write changes the items between the read
         // and the keep, and no other opening appends to the row file meanwhile.
         try await writeIndexed { [rows, index] db -> (kept: Int, last: Int64)? in
-            // A sweep renders every row again: it starts the file afresh.
-            if sweep, id == 0 { try rows.truncate() }
-            let items =
+            var whole = false
+            if sweep, id == 0 {
+                // A sweep renders every row again: it starts the file afresh, every
+                // row unprepared, and lays them out newest first, as pages list them.
+                try rows.truncate()
+                try db.execute(sql: "UPDATE item SET ahead_at = NULL, ahead_size = NULL WHERE ahead_at IS NOT NULL")
+                whole = true
+            }
+            // A sweep's cursor is the lowest rank laid so far (below it, in rank order); a pass's, the highest id.
+            // A row a write moved past the sweep's cursor stays unprepared: the next pass prepares it.
+            var items =
                 sweep
-                ? try FeedItem.fetchAll(db.cachedStatement(sql: "SELECT * FROM item WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
+                ? try FeedItem.fetchAll(
+                    db.cachedStatement(sql: "SELECT * FROM item WHERE ahead_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?"),
+                    arguments: [id == 0 ? Int64.max : id, limit])
                 : try FeedItem.fetchAll(
                     db.cachedStatement(sql: "SELECT * FROM item WHERE ahead_at IS NULL AND id > ? ORDER BY id LIMIT ?"),
                     arguments: [id, limit])
-            guard let last = items.last?.id else { return nil }
+            guard let last = sweep ? items.last?.seq : items.last?.id else {
+                if whole { try index.refresh(db, ranks: [], from: nil, whole: true) }
+                return nil
+            }
+            // New rows lie in date order too (oldest first, as one feed's ids run; a page reads
+            // them backwards): a river's polls write its sources' items one source after
+            // another, with dates that interleave.
+            if !sweep { items.sort { ($0.published, $0.id ?? 0) < ($1.published, $1.id ?? 0) } }
             let records = items.compactMap { item in
                 render(item).map { RowLog.Record(id: item.id ?? 0, hasPicture: item.imageURL != nil, prepared: $0) }
             }
@@ -201,7 +218,7 @@ extension SQLiteFeedStore {
             for (record, place) in zip(records, places) {
                 try update.execute(arguments: [place.at, place.size, record.id])
             }
-            try index.refresh(db, ranks: items.compactMap(\.seq), from: nil)
+            try index.refresh(db, ranks: items.compactMap(\.seq), from: nil, whole: whole)
             return (records.count, last)
         }
     }

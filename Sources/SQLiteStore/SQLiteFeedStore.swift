@@ -382,6 +382,11 @@ extension SQLiteFeedStore {
     /// One file has one server: it polls every source.
     public func pollingShare() async -> PollingShare? { .whole }
 
+    /// Sampled over 64 pages spread across the feed, from the page index alone.
+    public func rowReadsPerPage(size: Int) async -> Double? {
+        index.readsPerPage(size: size, samples: 64)
+    }
+
     /// A file on this machine: it answers while the process runs.
     public var status: StoreStatus { StoreStatus(backend: "sqlite", location: path) }
 

@@ -43,18 +43,26 @@ public protocol FeedStore: Sendable {
     /// cannot answer so, and `preparedPage` is awaited. None by default.
     func preparedPageWithoutWaiting(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage??
 
-    /// Renders and keeps the rows of up to `limit` items with ids above
-    /// `id`, in id order, that need it: with `sweep`, every row not prepared
-    /// with `tag` (a walk over the whole feed); without, only those not
-    /// prepared since their item was last written (an index read). One
-    /// transaction a batch, holding its items: a write of them waits for it,
-    /// and another node's pass skips them, so each row is rendered once.
-    /// `render` gives a row's bytes (the tag first), or nil to leave it.
-    /// Answers how many rows were kept and the highest id looked at; nil when
-    /// no item needed it. Not a change of the feed: the revision stays.
+    /// Renders and keeps the rows of up to `limit` items that need it, from
+    /// where the last batch ended (`id`: the `last` it answered; 0 at first):
+    /// with `sweep`, every row (a walk over the whole feed, which a store
+    /// keeping rows in a file beside it lays out in page order); without,
+    /// only those not prepared since their item was last written (an index
+    /// read), in id order. One transaction a batch, holding its items: a
+    /// write of them waits for it, and another node's pass skips them, so
+    /// each row is rendered once. `render` gives a row's bytes (the tag
+    /// first), or nil to leave it. Answers how many rows were kept and where
+    /// the next batch starts; nil when no item needed it. Not a change of
+    /// the feed: the revision stays.
     func prepareRows(
         tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
     ) async throws -> (kept: Int, last: Int64)?
+
+    /// How many reads of the file its prepared rows are kept in a page of
+    /// `size` rows takes, on average over pages sampled across the feed (1:
+    /// rows in page order); nil for a store that keeps no such file, or
+    /// cannot tell now. A sweep (`prepareRows`) lays them in order again.
+    func rowReadsPerPage(size: Int) async -> Double?
 
     /// Forgets the prepared rows of the items `ids` (found corrupt when a
     /// page read them), so the next `prepareRows` without a sweep renders
@@ -114,6 +122,8 @@ public protocol ImmediatePages: FeedStore {
 
 extension FeedStore {
     public func preparedPageWithoutWaiting(_ request: PageRequest, size: Int, tag: UInt32) throws -> PreparedPage?? { nil }
+
+    public func rowReadsPerPage(size: Int) async -> Double? { nil }
 
     /// The cursor that names `item`.
     public func cursor(of item: FeedItem) -> Cursor {

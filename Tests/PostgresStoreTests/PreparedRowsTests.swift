@@ -250,6 +250,42 @@ import Testing
         String(decoding: html, as: UTF8.self).components(separatedBy: "data-edited=\"yes\"").count - 1
     }
 
+    @Test func aRiverPreparedAsItsSourcesWroteLiesScatteredUntilASweepLaysItOutInPageOrder() async throws {
+        try await TestStore.with(.sqlite) { made in
+            let store = made.store
+            let renderer = try await Self.renderer()
+            let tag = try #require(renderer.rowTag)
+            let render: @Sendable (FeedItem) -> [UInt8]? = { renderer.prepare($0) }
+            // Twenty sources, each written and prepared on its own (as polls land), their dates
+            // interleaved: source s's item n at n·20 + s minutes. A page holds rows of every source.
+            for source in 0..<20 {
+                let items = (0..<30).map { n in
+                    FeedItem(guid: "s\(source)-\(n)", title: "Item \(n) of \(source)", summary: "A summary.", published: Int64(n * 20 + source + 1) * 60_000)
+                }
+                try await upsert(store, items)
+                _ = try await store.prepareRows(tag: tag, sweep: false, after: 0, limit: 1000, render: render)
+            }
+            let scattered = try #require(await store.rowReadsPerPage(size: 30))
+            #expect(scattered > 10, "each row of a page lies apart from the next: \(scattered) reads a page")
+            // The sweep, in batches; a write between two of them moves ranks under its cursor.
+            var after: Int64 = 0
+            var batches = 0
+            while let batch = try await store.prepareRows(tag: tag, sweep: true, after: after, limit: 100, render: render) {
+                after = batch.last
+                batches += 1
+                if batches == 2 { try await upsert(store, [FeedItem(guid: "late", title: "Late", summary: "", published: 30_000)]) }
+            }
+            #expect(batches >= 6)
+            // What the sweep's cursor passed by is prepared by the next pass.
+            _ = try await store.prepareRows(tag: tag, sweep: false, after: 0, limit: 1000, render: render)
+            let laid = try #require(await store.rowReadsPerPage(size: 30))
+            #expect(laid < 1.5, "a page is one read once laid out in page order: \(laid) reads a page")
+            let compared = try await Self.compare(store, renderer, size: 30)
+            #expect(compared.differences.isEmpty, "\(compared.differences.prefix(3))")
+            #expect(compared.preparedRows == compared.rows, "every row prepared: \(compared.preparedRows) of \(compared.rows)")
+        }
+    }
+
     @Test func aPageTemplateThatDoesNotRepeatTheRowRendersRowsOnEachRequest() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("templates-\(UUID().uuidString)")
         try FileManager.default.copyItem(atPath: Self.templates, toPath: folder.path)

@@ -245,6 +245,7 @@ import WarmfeedCore
         stats.source = source
         var rows = CacheStats.Rows()
         (rows.ahead, rows.reason, rows.tag, rows.caughtUp, rows.lastError, rows.prepared) = (up, words, "a1b2", up, words, 12)
+        rows.readsPerPage = 1.2
         stats.rows = rows
         var shared = CacheStats.Shared()
         (shared.location, shared.up, shared.problem, shared.keys, shared.bytes, shared.maxBytes) = (words, up, words, 9, 1 << 20, 1 << 30)

@@ -20,8 +20,12 @@ extension CacheStats {
         public var tag: String?
         /// Rows rendered and kept by this process.
         public var prepared = 0
-        /// Walks over the whole feed done by this process (a template change).
+        /// Walks over the whole feed done by this process (a template change,
+        /// or rows lying scattered in the row file).
         public var sweeps = 0
+        /// Reads of the row file a page took when last sampled (1: rows in
+        /// page order); a sweep lays them out again past `RowPreparation.scattered`.
+        public var readsPerPage: Double?
         /// Rows a page found corrupt in the store (flipped or cut bytes), served
         /// from their items and prepared again by this process.
         public var repaired = 0
@@ -36,7 +40,7 @@ extension CacheStats {
             // Stored rows a page found corrupt, served from their items and prepared again (issue 34).
             .counter("rows_prepared") { $0.rows?.prepared }, .counter("rows_repaired") { $0.rows?.repaired },
             .counter("rows_sweeps") { $0.rows?.sweeps }, .flag("rows_caught_up") { $0.rows?.caughtUp },
-            .words("rows_last_error") { $0.rows?.lastError },
+            .words("rows_last_error") { $0.rows?.lastError }, .gauge("rows_reads_per_page", .count) { $0.rows?.readsPerPage },
         ]
     }
 }

@@ -34,9 +34,12 @@ package final class RowPreparation: Service, StatsPublisher, Sendable {
     private let state: Mutex<Status>
     /// Whether this process made sure the whole feed has this tag (once, on its first pass).
     private let swept = Atomic(false)
-    /// Reads of the row file a page may take on average before every row is
-    /// laid out again in page order: rows prepared as a river's polls wrote
-    /// them lie one apart from the next (30 reads a page where one would do).
+    /// Reads of the row file most pages may take (the median of the
+    /// samples) before every row is laid out again in page order: rows
+    /// prepared as a river's first polls wrote them lie one apart from the
+    /// next (30 reads a page where one would do). New rows scattered over
+    /// the newest pages sweep the feed only once they are half of it, so a
+    /// sweep's cost stays a small multiple of rendering the new rows once.
     static let scattered = 4.0
     /// How often the layout is sampled (64 pages from the page index).
     static let layoutEvery: Duration = .seconds(60)

@@ -93,16 +93,17 @@ extension PageIndex {
         return runs
     }
 
-    /// How many reads of the row file a page of `size` rows takes, on
-    /// average over `samples` pages spread evenly over the feed: 1 when rows
-    /// lie in page order, up to `size` when each lies apart (a river's rows,
-    /// prepared as its sources' polls wrote them). nil when the index cannot
-    /// answer now, or the feed has no full page.
+    /// How many reads of the row file a page of `size` rows takes: the
+    /// median of `samples` pages spread evenly over the feed. 1 when rows lie
+    /// in page order, up to `size` when each lies apart (a river's rows,
+    /// prepared as its sources' polls wrote them). The median, not the mean:
+    /// it says how most pages lie, and new rows scattered over the newest
+    /// pages move it only once they are half the feed. nil when the index
+    /// cannot answer now, or the feed has no full page.
     public func readsPerPage(size: Int, samples: Int) -> Double? {
         guard let count = header()?.count, count >= Int64(size), samples > 0 else { return nil }
         let pages = Int(count) / size
-        var reads = 0
-        var read = 0
+        var reads: [Int] = []
         for sample in 0..<min(samples, pages) {
             let number = 1 + sample * pages / min(samples, pages)
             guard
@@ -113,10 +114,12 @@ extension PageIndex {
             else { return nil }
             guard !found.places.isEmpty else { continue }
             let placed = found.places.indices.compactMap { index in found.places[index].at.map { (index: index, at: $0) } }.sorted { $0.at < $1.at }
-            reads += Self.runs(of: placed, in: found.places).count
-            read += 1
+            reads.append(Self.runs(of: placed, in: found.places).count)
         }
-        return read == 0 ? nil : Double(reads) / Double(read)
+        guard !reads.isEmpty else { return nil }
+        reads.sort()
+        let middle = reads.count / 2
+        return reads.count % 2 == 1 ? Double(reads[middle]) : Double(reads[middle - 1] + reads[middle]) / 2
     }
 
     /// The records of `places` read from the row file, with where each one

@@ -382,7 +382,7 @@ extension SQLiteFeedStore {
     /// One file has one server: it polls every source.
     public func pollingShare() async -> PollingShare? { .whole }
 
-    /// Sampled over 64 pages spread across the feed, from the page index alone.
+    /// The median of 64 pages spread across the feed, read from the page index alone.
     public func rowReadsPerPage(size: Int) async -> Double? {
         index.readsPerPage(size: size, samples: 64)
     }

@@ -58,8 +58,8 @@ public protocol FeedStore: Sendable {
         tag: UInt32, sweep: Bool, after id: Int64, limit: Int, render: @escaping @Sendable (FeedItem) -> [UInt8]?
     ) async throws -> (kept: Int, last: Int64)?
 
-    /// How many reads of the file its prepared rows are kept in a page of
-    /// `size` rows takes, on average over pages sampled across the feed (1:
+    /// How many reads of the file its prepared rows are kept in most pages
+    /// of `size` rows take (the median of pages sampled across the feed; 1:
     /// rows in page order); nil for a store that keeps no such file, or
     /// cannot tell now. A sweep (`prepareRows`) lays them in order again.
     func rowReadsPerPage(size: Int) async -> Double?

@@ -283,6 +283,16 @@ import Testing
             let compared = try await Self.compare(store, renderer, size: 30)
             #expect(compared.differences.isEmpty, "\(compared.differences.prefix(3))")
             #expect(compared.preparedRows == compared.rows, "every row prepared: \(compared.preparedRows) of \(compared.rows)")
+            // New polls scatter the newest pages only: most pages still take one read, and no sweep is due.
+            for source in 0..<5 {
+                let items = (0..<12).map { n in
+                    FeedItem(guid: "new\(source)-\(n)", title: "New \(n) of \(source)", summary: "A summary.", published: Int64(700 + n * 5 + source) * 60_000)
+                }
+                try await upsert(store, items)
+                _ = try await store.prepareRows(tag: tag, sweep: false, after: 0, limit: 1000, render: render)
+            }
+            let grown = try #require(await store.rowReadsPerPage(size: 30))
+            #expect(grown < 1.5, "the median page is still one read: \(grown)")
         }
     }
 

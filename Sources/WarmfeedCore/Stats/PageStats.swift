@@ -23,8 +23,8 @@ extension CacheStats {
         /// Walks over the whole feed done by this process (a template change,
         /// or rows lying scattered in the row file).
         public var sweeps = 0
-        /// Reads of the row file a page took when last sampled (1: rows in
-        /// page order); a sweep lays them out again past `RowPreparation.scattered`.
+        /// Reads of the row file most pages took when last sampled (the median;
+        /// 1: rows in page order); a sweep lays them out again past `RowPreparation.scattered`.
         public var readsPerPage: Double?
         /// Rows a page found corrupt in the store (flipped or cut bytes), served
         /// from their items and prepared again by this process.

@@ -105,7 +105,7 @@ package final class RowPreparation: Service, StatsPublisher, Sendable {
     }
 
     /// Samples how the rows lie (at most every `layoutEvery`), and sweeps
-    /// when a page takes more than `scattered` reads: every row is rendered
+    /// when most pages take more than `scattered` reads: every row is rendered
     /// again, laid out in page order.
     private func layOutAgainWhenScattered(_ tag: UInt32) async throws {
         let now = ContinuousClock.now

@@ -91,7 +91,7 @@ public final class FaultyOrigin: @unchecked Sendable {
     /// Listens on a free port of `host` (an IPv4 or IPv6 loopback address) and starts accepting.
     public init(host: String = "127.0.0.1") throws {
         let v6 = host.contains(":")
-        let listener = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -249,7 +249,7 @@ public final class FaultyOrigin: @unchecked Sendable {
     private func acceptLoop() {
         var nextID = 0
         while true {
-            let socket = accept(listener, nil, nil)
+            let socket = acceptClosingOnExec(listener)
             if socket < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 // Out of descriptors or memory for a moment (a whole test run at once):
@@ -478,7 +478,7 @@ extension FaultyOrigin {
 
     /// A TCP socket bound to a free loopback port, listening with a backlog of zero or not at all.
     private static func loopbackSocket(listening: Bool) throws -> (socket: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -517,7 +517,7 @@ extension FaultyOrigin {
             address.sin_port = UInt16(port).bigEndian
             // Non-blocking connects: the first fills the queue, the others wait in SYN-SENT.
             for _ in 0..<3 {
-                let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+                let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
                 guard filler >= 0 else { continue }
                 sockets.append(filler)
                 _ = withUnsafePointer(to: &address) {

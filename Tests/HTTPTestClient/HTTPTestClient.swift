@@ -22,7 +22,7 @@ public final class TestConnection: @unchecked Sendable {
     /// Connects to 127.0.0.1:`port`, from the loopback address `source` when
     /// given (another client to the server: 127.0.0.2, …); reads give up after `timeout` seconds.
     public init(port: Int, timeout: Int = 15, from source: String? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

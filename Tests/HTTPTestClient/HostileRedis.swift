@@ -39,7 +39,7 @@ public final class HostileRedis: @unchecked Sendable {
     /// Listens on a free loopback port; `answer` says what each command gets.
     public init(answer: @escaping @Sendable ([String]) -> Answer) throws {
         self.answer = answer
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestConnection.Failure(description: "socket() failed: \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -101,7 +101,7 @@ public final class HostileRedis: @unchecked Sendable {
 
     private func acceptLoop() {
         while true {
-            let socket = accept(listener, nil, nil)
+            let socket = acceptClosingOnExec(listener)
             if socket < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 break

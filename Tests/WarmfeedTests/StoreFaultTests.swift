@@ -45,6 +45,8 @@ struct OwnPostgres {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0o644)
+        // The PostgreSQL it starts outlives the script: it holds none of this process's sockets.
+        closeInheritedDescriptors(&actions)
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), strdup(folder), nil]
         defer { for argument in arguments { free(argument) } }
         var pid: pid_t = 0

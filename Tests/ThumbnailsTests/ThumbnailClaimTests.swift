@@ -56,6 +56,32 @@ import Testing
         #expect(state.counters.claimsWon == 1 && state.counters.resizes == 1)
     }
 
+    /// A variant asked for after the original arrived, while its disk write and
+    /// owner record are still on their way, and after memory let it go: made
+    /// from the bytes being kept, not from a disk read that would miss and a
+    /// claim that would find this node's own record and fetch it again.
+    @Test func aVariantAskedForWhileItsOriginalIsBeingKeptNeedsNoSecondFetch() {
+        // Memory for originals too small for this one: only the bytes being kept hold it.
+        var state = State(memoryBudget: 1000, originalsBudget: 16, lookupTiers: 2, claimTier: 0, keepsOriginals: true)
+        let large = [UInt8](repeating: 7, count: 64)
+        _ = missEverywhere(&state, a)
+        _ = state.originalRead(picture: 1, nil, now: 0)
+        #expect(fetches(state.originalClaimAnswered(picture: 1, .won, now: 0)) == 1)
+        _ = state.originalArrived(picture: 1, .success(large), seconds: 0.1, now: 0)
+        _ = state.resized(a, .success(made("x")), seconds: 0.1, now: 0)
+        let avif = ThumbnailKey(itemID: 1, variant: ThumbnailVariant(scale: 1, format: .avif))
+        let during = missEverywhere(&state, avif)
+        #expect(during.contains { if case .resize(avif, large, _) = $0 { true } else { false } })
+        #expect(!during.contains { if case .readOriginal = $0 { true } else { false } })
+        #expect(claims(during).isEmpty && fetches(during) == 0)
+        // Kept: a later variant reads it from disk, as every variant after it does.
+        _ = state.resized(avif, .success(made("y")), seconds: 0.1, now: 0)
+        #expect(state.originalKept(picture: 1).isEmpty)
+        let after = missEverywhere(&state, a2)
+        #expect(after.contains { if case .readOriginal(1) = $0 { true } else { false } })
+        #expect(state.usage.originalBytes == 0)
+    }
+
     /// Two variants of one item missed together: one claim, one fetch, two resizes.
     @Test func bothSizesOfAnItemShareOneClaimAndOneFetch() {
         var state = cluster()

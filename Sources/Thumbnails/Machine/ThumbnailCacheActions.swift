@@ -81,7 +81,7 @@ extension ThumbnailCacheState {
         case promoteFetch(picture: Picture, item: Item)
         /// Keep the original just fetched on disk (when originals are kept);
         /// when `owningIn` names a shared tier, this node now owns it there
-        /// (and lets go of its claim).
+        /// (and lets go of its claim); then report `originalKept`.
         case keepOriginal(picture: Picture, bytes: [UInt8], owningIn: Int?)
         /// The fetch of `picture`'s original failed: tell shared tier
         /// `tier`, for `seconds`, and let go of the claim held there.

@@ -79,6 +79,7 @@ extension ThumbnailCacheState {
         case .success(let original):
             pipeline.weigh(original.count)
             let owning = job.claimHeld ? claimTier : nil
+            if keepsOriginals || owning != nil { keeping[picture] = original }
             return [.keepOriginal(picture: picture, bytes: original, owningIn: owning)] + originalFound(picture: picture, original)
         case .failure(let failure):
             originalJobs[picture] = nil
@@ -94,6 +95,13 @@ extension ThumbnailCacheState {
             for key in job.waiting { actions += fail(key, failure, now: now) }
             return actions + startDeferredFetches()
         }
+    }
+
+    /// `keepOriginal` of `picture` has ended: its original is on disk (and
+    /// owned in the shared tier) for the variants asked for after now.
+    public mutating func originalKept(picture: Picture) -> [Action] {
+        keeping[picture] = nil
+        return []
     }
 
     /// The node that owns `key`'s original answered for it (see `Action.askOwner`).

@@ -14,7 +14,8 @@ extension ThumbnailCacheState {
     /// libvips (an original in both is counted twice, erring high).
     public var usage: (entries: Int, bytes: Int, budget: Int, negative: Int, inFlight: Int, originalBytes: Int) {
         let kept = memory.usage
-        return (kept.count, kept.cost, memory.capacity, failed.count, jobs.count, originals.totalCost + pipeline.heldBytes)
+        let beingKept = keeping.values.reduce(0) { $0 + $1.count }
+        return (kept.count, kept.cost, memory.capacity, failed.count, jobs.count, originals.totalCost + pipeline.heldBytes + beingKept)
     }
 
     /// Bytes of originals waiting for libvips, and fetches held back until they shrink.

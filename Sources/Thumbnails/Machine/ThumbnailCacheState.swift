@@ -84,6 +84,13 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
     var originalJobs: [Picture: OriginalJob] = [:]
     /// Originals fetched lately, so an item's 1x and 2x come from one fetch.
     var originals: LRUCache<Picture, [UInt8]>
+    /// Originals just fetched whose `keepOriginal` has not ended: until its
+    /// disk write (and in a cluster its owner record) is done, a later variant
+    /// takes the bytes from here. Else one asked for after the small memory
+    /// half let the original go read the disk before the write, missed, and
+    /// fetched it again; in a cluster it first found its own owner record,
+    /// took it for a lost original and claimed a second fetch.
+    var keeping: [Picture: [UInt8]] = [:]
     /// Originals handed to libvips, fetches on their way, and fetches held
     /// back while they fill their half of the budget (see `OriginalsPipeline`).
     var pipeline: OriginalsPipeline
@@ -242,7 +249,7 @@ public struct ThumbnailCacheState<Value: Sendable, Waiter, Item> {
             return [.readItem(key)]
         }
         // Every tier missed: the thumbnail is made from its item's original.
-        if let original = originals.value(for: key.picture) {
+        if let original = originals.value(for: key.picture) ?? keeping[key.picture] {
             counters.originalReuses += 1
             return [startResize(key, original: original)]
         }

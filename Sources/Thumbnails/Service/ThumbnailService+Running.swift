@@ -158,6 +158,7 @@ extension ThumbnailService {
             // Written before the owner record: a node that reads the record finds the original here.
             originalStore?.write(picture, bytes)
             if let owningIn { await shared(owningIn)?.ownOriginal(picture) }
+            return apply { $0.machine.originalKept(picture: picture) }
         case .originalFailed(let picture, let seconds, let tier):
             await shared(tier)?.originalFailed(picture, seconds: seconds)
         case .releaseOriginalClaim(let picture, let tier):

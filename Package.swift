@@ -252,6 +252,7 @@ let package = Package(
                 "OriginFetcher",
                 "Thumbnailer",
                 "RedisClient",
+                "Gzip",
                 "Reckoning",
                 "ThreadSlots",
                 .product(name: "Logging", package: "swift-log"),

@@ -37,6 +37,25 @@ import Testing
         #expect(reopened.usage.entries == 0)
     }
 
+    /// A file the first version wrote (magic `WFT1`, an FNV-1a sum) in a data
+    /// folder used before: a miss and gone, not a corrupt file, and its key
+    /// is written afresh.
+    @Test func aFileOfTheFirstVersionIsAMissNotACorruption() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tier = try ThumbnailDiskTier(folder: folder, budget: 1 << 20)
+        tier.write(key(1), Array("picture".utf8))
+        let url = folder.appendingPathComponent(ThumbnailDiskTier.fileName(of: key(1)))
+        var data = try Data(contentsOf: url)
+        data.replaceSubrange(0..<4, with: Array("WFT1".utf8))
+        try data.write(to: url)
+        let reopened = try ThumbnailDiskTier(folder: folder, budget: 1 << 20)
+        #expect(reopened.read(key(1)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(reopened.usage.corrupt == 0)
+        reopened.write(key(1), Array("again".utf8))
+        #expect(reopened.read(key(1)) == Array("again".utf8))
+    }
+
     @Test func staysWithinItsBudget() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let tier = try ThumbnailDiskTier(folder: folder, budget: 3000)

@@ -50,6 +50,12 @@ def settled(c: topology.Cluster, timeout: float = 60) -> list[dict]:
         time.sleep(0.5)
 
 
+def why_twice(c: topology.Cluster, stats: list[dict]) -> str:
+    """What each node's numbers say of how an original could be fetched twice."""
+    numbers = json.dumps([{"node": s["node"], "shared": s["shared"], "originals": s.get("originals")} for s in stats], indent=1)
+    return f"{numbers}\n{c.logs()}"
+
+
 def assert_each_thumbnail_made_once(c: topology.Cluster, stats: list[dict]) -> None:
     """Each maker writes what it made to Redis once, so a thumbnail made twice is a
     key written twice. A write may still be on its way when the jobs have ended, so
@@ -85,7 +91,7 @@ def test_a_reader_scrolls_through_nginx_and_each_thumbnail_is_made_once(browser,
                       "nodes": [{k: s[k] for k in ("node", "resizes", "shared_hits", "hits", "misses")} | {"shared": s["shared"]}
                                 for s in stats]}, indent=1))
     twice = {name: n for name, n in origin["originals"].items() if n > 1}
-    assert twice == {}, f"originals asked of the origin more than once: {twice}"
+    assert twice == {}, f"originals asked of the origin more than once: {twice}\n{why_twice(cluster, stats)}"
     assert origin["requests"] >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE
     # Each thumbnail made once in the cluster. Which thumbnails there are is the server's
     # choice (the start warms the top in 1x and 2x; a browser that takes AVIF gets it made
@@ -113,7 +119,7 @@ def test_a_dense_screen_on_the_same_pages_costs_no_second_fetch(browser, cluster
     stats = settled(cluster)
     origin = cluster.origin_stats()
     twice = {name: n for name, n in origin["originals"].items() if n > 1}
-    assert twice == {}, f"originals asked of the origin more than once: {twice}"
+    assert twice == {}, f"originals asked of the origin more than once: {twice}\n{why_twice(cluster, stats)}"
     # 1x and 2x of the same pages, each made once in the cluster.
     assert_each_thumbnail_made_once(cluster, stats)
     assert cluster.redis.count("wf:*:t:*:2x:*") >= warm_scroll.PAGES * warm_scroll.PAGE_SIZE - 5

@@ -30,6 +30,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path))
         #expect(reopened.usage.corrupt == 1)
 
+        // A header that says a length the file does not have (a gigabyte): refused, nothing that size read or made.
+        reopened.write(key(3), Array("third".utf8))
+        let third = folder.appendingPathComponent(ThumbnailDiskTier.fileName(of: key(3)))
+        var lying = try Data(contentsOf: third)
+        lying.replaceSubrange(4..<12, with: withUnsafeBytes(of: UInt64(1 << 30).littleEndian) { Array($0) })
+        try lying.write(to: third)
+        #expect(reopened.read(key(3)) == nil)
+        #expect(reopened.usage.corrupt == 2)
+
         // A truncated file too.
         let first = folder.appendingPathComponent(ThumbnailDiskTier.fileName(of: key(1)))
         try Data(try Data(contentsOf: first).prefix(12)).write(to: first)

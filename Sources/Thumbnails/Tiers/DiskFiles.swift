@@ -14,8 +14,8 @@ import WarmfeedCore
 /// original, the byte-at-a-time FNV-1a the first version summed with cost a
 /// few milliseconds a write (and a sixth of the server's CPU in a debug build's
 /// scroll); a file of that version is an earlier version's, deleted as a miss
-/// and not counted corrupt. Writes go to a temporary file renamed into place (atomic on POSIX).
-/// Past either budget the least recently used files go first.
+/// and not counted corrupt. Writes go to a temporary file renamed into place
+/// (atomic on POSIX). Past either budget the least recently used files go first.
 final class DiskFiles: Sendable {
     private static let magic: [UInt8] = Array("WFT2".utf8)
     /// The first version's magic (an FNV-1a-64 sum).
@@ -142,12 +142,12 @@ final class DiskFiles: Sendable {
             guard header.starts(with: magic) else { return .corrupt }
             let length = header[4..<12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             let sum = header[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            // Past any budget a file could be within: a length to refuse, not to allocate.
-            guard length <= UInt64(Int32.max) else { return .corrupt }
+            // The length the file has, before anything is allocated for the one its header says.
+            let size = try descriptor.seek(offset: 0, from: .end)
+            guard size >= Int64(headerSize), length == UInt64(size) - UInt64(headerSize) else { return .corrupt }
+            _ = try descriptor.seek(offset: Int64(headerSize), from: .start)
             var body = [UInt8](repeating: 0, count: Int(length))
             guard try read(descriptor, into: &body) == body.count else { return .corrupt }
-            var after = [UInt8](repeating: 0, count: 1)
-            guard try read(descriptor, into: &after) == 0 else { return .corrupt }
             guard UInt64(body.withUnsafeBytes { Gzip.crc32($0) }) == sum else { return .corrupt }
             return .body(body)
         }

@@ -371,7 +371,7 @@ let package = Package(
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "ImageFormats", "CZlib"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "HTTPTestClient"]),
         .testTarget(name: "XMLStreamTests", dependencies: ["XMLStream"]),
-        .testTarget(name: "FeedImportTests", dependencies: ["FeedImport"]),
+        .testTarget(name: "FeedImportTests", dependencies: ["FeedImport", "HTTPTestClient"]),
         .testTarget(name: "WarmfeedCoreTests", dependencies: ["WarmfeedCore"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "PageFiles", "WarmfeedCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestClient
 import Testing
 
 @testable import FeedImport
@@ -67,11 +68,13 @@ import Testing
     @Test func streamsAMillionItemsInBoundedMemory() async {
         // In a child process of its own (an exit test): tests running alongside in
         // this process would add their own allocations to the peak.
-        await #expect(processExitsWith: .success) {
-            do {
-                guard try Self.millionItemsInBoundedMemory() else { exit(1) }
-            } catch {
-                exit(2)
+        await ExitTestTurns.inTurn {
+            await #expect(processExitsWith: .success) {
+                do {
+                    guard try Self.millionItemsInBoundedMemory() else { exit(1) }
+                } catch {
+                    exit(2)
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestClient
 import Testing
+
 @testable import OriginFetcher
 
 /// Downloads into files: validators, conditional requests, and a file only when whole.
@@ -17,11 +18,15 @@ import Testing
         try await withOrigin { origin, fetcher in
             try await withScratchDirectory { directory in
                 let bytes = patternBytes(300_000)
-                origin.script("/feed.json", .conditional(etag: Self.etag, lastModified: Self.lastModified, body: bytes,
-                                                         contentType: "application/feed+json"))
+                origin.script(
+                    "/feed.json",
+                    .conditional(
+                        etag: Self.etag, lastModified: Self.lastModified, body: bytes,
+                        contentType: "application/feed+json"))
                 let path = directory + "/feed.json"
-                let download = try await fetcher.download(origin.url("/feed.json"), to: path, headers: Self.feedHeaders,
-                                                          limits: Self.limits)
+                let download = try await fetcher.download(
+                    origin.url("/feed.json"), to: path, headers: Self.feedHeaders,
+                    limits: Self.limits)
                 #expect(download.status == 200 && !download.notModified)
                 #expect(download.bytes == bytes.count)
                 #expect(download.etag == Self.etag && download.lastModified == Self.lastModified)
@@ -50,8 +55,9 @@ import Testing
                 let modified = try #require(Disk.modified(path))
 
                 let held = ConditionalRequest(etag: first.etag, lastModified: first.lastModified)
-                let second = try await fetcher.download(origin.url("/feed.xml"), to: path, conditional: held,
-                                                        headers: Self.feedHeaders, limits: Self.limits)
+                let second = try await fetcher.download(
+                    origin.url("/feed.xml"), to: path, conditional: held,
+                    headers: Self.feedHeaders, limits: Self.limits)
                 #expect(second.notModified && second.status == 304 && second.bytes == 0)
                 #expect(second.etag == Self.etag && second.lastModified == Self.lastModified)
                 #expect(origin.lastRequestHeader("If-None-Match", to: "/feed.xml") == Self.etag)
@@ -63,15 +69,17 @@ import Testing
                 // A 304 to a path with no copy yet creates nothing there.
                 let elsewhere = directory + "/other.xml"
                 let byDate = ConditionalRequest(lastModified: Self.lastModified)
-                let third = try await fetcher.download(origin.url("/feed.xml"), to: elsewhere, conditional: byDate,
-                                                       limits: Self.limits)
+                let third = try await fetcher.download(
+                    origin.url("/feed.xml"), to: elsewhere, conditional: byDate,
+                    limits: Self.limits)
                 #expect(third.notModified && third.etag == Self.etag)
                 #expect(!Disk.exists(elsewhere) && Disk.listing(directory) == ["feed.xml"])
 
                 // A changed source (another ETag) comes whole.
                 let stale = ConditionalRequest(etag: "\"v0\"")
-                let fourth = try await fetcher.download(origin.url("/feed.xml"), to: elsewhere, conditional: stale,
-                                                        limits: Self.limits)
+                let fourth = try await fetcher.download(
+                    origin.url("/feed.xml"), to: elsewhere, conditional: stale,
+                    limits: Self.limits)
                 #expect(fourth.status == 200 && Disk.bytes(elsewhere) == bytes)
             }
         }
@@ -80,9 +88,14 @@ import Testing
     @Test func theValidatorsAreThoseOfTheFinalResponse() async throws {
         try await withOrigin { origin, fetcher in
             try await withScratchDirectory { directory in
-                origin.script("/old", .redirect(to: "/new", status: 301,
-                                                headers: ["ETag: \"redirect\"", "Last-Modified: \(Self.lastModified)",
-                                                          "Content-Type: text/html"]))
+                origin.script(
+                    "/old",
+                    .redirect(
+                        to: "/new", status: 301,
+                        headers: [
+                            "ETag: \"redirect\"", "Last-Modified: \(Self.lastModified)",
+                            "Content-Type: text/html",
+                        ]))
                 origin.script("/new", .respond(contentType: "application/rss+xml", body: [1, 2, 3]))
                 let download = try await fetcher.download(origin.url("/old"), to: directory + "/f", limits: Self.limits)
                 #expect(download.etag == nil && download.lastModified == nil)
@@ -134,9 +147,11 @@ import Testing
     @Test func aHundredMegabytesStreamToDiskInBoundedMemory() async throws {
         // In a child process of its own (an exit test): tests running alongside
         // in this process would add their own allocations to the peak.
-        let child = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            let growth = try await Self.peakGrowthDownloadingAHundredMegabytes()
-            print("peak growth: \(growth)")
+        let child = await ExitTestTurns.inTurn {
+            await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+                let growth = try await Self.peakGrowthDownloadingAHundredMegabytes()
+                print("peak growth: \(growth)")
+            }
         }
         let output = String(decoding: child?.standardOutputContent ?? [], as: UTF8.self)
         let growth = output.split(separator: "\n").last { $0.hasPrefix("peak growth: ") }
@@ -159,7 +174,8 @@ import Testing
                 }
                 let download = try await fetcher.download(origin.url("/big"), to: path, limits: Self.limits)
                 guard let peak = ProcessMemory.field("VmHWM"), download.bytes == length,
-                      try Self.isPattern(path, length: length) else { throw CocoaError(.fileReadCorruptFile) }
+                    try Self.isPattern(path, length: length)
+                else { throw CocoaError(.fileReadCorruptFile) }
                 return peak - before
             }
         }

@@ -43,7 +43,9 @@ import Testing
 
         let finished = DispatchSemaphore(value: 0)
         let watchdog = Thread {
-            if finished.wait(timeout: .now() + 120) == .timedOut {
+            // Ten minutes: a deadlock never ends, while a full run on two cores can starve every
+            // async test for two (a 120 s watchdog ended such runs with every other result lost).
+            if finished.wait(timeout: .now() + 600) == .timedOut {
                 fatalError("item reads and noticeOtherWriters() deadlocked: every cooperative thread waits on GRDB's readers")
             }
         }

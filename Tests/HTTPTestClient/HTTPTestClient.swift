@@ -126,7 +126,9 @@ public final class TestConnection: @unchecked Sendable {
 
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var n: Int
+        // A signal (a debugger attaching, a profiler) interrupts the wait; it is not the server's answer.
+        repeat { n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } } while n < 0 && errno == EINTR
         if n == 0 { throw Failure(description: "connection closed by the server") }
         if n < 0 { throw Failure(description: "read failed (timeout?): errno \(errno)") }
         buffer.append(contentsOf: chunk[..<n])

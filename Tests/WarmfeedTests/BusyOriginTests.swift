@@ -13,15 +13,22 @@ import Testing
         try await withOrigin { origin in
             let paths = (0..<300).map { "/burst\($0).jpg" }
             for path in paths { origin.script(path, .delay(.milliseconds(250), then: .respond(contentType: "image/jpeg", body: jpeg))) }
-            try await ServedFeed.with(items: 0, configure: { $0.allowedOrigins = ServedFeed.loopbackOrigins }) { feed in
+            // Patient on both sides: this test counts answers, it does not time them. Alone it
+            // takes 5 s; in a full run on two cores it took 80 s here, and over 120 s on CI's
+            // slower machine, where the server's deadline (and the client's) then cut it short.
+            let patience = 600
+            let configure: (inout WarmfeedConfiguration) -> Void = {
+                $0.allowedOrigins = ServedFeed.loopbackOrigins
+                $0.thumbnails.answerWithin = .seconds(patience)
+            }
+            try await ServedFeed.with(items: 0, configure: configure) { feed in
                 let ids = try await feed.addItems(imagesAt: paths, on: origin)
                 let port = feed.port
                 let statuses = try await withThrowingTaskGroup(of: (status: Int, placeholder: Bool).self) { group in
                     for id in ids {
                         group.addTask {
                             try await onThread {
-                                // A patient client: this test counts answers, it does not time them.
-                                let connection = try TestConnection(port: port, timeout: 120)
+                                let connection = try TestConnection(port: port, timeout: patience)
                                 try connection.send("GET /thumbs/\(id)/1x HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: image/webp\r\n\r\n")
                                 let response = try connection.readResponse(head: false)
                                 return (response.status, isPlaceholder(response))

@@ -174,11 +174,7 @@ let package = Package(
         // The row file and the page index a store keeps beside it, read and written at
         // positions: a deep page found and read with no SQL step. SQLite keeps them from
         // its item table; a PostgreSQL node keeps a copy of the shared feed's.
-        .target(name: "PageFiles", dependencies: ["WarmfeedCore", "ThreadSlots", "CMapGuard"], swiftSettings: crossModule),
-
-        // The SIGBUS guard of the page files' mappings: a page cut from under a
-        // reader reads as zeros and marks its mapping, in place of killing the process.
-        .target(name: "CMapGuard"),
+        .target(name: "PageFiles", dependencies: ["WarmfeedCore"], swiftSettings: crossModule),
 
         // The feed store in one SQLite file (GRDB; pages on SQLite's C API, one read
         // connection per thread), the embedded default. Knows nothing of HTTP.
@@ -365,7 +361,6 @@ let package = Package(
         .target(name: "HTTPServerTesting", dependencies: ["HTTPServer"], path: "Tests/HTTPServerTesting"),
         .testTarget(name: "ReckoningTests", dependencies: ["Reckoning"]),
         .testTarget(name: "SystemMemoryTests", dependencies: ["SystemMemory"]),
-        .testTarget(name: "PageFilesTests", dependencies: ["PageFiles"]),
         .testTarget(name: "ThreadSlotsTests", dependencies: ["ThreadSlots"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
         .testTarget(name: "HTMLTemplatesTests", dependencies: ["HTMLTemplates"]),

@@ -2,12 +2,9 @@ import Foundation
 
 /// A file beside a store read and written at positions (`pread`,
 /// `pwrite`), never through a stream: the row file and the page index.
-/// Reads come out of a mapping of the file where they can (`MappedReads`),
-/// and from `pread` where they cannot; writes always go through `pwrite`.
 public final class PositionedFile: Sendable {
     public let path: String
     private let descriptor: Int32
-    private let mapped: MappedReads
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -21,7 +18,6 @@ public final class PositionedFile: Sendable {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
         descriptor = fd
-        mapped = MappedReads(descriptor: fd)
     }
 
     deinit {
@@ -38,12 +34,6 @@ public final class PositionedFile: Sendable {
     /// Reads `buffer.count` bytes from `at` into `buffer`; answers how many
     /// there were (fewer at the file's end).
     public func read(at: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if mapped.read(at: at, into: buffer) { return buffer.count }
-        return readWithoutMapping(at: at, into: buffer)
-    }
-
-    /// `read`, with `pread` only: what a read answers when the file is not mapped.
-    public func readWithoutMapping(at: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var done = 0
         while done < buffer.count {
             let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(at) + off_t(done))
@@ -65,12 +55,10 @@ public final class PositionedFile: Sendable {
                 written += count
             }
         }
-        mapped.saw(size: at + Int64(bytes.count))
     }
 
     /// Empties the file.
     public func truncate() throws {
         guard ftruncate(descriptor, 0) == 0 else { throw Failure(description: "cannot truncate \(path): \(String(cString: strerror(errno)))") }
-        mapped.emptied()
     }
 }

@@ -135,11 +135,18 @@ package struct PageRenderer: Sendable {
 
     /// A whole document around a fragment whose page has these neighbours.
     func document(fragment: [UInt8], older: Cursor?, newer: Cursor?, number: Int) -> [UInt8] {
+        fragment.withUnsafeBytes { document(fragment: $0, older: older, newer: newer, number: number) }
+    }
+
+    /// A whole document around the fragment's bytes, written into the
+    /// document as they lie (a kept fragment's response body): no copy of
+    /// them is made first.
+    func document(fragment: UnsafeRawBufferPointer, older: Cursor?, newer: Cursor?, number: Int) -> [UInt8] {
         let values = LayoutValues(
             number: number, css: styleURL, js: scriptURL,
             newer: newer.map { PageQuery(request: .before($0), number: max(1, number - 1)).documentURL },
             next: older.map { PageQuery(request: .after($0), number: number + 1).documentURL },
-            fragment: Self.firstScreen(fragment)
+            fragment: fragment
         )
         var html = HTMLBuffer(capacity: fragment.count + 1024)
         layoutTemplate.render(values, into: &html)
@@ -152,26 +159,23 @@ package struct PageRenderer: Sendable {
     /// asks of the images that paint first; the rest load as they come near.
     static let firstScreenRows = 5
 
-    /// `fragment` with its first `firstScreenRows` thumbnails marked to be
-    /// fetched first. Rows are rendered ahead, the same bytes wherever they
-    /// stand, so the document marks its first rows as it wraps them (once:
-    /// documents are kept rendered).
-    static func firstScreen(_ fragment: [UInt8]) -> [UInt8] {
-        let lazy = Array(" loading=\"lazy\"".utf8)
-        let high = Array(" fetchpriority=\"high\"".utf8)
-        var marked: [UInt8] = []
-        marked.reserveCapacity(fragment.count + firstScreenRows * (high.count - lazy.count))
+    private static let lazy = Array(" loading=\"lazy\"".utf8)
+    private static let high = Array(" fetchpriority=\"high\"".utf8)
+
+    /// Writes `fragment` with its first `firstScreenRows` thumbnails marked
+    /// to be fetched first. Rows are rendered ahead, the same bytes wherever
+    /// they stand, so the document marks its first rows as it wraps them
+    /// (once: documents are kept rendered).
+    static func writeFirstScreen(_ fragment: UnsafeRawBufferPointer, into html: inout HTMLBuffer) {
         var start = 0
         var count = 0
         while count < firstScreenRows, let found = fragment[start...].firstRange(of: lazy) {
-            marked += fragment[start..<found.lowerBound]
-            marked += high
+            html.append(raw: UnsafeRawBufferPointer(rebasing: fragment[start..<found.lowerBound]))
+            html.append(raw: high)
             start = found.upperBound
             count += 1
         }
-        guard count > 0 else { return fragment }
-        marked += fragment[start...]
-        return marked
+        html.append(raw: UnsafeRawBufferPointer(rebasing: fragment[start...]))
     }
 
     /// An HTML error page with a short message.

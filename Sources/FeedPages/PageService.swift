@@ -147,9 +147,9 @@ package final class PageService: Sendable {
     /// rendered, was not: one refusal a page).
     private func document(_ key: PageCache.Key, fragment: PageCache.Rendering, keep: PageCache.Admission) -> PageCache.Rendering {
         guard key.kind == .document else { return fragment }
-        let html = fragment.html.withUnsafeBytes { Array($0) }
+        let html = fragment.html.withUnsafeBytes { renderer.document(fragment: $0, older: fragment.older, newer: fragment.newer, number: fragment.number) }
         var document = PageCache.Rendering(
-            html: renderer.document(fragment: html, older: fragment.older, newer: fragment.newer, number: fragment.number),
+            html: html,
             etag: etag(key, awaitingPreviews: fragment.awaitingPreviews), number: fragment.number, older: fragment.older, newer: fragment.newer
         )
         document.awaitingPreviews = fragment.awaitingPreviews

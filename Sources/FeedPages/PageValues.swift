@@ -298,7 +298,8 @@ struct LayoutValues: TemplateValues {
     var js: String
     var newer: String?
     var next: String?
-    var fragment: [UInt8]
+    /// The fragment's bytes, written with its first screen's thumbnails marked (`PageRenderer.writeFirstScreen`).
+    var fragment: UnsafeRawBufferPointer
 
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
         switch PageValues.LayoutField(rawValue: field)! {
@@ -314,7 +315,7 @@ struct LayoutValues: TemplateValues {
         case .next: if let next { html.append(next, escaped: escaped) }
         case .nextNumber: html.append(number + 1)
         case .pageNumber: html.append(number)
-        case .fragment: html.append(raw: fragment)
+        case .fragment: PageRenderer.writeFirstScreen(fragment, into: &html)
         }
     }
 

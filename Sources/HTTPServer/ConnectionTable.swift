@@ -110,7 +110,7 @@ struct ConnectionTable {
 
     /// A request head is complete: the connection is busy until its answer is sent.
     mutating func headArrived(socket: Int32) {
-        entries[socket]?.wait = nil
+        setWait(nil, of: socket)
     }
 
     /// An answer was sent (or the request ended): the connection waits for its next head.
@@ -195,13 +195,23 @@ struct ConnectionTable {
 
     private mutating func startWait(socket: Int32, at now: Duration, began: Bool, first: Bool) {
         nextTicket += 1
-        entries[socket]?.wait = nextTicket
+        setWait(nextTicket, of: socket)
         waits.append(Wait(socket: socket, ticket: nextTicket, since: now, began: began, first: first))
         // Busy and closed connections leave stale waits behind; keep them to at
         // most about as many as the current ones (amortised O(1) per wait).
         if waits.count > 2 * entries.count + 64 {
             waits = Deque(waits.filter(isCurrent))
         }
+    }
+
+    /// Sets the ticket of `socket`'s wait, if it is held. Read and written
+    /// whole: an optional-chained write (`entries[socket]?.wait = …`) goes
+    /// through the dictionary's modify coroutines, whose frames cost three
+    /// heap allocations on each request here.
+    private mutating func setWait(_ ticket: UInt64?, of socket: Int32) {
+        guard var entry = entries[socket] else { return }
+        entry.wait = ticket
+        entries[socket] = entry
     }
 
     private func isCurrent(_ wait: Wait) -> Bool {

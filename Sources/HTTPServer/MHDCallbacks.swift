@@ -81,32 +81,20 @@ enum MHDCallbacks {
         Unmanaged<ResponseBytes>.fromOpaque(cls).release()
     }
 
-    /// Collects header lines into a `HeaderCollector` passed as `cls`.
+    /// Collects header lines into the `HTTPFields` that `cls` points to.
     static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
-        let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
         // libmicrohttpd has checked the line; a name that is still not a token is left out.
         if let name = HTTPField.Name(String(cString: key)) {
-            collector.fields.append(HTTPField(name: name, value: value.map { String(cString: $0) } ?? ""))
+            cls.assumingMemoryBound(to: HTTPFields.self).pointee.append(HTTPField(name: name, value: value.map { String(cString: $0) } ?? ""))
         }
         return .YES
     }
 
-    /// Notes header lines as sent into a `HeadCheck` passed as `cls`, for the RFC 9112 rules.
+    /// Notes header lines as sent into the `RequestHead` that `cls` points to, for the RFC 9112 rules.
     static let checkHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
-        Unmanaged<HeadCheck>.fromOpaque(cls).takeUnretainedValue().head.note(name: key, value: value)
+        cls.assumingMemoryBound(to: RequestHead.self).pointee.note(name: key, value: value)
         return .YES
     }
-}
-
-/// A box the head-checking iterator notes into; lives only for one call on one thread.
-final class HeadCheck {
-    var head = RequestHead()
-}
-
-/// A box the header iterator appends to; lives only for one call on one thread.
-final class HeaderCollector {
-    var fields = HTTPFields()
-    init() { fields.reserveCapacity(16) }
 }

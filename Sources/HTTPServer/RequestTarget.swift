@@ -65,23 +65,41 @@ public struct RequestTarget: Sendable, Equatable {
     }
 
     /// The pairs of a query or a form, decoded; `tooMany` is the status past `maxItems`.
+    /// The pieces are found twice by scanning, once to count them and once to
+    /// decode them, rather than kept in an array: every request with a query passes here.
     private static func pairs(_ raw: Slice<UnsafeBufferPointer<UInt8>>, maxItems: Int, tooMany: Int) -> Result<[QueryItem], Problem> {
-        let pairs = raw.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
-        guard pairs.count <= maxItems else {
+        var count = 0
+        forEachPiece(of: raw) { _ in count += 1 }
+        guard count <= maxItems else {
             return .failure(Problem(status: tooMany, message: "too many query parameters: at most \(maxItems)"))
         }
         var query: [QueryItem] = []
-        query.reserveCapacity(pairs.count)
-        for pair in pairs {
+        query.reserveCapacity(count)
+        var problem: Problem?
+        forEachPiece(of: raw) { pair in
+            guard problem == nil else { return }
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
             let rawName = pair[..<(equals ?? pair.endIndex)]
             let rawValue = equals.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
             switch (queryText(rawName), queryText(rawValue)) {
             case (.success(let name), .success(let value)): query.append(QueryItem(name, value))
-            case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
+            case (.failure(let refused), _), (_, .failure(let refused)): problem = refused
             }
         }
+        if let problem { return .failure(problem) }
         return .success(query)
+    }
+
+    /// Calls `body` with each non-empty piece of `raw` between `&`s, in order.
+    private static func forEachPiece(
+        of raw: Slice<UnsafeBufferPointer<UInt8>>, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void
+    ) {
+        var start = raw.startIndex
+        while start < raw.endIndex {
+            let end = raw[start...].firstIndex(of: UInt8(ascii: "&")) ?? raw.endIndex
+            if end > start { body(raw[start..<end]) }
+            start = end + 1
+        }
     }
 
     /// A `.` or `..` segment or a backslash in a decoded path.

@@ -242,12 +242,14 @@ final class ServerCore: Sendable {
         }
     }
 
+    /// The head's lines noted for the RFC 9112 rules, into a value on this
+    /// thread's stack (every request passes here: nothing is allocated).
     private func checkedHead(connection: OpaquePointer) -> RequestHead {
-        let check = HeadCheck()
-        withExtendedLifetime(check) {
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.checkHeader, Unmanaged.passUnretained(check).toOpaque())
+        var head = RequestHead()
+        withUnsafeMutablePointer(to: &head) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.checkHeader, UnsafeMutableRawPointer(pointer))
         }
-        return check.head
+        return head
     }
 
     /// A raw NUL in the request target: libmicrohttpd's C string stops at it
@@ -266,9 +268,10 @@ final class ServerCore: Sendable {
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
-        let collector = HeaderCollector()
-        let count = withExtendedLifetime(collector) {
-            MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectHeader, Unmanaged.passUnretained(collector).toOpaque())
+        var fields = HTTPFields()
+        fields.reserveCapacity(16)
+        let count = withUnsafeMutablePointer(to: &fields) { pointer in
+            MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectHeader, UnsafeMutableRawPointer(pointer))
         }
         if count > configuration.maxHeaderCount {
             context.phase = .answered
@@ -286,7 +289,7 @@ final class ServerCore: Sendable {
             return queue(.plain(400, "bad method"), on: connection)
         }
         let request = Request(
-            method: method, path: target.path, query: target.query, headers: collector.fields, peer: wf_mhd_connection_ipv4(connection),
+            method: method, path: target.path, query: target.query, headers: fields, peer: wf_mhd_connection_ipv4(connection),
             body: context.body)
         switch handler(request) {
         case .now(let response):
@@ -328,9 +331,33 @@ final class ServerCore: Sendable {
         }
         for field in response.headers {
             // HTTPField has already turned CR, LF and NUL in values into spaces, so none is refused.
-            _ = MHD_add_response_header(mhdResponse, field.name.rawName, field.value)
+            var name = field.name.rawName
+            name.withUTF8 { name in
+                field.withUnsafeBytesOfValue { value in
+                    withCStrings(name, value) { name, value in _ = MHD_add_response_header(mhdResponse, name, value) }
+                }
+            }
         }
         _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
         return mhdResponse
+    }
+
+    /// Calls `body` with `name` and `value` as C strings, copied side by side
+    /// into one buffer on the stack. Handing libmicrohttpd a Swift `String`
+    /// makes a heap copy of it (`utf8CString`) for each call: two for each
+    /// header line of every response built, for what libmicrohttpd copies again.
+    private static func withCStrings(
+        _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Void
+    ) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + value.count + 2) { buffer in
+            let base = buffer.baseAddress!
+            if let start = name.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: start, byteCount: name.count) }
+            base[name.count] = 0
+            let valueStart = base + name.count + 1
+            if let start = value.baseAddress { UnsafeMutableRawPointer(valueStart).copyMemory(from: start, byteCount: value.count) }
+            valueStart[value.count] = 0
+            body(base, valueStart)
+        }
     }
 }

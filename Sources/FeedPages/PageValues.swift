@@ -228,47 +228,61 @@ final class PreparedRows: FragmentRows {
 /// A row of a prepared page: its bytes with the holes filled in, or, for
 /// rows not prepared, the item rendered field by field.
 struct PreparedRowValues: TemplateValues {
-    /// Safe unowned: a row lives only inside the render of its page, which holds `rows`.
-    unowned(unsafe) let rows: PreparedRows
+    /// Unretained: a row lives only inside the render of its page, which holds
+    /// the rows. Read inside `_withUnsafeGuaranteedRef`, not as an
+    /// `unowned(unsafe)` reference: each read of one was a retain and a
+    /// release, some 150 pairs a page.
+    private let held: Unmanaged<PreparedRows>
     let offset: Int
 
-    private var row: UnsafePointer<PreparedPage.Row> { rows.rows.baseAddress! + offset }
+    init(rows: PreparedRows, offset: Int) {
+        held = Unmanaged.passUnretained(rows)
+        self.offset = offset
+    }
 
-    private var place: RowPlace {
+    private func row(of rows: PreparedRows) -> UnsafePointer<PreparedPage.Row> { rows.rows.baseAddress! + offset }
+
+    private func place(of rows: PreparedRows) -> RowPlace {
         RowPlace(
             position: rows.page.firstPosition + offset, total: rows.page.total, first: offset == 0, number: rows.number, url: rows.url,
             epoch: rows.epoch)
     }
 
     func writePrepared(into html: inout HTMLBuffer) -> Bool {
-        let prepared = row.pointee.prepared
-        guard !prepared.isEmpty else { return false }
-        return PreparedHTML.write(UnsafeRawBufferPointer(rebasing: rows.bytes[prepared]), values: self, open: RowFields.openMask, into: &html)
+        held._withUnsafeGuaranteedRef { rows in
+            let prepared = row(of: rows).pointee.prepared
+            guard !prepared.isEmpty else { return false }
+            return PreparedHTML.write(UnsafeRawBufferPointer(rebasing: rows.bytes[prepared]), values: self, open: RowFields.openMask, into: &html)
+        }
     }
 
     func write(_ field: Int, into html: inout HTMLBuffer, escaped: Bool) {
-        // A row rendered from its item, read in place.
-        if let item = rows.item(at: offset) {
-            RowFields.write(field, of: item, place: place, into: &html, escaped: escaped)
-            return
-        }
-        let row = row
-        // A hole of the prepared bytes: only the open fields are asked for
-        // (`PreparedHTML.write` checked the stored field numbers first).
-        switch PageValues.RowField(rawValue: field) {
-        case .position: html.append(rows.page.firstPosition + offset)
-        case .total: html.append(rows.page.total)
-        case .colour: PreviewPalette.write(preview: row.pointee.preview, id: row.pointee.id, into: &html)
-        case .number: if offset == 0 { html.append(rows.number) }
-        case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
-        default: break
+        held._withUnsafeGuaranteedRef { rows in
+            // A row rendered from its item, read in place.
+            if let item = rows.item(at: offset) {
+                RowFields.write(field, of: item, place: place(of: rows), into: &html, escaped: escaped)
+                return
+            }
+            let row = row(of: rows)
+            // A hole of the prepared bytes: only the open fields are asked for
+            // (`PreparedHTML.write` checked the stored field numbers first).
+            switch PageValues.RowField(rawValue: field) {
+            case .position: html.append(rows.page.firstPosition + offset)
+            case .total: html.append(rows.page.total)
+            case .colour: PreviewPalette.write(preview: row.pointee.preview, id: row.pointee.id, into: &html)
+            case .number: if offset == 0 { html.append(rows.number) }
+            case .url: if offset == 0 { html.append(rows.url, escaped: escaped) }
+            default: break
+            }
         }
     }
 
     func isPresent(_ field: Int) -> Bool {
-        // Of the prepared bytes, only open sections are asked about (`PreparedHTML.write`).
-        guard let item = rows.item(at: offset) else { return RowFields.isPresent(field, first: offset == 0) ?? false }
-        return RowFields.isPresent(field, of: item, first: offset == 0)
+        held._withUnsafeGuaranteedRef { rows in
+            // Of the prepared bytes, only open sections are asked about (`PreparedHTML.write`).
+            guard let item = rows.item(at: offset) else { return RowFields.isPresent(field, first: offset == 0) ?? false }
+            return RowFields.isPresent(field, of: item, first: offset == 0)
+        }
     }
 }
 

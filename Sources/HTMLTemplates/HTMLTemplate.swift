@@ -132,9 +132,12 @@ public struct HTMLTemplate: Sendable {
                 }
                 index = op.end
             case .nested:
-                let count = stack[top].count(of: Int(op.field))
+                // The list's owner taken out of the stack once: each `stack[top]`
+                // call copies the existential (a retain and a release), once a row.
+                let owner = stack[top]
+                let count = owner.count(of: Int(op.field))
                 for element in 0..<count {
-                    let values = stack[top].element(of: Int(op.field), at: element)
+                    let values = owner.element(of: Int(op.field), at: element)
                     if values.writePrepared(into: &html) { continue }
                     stack.append(values)
                     render(ops, op.start..<op.end, text: text, stack: &stack, into: &html)

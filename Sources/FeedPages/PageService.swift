@@ -63,7 +63,23 @@ package final class PageService: Sendable {
         hasher.combine(run)
         hasher.combine(key)
         hasher.combine(awaitingPreviews)
-        return "W/\"" + String(UInt64(bitPattern: Int64(hasher.finalize())), radix: 36) + "\""
+        // The 64 bits in 11 digits of 62: with `W/"` and `"` it is 15 bytes, a
+        // string Swift keeps inline. (In base 36 it was 17: a heap object to
+        // make for each page rendered, and to retain and release, in a cache
+        // line of its own, for each page served from the cache.)
+        var value = UInt64(bitPattern: Int64(hasher.finalize()))
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { out in
+            out[0] = UInt8(ascii: "W")
+            out[1] = UInt8(ascii: "/")
+            out[2] = UInt8(ascii: "\"")
+            for index in 3..<14 {
+                let digit = UInt8(value % 62)
+                value /= 62
+                out[index] = digit < 10 ? 0x30 + digit : digit < 36 ? 0x61 + digit - 10 : 0x41 + digit - 36
+            }
+            out[14] = UInt8(ascii: "\"")
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// Whether the store reads a page at once, so `renderAtOnce` may be used.

@@ -7,11 +7,22 @@
 # (/thumbs/<id>-<tag>/1x, as a reader asks) is fetched once, which makes it and
 # keeps it in Warmfeed's memory, and its bytes are written for nginx at the same URL. wrk asks both for uniformly random thumbnails,
 # alternating rounds. Usage: bench/thumbs.sh   (ROUNDS, DURATION, THUMBS knobs)
+#
+#   PIN=1 bench/thumbs.sh          # one core each: warmfeed (--threads 1) and nginx (one worker)
+#                                  # on SERVER_CPU (1), wrk on LOAD_CPUS (0); reports each server's
+#                                  # CPU a request and how busy the server's core was (issue 35)
+#   WARMFEED_BIN=path bench/thumbs.sh  # measure that binary, build nothing
+#
+# Each round also reports each server's CPU time a request (user + system, from
+# /proc, nginx's master and workers summed): steadier than requests/s on a shared machine.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 ROUNDS=${ROUNDS:-5}; DURATION=${DURATION:-10s}; THUMBS=${THUMBS:-120}; CONNECTIONS=${CONNECTIONS:-32}
 export THUMBS
+PIN=${PIN:-0}; SERVER_CPU=${SERVER_CPU:-1}; LOAD_CPUS=${LOAD_CPUS:-0}
+on_server=(); on_load=(); threads=2
+if [ "$PIN" = 1 ]; then on_server=(taskset -c "$SERVER_CPU"); on_load=(taskset -c "$LOAD_CPUS"); threads=1; fi
 tmp=$(mktemp -d /tmp/warmfeed-bench-thumbs.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
@@ -19,15 +30,20 @@ trap cleanup EXIT
 log() { echo "bench $(date +%T): $*" >&2; }
 
 scripts/setup --bench
-swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
-cp .build/release/warmfeed "$tmp/warmfeed"
+if [ -n "${WARMFEED_BIN:-}" ]; then
+  cp "$WARMFEED_BIN" "$tmp/warmfeed"
+else
+  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
+  cp .build/release/warmfeed "$tmp/warmfeed"
+fi
 
 mkdir -p "$tmp/data" "$tmp/nginx/root/thumbs" "$tmp/nginx/tmp"
 chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root" "$tmp/nginx/root/thumbs"
-"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items 1000 \
-  --prewarm 0 --origin-latency 0 --threads 2 --public Public --templates Templates \
+${on_server[@]+"${on_server[@]}"} "$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items 1000 \
+  --prewarm 0 --origin-latency 0 --threads "$threads" --public Public --templates Templates \
   >"$tmp/wf.out" 2>"$tmp/wf.err" &
-pids+=($!)
+wf_pid=$!
+pids+=("$wf_pid")
 for _ in $(seq 600); do grep -q "^Warmfeed is serving" "$tmp/wf.out" 2>/dev/null && break; sleep 0.1; done
 wf=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/wf.out")
 [ -n "$wf" ] || { log "warmfeed did not start"; cat "$tmp/wf.err" >&2; exit 1; }
@@ -53,7 +69,7 @@ log "$THUMBS thumbnails, $bytes bytes (mean $((bytes / THUMBS)) B)"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat >"$tmp/nginx/nginx.conf" <<CONF
-worker_processes 2;
+worker_processes $threads;
 pid $tmp/nginx/nginx.pid;
 error_log $tmp/nginx/error.log warn;
 events { worker_connections 4096; }
@@ -73,8 +89,9 @@ http {
   }
 }
 CONF
-nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' &
-pids+=($!)
+${on_server[@]+"${on_server[@]}"} nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' &
+ng_pid=$!
+pids+=("$ng_pid")
 sleep 0.5
 ng="http://127.0.0.1:$port"
 
@@ -84,21 +101,46 @@ one=$(head -1 "$tmp/list"); one_file="$tmp/nginx/root/thumbs/$(basename "$(dirna
 cmp -s <(curl -s -H 'Accept: image/webp' "$wf$one") "$one_file" || { log "bytes differ"; exit 1; }
 cmp -s <(curl -s "$ng$one") "$one_file" || { log "nginx bytes differ"; exit 1; }
 
-run() { wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$2" "$1" 2>&1; }
+run() { ${on_load[@]+"${on_load[@]}"} wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$2" "$1" 2>&1; }
 rps() { awk '/^Requests\/sec/ {print $2}'; }
+requests() { awk '/requests in/ {print $1}'; }
+cpu_ticks() {  # user + system clock ticks of the given processes
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(cut -d')' -f2 "/proc/$pid/stat" | awk '{print $12 + $13}'))); done
+  echo "$total"
+}
+core_ticks() {  # busy and all ticks of the server's core (PIN=1)
+  awk -v cpu="cpu$SERVER_CPU" '$1 == cpu { all = 0; for (i = 2; i <= NF; i++) all += $i; print all - $5 - $6, all }' /proc/stat
+}
+measured() {  # measured URL SCRIPT PIDS...: wrk's output, then a line "CPU_US BUSY%"
+  local url=$1 script=$2; shift 2
+  local t0 t1 c0 c1 out
+  t0=$(cpu_ticks "$@"); c0=$(core_ticks)
+  out=$(run "$url" "$script")
+  t1=$(cpu_ticks "$@"); c1=$(core_ticks)
+  echo "$out"
+  read -r b0 a0 <<<"$c0"; read -r b1 a1 <<<"$c1"
+  awk -v t=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v n="$(echo "$out" | requests)" -v b=$((b1 - b0)) -v a=$((a1 - a0)) \
+    'BEGIN { busy = a > 0 ? 100 * b / a : 0; printf "CPU %.1f %d\n", t * 1e6 / hz / n, busy }'
+}
+ng_pids() { echo "$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')"; }
 p99() { awk '$1=="99%" {v=$2; if (v ~ /ms$/) {sub("ms","",v); print v} else if (v ~ /us$/) {sub("us","",v); print v/1000} else {sub("s","",v); print v*1000}}'; }
 run "$wf" "$tmp/wf.lua" >/dev/null; run "$ng" "$tmp/ng.lua" >/dev/null   # warm-up, not recorded
-echo "| round | warmfeed req/s | nginx req/s | ratio | warmfeed p99 ms | nginx p99 ms | load avg |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
-ratios=()
+echo "| round | warmfeed req/s | nginx req/s | ratio | warmfeed p99 ms | nginx p99 ms | server CPU µs/req (wf / nginx) | CPU ratio | server core busy (wf / nginx) | load avg |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+ratios=(); cpu_ratios=()
 for round in $(seq "$ROUNDS"); do
-  w=$(run "$wf" "$tmp/wf.lua"); n=$(run "$ng" "$tmp/ng.lua")
+  # shellcheck disable=SC2046 # the pids are meant to split into words
+  w=$(measured "$wf" "$tmp/wf.lua" "$wf_pid"); n=$(measured "$ng" "$tmp/ng.lua" $(ng_pids))
   wr=$(echo "$w" | rps); nr=$(echo "$n" | rps); wp=$(echo "$w" | p99); np=$(echo "$n" | p99)
-  ratio=$(python3 -c "print(f'{$wr/$nr:.3f}')")
-  ratios+=("$ratio")
-  echo "| $round | $wr | $nr | $ratio | $wp | $np | $(cut -d' ' -f1 /proc/loadavg) |"
+  read -r _ wc wb <<<"$(echo "$w" | grep '^CPU ')"; read -r _ nc nb <<<"$(echo "$n" | grep '^CPU ')"
+  ratio=$(python3 -c "print(f'{$wr/$nr:.3f}')"); cpu_ratio=$(python3 -c "print(f'{$wc/$nc:.3f}')")
+  ratios+=("$ratio"); cpu_ratios+=("$cpu_ratio")
+  busy="-"; [ "$PIN" = 1 ] && busy="$wb% / $nb%"
+  echo "| $round | $wr | $nr | $ratio | $wp | $np | $wc / $nc | $cpu_ratio | $busy | $(cut -d' ' -f1 /proc/loadavg) |"
   echo "$w$n" | grep -E "Non-2xx|Socket errors" >&2 || true
 done
-median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo
-echo "cached thumbnails, requests/s warmfeed/nginx: median of per-round ratios $median (goal >= 0.8)"
+echo "cached thumbnails, requests/s warmfeed/nginx: median of per-round ratios $(median "${ratios[@]}") (goal >= 0.8)"
+echo "cached thumbnails, server CPU a request warmfeed/nginx: median of per-round ratios $(median "${cpu_ratios[@]}")$([ "$PIN" = 1 ] && echo " (pinned: goal <= 1.0, issue 35)")"

@@ -71,11 +71,13 @@ load() { taskset -c "$LOAD_CPUS" wrk -t1 -c"$CONNECTIONS" -d"$1" -s bench/random
 load 5s "$a_url" >/dev/null
 load 5s "$b_url" >/dev/null
 
+# shellcheck source=bench/cpu.sh
+source bench/cpu.sh   # cpu_ticks
 round() {  # round PID URL -> µs of the server's CPU a request
   local before after requests
-  before=$(cut -d')' -f2 "/proc/$1/stat" | awk '{print $12 + $13}')
+  before=$(cpu_ticks "$1")
   requests=$(load "${SECONDS_EACH}s" "$2" | awk '/requests in/ {print $1}')
-  after=$(cut -d')' -f2 "/proc/$1/stat" | awk '{print $12 + $13}')
+  after=$(cpu_ticks "$1")
   awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN { printf "%.2f\n", ticks * 1e6 / hz / n }'
 }
 echo "pair A_us B_us B/A"

@@ -269,28 +269,11 @@ run_wrk() {  # run_wrk URL DURATION SEED -> the WRKJSON payload of wrk's `done`
   [ -n "$json" ] || { log "wrk against $1 gave no result:"; echo "$out" >&2; exit 1; }
   echo "$json"
 }
-# CPU time (user + system) the server's processes used, in clock ticks: per
-# request, it is steadier than requests/s on a shared machine.
+# CPU time of the server's processes (cpu_ticks) and how busy its core was
+# (core_ticks, core_busy): bench/cpu.sh.
 clk_tck=$(getconf CLK_TCK)
-cpu_ticks() {
-  local total=0 pid fields
-  for pid in "$@"; do
-    fields=$(cut -d')' -f2 "/proc/$pid/stat")
-    total=$(( total + $(awk '{print $12 + $13}' <<<"$fields") ))
-  done
-  echo "$total"
-}
-# The server's core (PIN=1): its busy and all ticks from /proc/stat, and the
-# share busy between two readings (100% busy: the server was the limit;
-# less: it waited for the load generator).
-core_ticks() {
-  [ "$PIN" = 1 ] || { echo "0 0"; return; }
-  awk -v cpu="cpu$SERVER_CPU" '$1 == cpu { all = 0; for (i = 2; i <= NF; i++) all += $i; print all - $5 - $6, all }' /proc/stat
-}
-core_busy() {  # core_busy "BUSY0 ALL0" "BUSY1 ALL1" -> percent
-  read -r b0 a0 <<<"$1"; read -r b1 a1 <<<"$2"
-  [ $((a1 - a0)) -gt 0 ] && echo $(( 100 * (b1 - b0) / (a1 - a0) )) || echo "-"
-}
+# shellcheck source=bench/cpu.sh
+source bench/cpu.sh
 # With STORE=postgres, the CPU PostgreSQL's processes (the postmaster's
 # children: the backends warmfeed reads through) used in each round: the
 # server's own share of a deep page.

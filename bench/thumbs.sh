@@ -104,24 +104,17 @@ cmp -s <(curl -s "$ng$one") "$one_file" || { log "nginx bytes differ"; exit 1; }
 run() { ${on_load[@]+"${on_load[@]}"} wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$2" "$1" 2>&1; }
 rps() { awk '/^Requests\/sec/ {print $2}'; }
 requests() { awk '/requests in/ {print $1}'; }
-cpu_ticks() {  # user + system clock ticks of the given processes
-  local total=0 pid
-  for pid in "$@"; do total=$((total + $(cut -d')' -f2 "/proc/$pid/stat" | awk '{print $12 + $13}'))); done
-  echo "$total"
-}
-core_ticks() {  # busy and all ticks of the server's core (PIN=1)
-  awk -v cpu="cpu$SERVER_CPU" '$1 == cpu { all = 0; for (i = 2; i <= NF; i++) all += $i; print all - $5 - $6, all }' /proc/stat
-}
-measured() {  # measured URL SCRIPT PIDS...: wrk's output, then a line "CPU_US BUSY%"
+# shellcheck source=bench/cpu.sh
+source bench/cpu.sh   # cpu_ticks, core_ticks, core_busy
+measured() {  # measured URL SCRIPT PIDS...: wrk's output, then a line "CPU CPU_US BUSY" (BUSY: a percent, or - unpinned)
   local url=$1 script=$2; shift 2
-  local t0 t1 c0 c1 out
+  local t0 t1 c0 out
   t0=$(cpu_ticks "$@"); c0=$(core_ticks)
   out=$(run "$url" "$script")
-  t1=$(cpu_ticks "$@"); c1=$(core_ticks)
+  t1=$(cpu_ticks "$@")
   echo "$out"
-  read -r b0 a0 <<<"$c0"; read -r b1 a1 <<<"$c1"
-  awk -v t=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v n="$(echo "$out" | requests)" -v b=$((b1 - b0)) -v a=$((a1 - a0)) \
-    'BEGIN { busy = a > 0 ? 100 * b / a : 0; printf "CPU %.1f %d\n", t * 1e6 / hz / n, busy }'
+  awk -v t=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v n="$(echo "$out" | requests)" -v busy="$(core_busy "$c0" "$(core_ticks)")" \
+    'BEGIN { printf "CPU %.1f %s\n", t * 1e6 / hz / n, busy }'
 }
 ng_pids() { echo "$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')"; }
 p99() { awk '$1=="99%" {v=$2; if (v ~ /ms$/) {sub("ms","",v); print v} else if (v ~ /us$/) {sub("us","",v); print v/1000} else {sub("s","",v); print v*1000}}'; }

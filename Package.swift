@@ -67,6 +67,11 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
+        .systemLibrary(
+            name: "CISAL",
+            pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"])]
+        ),
 
         // Small sums several modules share: civil-calendar days, FNV-1a hashes, a
         // `Duration`'s seconds and milliseconds, and the HTTP server's connection
@@ -82,7 +87,7 @@ let package = Package(
         .target(name: "SystemMemory", dependencies: ["CMalloc"]),
 
         // gzip on libdeflate, for bodies compressed once and served many times.
-        .target(name: "Gzip", dependencies: ["CDeflate", "ThreadSlots"]),
+        .target(name: "Gzip", dependencies: ["CDeflate", "CISAL", "ThreadSlots"]),
 
         // Mustache templates compiled at load into byte writers. Knows nothing of feeds.
         .target(name: "HTMLTemplates", swiftSettings: crossModule),

@@ -18,6 +18,26 @@ import Testing
         if repeats > 100 { #expect(packed.count < input.count / 10) }
     }
 
+    /// The rows' check (ISA-L's CRC-32) agrees with zlib's for every length
+    /// its folding treats apart (under 16, 64 and 256 bytes, and past them)
+    /// and from every alignment: rows lie anywhere in a page's bytes, and a
+    /// row checked wrong would be served as corrupt (or a corrupt one as good).
+    @Test func checksumsAsZlibDoesAtEveryLengthAndAlignment() {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes.withUnsafeBytes { all in
+            for offset in 0..<8 {
+                for count in Array(0...300) + [511, 512, 513, 850, 1023, 4096, 4991] where offset + count <= all.count {
+                    let part = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + count)])
+                    let zlib = UInt32(crc32(0, part.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(count)))
+                    #expect(Gzip.crc32(part) == zlib, "offset \(offset), \(count) bytes")
+                }
+            }
+        }
+        // The check value of the standard's test string.
+        #expect(Array("123456789".utf8).withUnsafeBytes { Gzip.crc32($0) } == 0xCBF4_3926)
+    }
+
     /// What zlib, an independent decoder, makes of a gzip member; nil if it refuses it.
     static func inflate(_ packed: [UInt8], expectedCount: Int) -> [UInt8]? {
         var stream = z_stream()

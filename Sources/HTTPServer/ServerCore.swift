@@ -268,14 +268,18 @@ final class ServerCore: Sendable {
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
-        var fields = HTTPFields()
-        fields.reserveCapacity(16)
-        let count = withUnsafeMutablePointer(to: &fields) { pointer in
-            MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectHeader, UnsafeMutableRawPointer(pointer))
-        }
+        // Counted first (libmicrohttpd walks its list without a callback), so
+        // the fields are made at their size: a fixed 16 was a 1,056-byte
+        // block, just past the size glibc keeps per thread (1,032), on every request.
+        let count = MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)
         if count > configuration.maxHeaderCount {
             context.phase = .answered
             return queue(.plain(431, "too many header lines: at most \(configuration.maxHeaderCount)"), on: connection)
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(max(0, Int(count)))
+        _ = withUnsafeMutablePointer(to: &fields) { pointer in
+            MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectHeader, UnsafeMutableRawPointer(pointer))
         }
         let target: RequestTarget
         do {

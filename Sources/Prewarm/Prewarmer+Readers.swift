@@ -11,6 +11,11 @@ extension Prewarmer {
     /// one wake-up of the drain for every few hundred requests at full load.
     static let drainInterval: Duration = .milliseconds(10)
 
+    /// Empty drains in a row after which the loop sleeps until a reader is
+    /// recorded (`viewsBell`): 100 ms without one. Idle, the loop's 10 ms
+    /// timer was 100 wake-ups a second, each three or four switches of threads.
+    static let emptyDrainsBeforeSleep = 10
+
     /// A reader was served page `number` (asked for with `query`), whose
     /// neighbours are `older` and `newer`, at store revision `revision`, on a
     /// screen that loads thumbnails at `scale` (nil when it did not say:
@@ -23,14 +28,17 @@ extension Prewarmer {
         views.record(
             ReaderView(
                 reader: id, number: number, target: query, older: older, newer: newer, revision: revision, scale: Int8(clamping: scale ?? 0)))
+        viewsBell.ring()
     }
 
     /// Hands the views recorded since the last drain to the planner, in one
-    /// decision: the scales and formats in demand are read once for all of them.
-    func drainViews() {
+    /// decision: the scales and formats in demand are read once for all of
+    /// them. Answers whether there were any.
+    @discardableResult
+    func drainViews() -> Bool {
         draining.withLock { _ in
             let drained = views.drain()
-            guard !drained.isEmpty else { return }
+            guard !drained.isEmpty else { return false }
             let scales = thumbnails.scalesInDemand
             let formats = thumbnails.formatsInDemand
             let now = clock.now
@@ -46,14 +54,20 @@ extension Prewarmer {
                 }
                 return actions
             }
+            return true
         }
     }
 
-    /// Drains every `drainInterval` until shutdown.
+    /// Drains every `drainInterval` until shutdown, and sleeps while no reader comes.
     func drainViewsUntilShutdown() async {
+        var empty = 0
         while !viewsStopped.load(ordering: .relaxed), !Task.isCancelled {
             try? await Task.sleep(for: Self.drainInterval)
-            drainViews()
+            empty = drainViews() ? 0 : empty + 1
+            if empty >= Self.emptyDrainsBeforeSleep {
+                await viewsBell.wait(unless: { drainViews() })
+                empty = 0
+            }
         }
     }
 }

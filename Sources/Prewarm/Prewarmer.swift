@@ -2,6 +2,7 @@ import FeedPages
 import Logging
 import ServiceLifecycle
 import Synchronization
+import ThreadSlots
 import Thumbnails
 import WarmfeedCore
 
@@ -80,6 +81,8 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     let draining = Mutex(())
     /// Set at shutdown: the drain loop ends.
     let viewsStopped = Atomic<Bool>(false)
+    /// Wakes the drain loop from its sleep when a view is recorded after an idle spell.
+    let viewsBell = Doorbell()
 
     /// A pre-warmer as `configuration` says (pages warmed ahead of each
     /// reader, pages and thumbnails at once, page 1's hold), reading pages
@@ -201,6 +204,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
                 }
             } onGracefulShutdown: {
                 self.viewsStopped.store(true, ordering: .relaxed)
+                self.viewsBell.close()
                 self.startsInput.finish()
                 self.stopAVIF(avif)
                 self.startGate.open()

@@ -17,6 +17,7 @@
 #   PAGES=33334 PAGE_CACHE_MB=64 bench/ab.sh A B DIR  # deep pages: a folder a
 #                                                     # `DEEP=1 KEEP_TMP=1 bench/pages.sh` kept
 #   PAIRS=20 SECONDS_EACH=3 bench/ab.sh A B DIR       # the defaults
+#   WF_GZIP=1 … bench/ab.sh A B DIR                   # asking for gzip, as browsers do
 #
 # DATA_FOLDER holds a store (feed.sqlite and its feed.sqlite-* files), e.g. the
 # data folder of a `KEEP_TMP=1 bench/pages.sh` run; its files are copied twice
@@ -25,7 +26,7 @@
 # bench/pages.sh sends; each server gets --threads 1 and a warm-up of 5 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# = 3 ] || { sed -n '2,25p' "$0" >&2; exit 2; }
+[ $# = 3 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
 a_bin=$(realpath "$1") b_bin=$(realpath "$2") data=$3
 PAGES=${PAGES:-3334}
 PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}

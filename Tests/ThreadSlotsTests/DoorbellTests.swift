@@ -61,7 +61,8 @@ import Testing
     /// One producer in lockstep with the consumer: each record is made once
     /// the last was drained, every other one once the consumer has armed
     /// the bell (it sleeps, or is about to), 20,000 times; a record it slept
-    /// through stalls the lockstep, which the producer's patience (5 s) reports. (The narrowest race, a record
+    /// through stalls the lockstep, which the producer's patience (60 s: the
+    /// consumer's task may wait its turn on a pool other suites keep busy) reports. (The narrowest race, a record
     /// between the consumer's last look and its arming, is what `wait`'s
     /// look after arming closes: `closingOrCancellingWakesTheSleeper` checks
     /// that look directly.)
@@ -78,7 +79,7 @@ import Testing
             Thread {
                 for round in 0..<rounds {
                     // Every other record waits until the consumer, its rings empty, has armed the bell: made while it sleeps.
-                    let armedBy = Date().addingTimeInterval(5)
+                    let armedBy = Date().addingTimeInterval(60)
                     while round % 2 == 0, !lockstep.bell.isArmed {
                         if Date() > armedBy {
                             continuation.resume(returning: round)
@@ -88,7 +89,7 @@ import Testing
                     }
                     _ = lockstep.rings.record(round)
                     lockstep.bell.ring()
-                    let deadline = Date().addingTimeInterval(5)
+                    let deadline = Date().addingTimeInterval(60)
                     while lockstep.drained.load(ordering: .acquiring) <= round {
                         if Date() > deadline {
                             continuation.resume(returning: round)

@@ -47,14 +47,10 @@ extension Prewarmer {
     /// the thumbnail of the page they were on, whose job had ended before
     /// their browser was known to take AVIF, or whose AVIF the line let go),
     /// one at a time, as `makeAVIF` does: only while no page job needs the CPU.
+    /// Asleep while no reader is answered without one (`nextMissedAVIF`).
     func makeMissedAVIF() async {
         while !Task.isCancelled {
-            let keys = thumbnails.takeMissedAVIF()
-            if keys.isEmpty {
-                try? await Task.sleep(for: thumbnails.avifLine.missedInterval)
-                continue
-            }
-            for key in keys {
+            for key in await thumbnails.nextMissedAVIF() {
                 await whenPagesWarm()
                 if Task.isCancelled { return }
                 await thumbnails.warm(key)

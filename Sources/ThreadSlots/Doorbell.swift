@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// An idle server's consumer then sleeps instead of waking on its timer: for
 /// pre-warm's drain of readers' views, 100 wake-ups a second (and three or
-/// four switches of threads for each) became none.
+/// four switches of threads for each) became none; for its line of the AVIF
+/// readers were answered without, 10 a second.
 public final class Doorbell: Sendable {
     private let armed = Atomic<Bool>(false)
     private let sleeper = Mutex(Sleeper())

@@ -28,6 +28,41 @@ import WarmfeedCore
         #expect(policy.takeMissed(limit: 3).isEmpty, "taken once")
     }
 
+    /// Pre-warm's missed line sleeps while no reader is answered without an
+    /// AVIF (it looked every 100 ms), and the first that is wakes it.
+    @Test func theMissedLineSleepsUntilAReaderIsAnsweredWithout() async throws {
+        let policy = AVIFPolicy(prewarmMakesMissed: true)
+        let line = Task { await policy.nextMissed(limit: 3) }
+        // Patience for a busy cooperative pool, not a measure of speed.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !policy.missedLineAsleep {
+            try #require(ContinuousClock.now < deadline, "the line never went to sleep")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(!policy.answeredWithout(Self.avif(9)))
+        let woken = ContinuousClock.now + .seconds(60)
+        while policy.missedLineAsleep {
+            guard ContinuousClock.now < woken else {
+                line.cancel()
+                Issue.record("the line slept through a reader answered without an AVIF")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(await line.value == [Self.avif(9)], "woken with the one recorded")
+
+        // Recorded before it asks: no sleep at all.
+        _ = policy.answeredWithout(Self.avif(10))
+        #expect(await policy.nextMissed(limit: 3) == [Self.avif(10)])
+    }
+
+    @Test func aCancelledMissedLineReturns() async {
+        let policy = AVIFPolicy(prewarmMakesMissed: true)
+        let line = Task { await policy.nextMissed(limit: 3) }
+        line.cancel()
+        #expect(await line.value.isEmpty, "a shutdown ends the line's sleep")
+    }
+
     @Test func withoutPrewarmTheCallerMakesThemAtMostAheadLimitAtOnce() {
         let policy = AVIFPolicy(prewarmMakesMissed: false)
         let made = (1...(AVIFPolicy.aheadLimit + 2)).map { policy.answeredWithout(Self.avif(Int64($0))) }

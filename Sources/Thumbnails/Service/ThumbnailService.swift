@@ -171,8 +171,8 @@ package final class ThumbnailService: Service, StatsPublisher, Sendable {
         }
     }
 
-    /// The AVIF readers were answered without since the last call (`AVIFPolicy.takeMissed`).
-    package func takeMissedAVIF(limit: Int) -> [ThumbnailKey] { avif.takeMissed(limit: limit) }
+    /// The AVIF readers were answered without since the last call, once there are any (`AVIFPolicy.nextMissed`).
+    package func nextMissedAVIF(limit: Int) async -> [ThumbnailKey] { await avif.nextMissed(limit: limit) }
 
     /// Lets go of the memory tier's replaced tables no reader can hold any more (every few seconds).
     package func reclaim() { memory.reclaim() }

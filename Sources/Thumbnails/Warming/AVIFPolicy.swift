@@ -28,8 +28,6 @@ package final class AVIFPolicy: Sendable {
         package var atOnce = 2
         /// Missed AVIF taken at a time, the newest (older ones: their reader has scrolled on).
         package var missedAtOnce = 32
-        /// How often the missed line looks again, when it found none.
-        package var missedInterval: Duration = .milliseconds(100)
     }
 
     package static let line = Line()
@@ -47,6 +45,10 @@ package final class AVIFPolicy: Sendable {
     /// into the request thread's own ring: a stream's continuation was a lock
     /// every server thread took on a browser's thumbnail hits).
     private let missed = ThreadRings<MissedAVIF>(capacity: 32, slots: 64)
+    /// Rung after each record in `missed`, so the missed line sleeps while
+    /// there is none (`nextMissed`). It looked every 100 ms: about 35 of an
+    /// idle server's 61 voluntary switches a second (bench/idle.sh).
+    private let missedBell = Doorbell()
     /// AVIF on their way ahead of pre-warm, at most `aheadLimit`.
     private let ahead = Atomic<Int>(0)
 
@@ -69,6 +71,7 @@ package final class AVIFPolicy: Sendable {
     func answeredWithout(_ avif: ThumbnailKey) -> Bool {
         if prewarmMakesMissed {
             _ = missed.record(MissedAVIF(avif))
+            missedBell.ring()
             return false
         }
         return reserveAhead()
@@ -95,4 +98,21 @@ package final class AVIFPolicy: Sendable {
         let newest = keys.reversed().filter { seen.insert($0).inserted }.prefix(limit)
         return newest.reversed()
     }
+
+    /// What `takeMissed` gives, once there is something to give: sleeps
+    /// until a reader is answered without an AVIF. Returns at once (maybe
+    /// with none) when its task is cancelled, and after a ring whose record
+    /// an earlier call took. One caller at a time (pre-warm's line).
+    func nextMissed(limit: Int) async -> [ThumbnailKey] {
+        var keys = takeMissed(limit: limit)
+        guard keys.isEmpty else { return keys }
+        await missedBell.wait(unless: {
+            keys = takeMissed(limit: limit)
+            return !keys.isEmpty
+        })
+        return keys.isEmpty ? takeMissed(limit: limit) : keys
+    }
+
+    /// Whether the missed line is asleep (or going to sleep) in `nextMissed`.
+    var missedLineAsleep: Bool { missedBell.isArmed }
 }

@@ -8,7 +8,7 @@ import WarmfeedCore
 ///
 /// The AVIF policy (`AVIFPolicy`) says which formats are in demand
 /// (`formatsInDemand`), which AVIF readers were answered without
-/// (`takeMissedAVIF`) and how pre-warm's AVIF lines run (`avifLine`);
+/// (`nextMissedAVIF`) and how pre-warm's AVIF lines run (`avifLine`);
 /// pre-warm runs them when it has the CPU to spare.
 package protocol ThumbnailWarming: Sendable {
     /// The key of `item`'s thumbnail in `variant`, as the store has it now; nil when it has no picture.
@@ -29,13 +29,15 @@ package protocol ThumbnailWarming: Sendable {
     var formatsInDemand: [ImageFormat] { get }
 
     /// The AVIF readers were answered without since the last call, each once,
-    /// the newest `limit` (older ones: their reader has scrolled on). One caller at a time.
-    func takeMissedAVIF(limit: Int) -> [ThumbnailKey]
+    /// the newest `limit` (older ones: their reader has scrolled on); while
+    /// there are none, sleeps until a reader is answered without one. Returns
+    /// at once when the caller's task is cancelled. One caller at a time.
+    func nextMissedAVIF(limit: Int) async -> [ThumbnailKey]
 }
 
 extension ThumbnailWarming {
     /// The newest AVIF readers were answered without, as many as pre-warm takes at once.
-    package func takeMissedAVIF() -> [ThumbnailKey] { takeMissedAVIF(limit: avifLine.missedAtOnce) }
+    package func nextMissedAVIF() async -> [ThumbnailKey] { await nextMissedAVIF(limit: avifLine.missedAtOnce) }
 
     /// How pre-warm runs its AVIF lines (`AVIFPolicy.Line`).
     package var avifLine: AVIFPolicy.Line { AVIFPolicy.line }

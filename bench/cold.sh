@@ -23,6 +23,7 @@
 # bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 
 ROUNDS=${ROUNDS:-6}
@@ -136,27 +137,13 @@ while read -r _ name; do cp "$tmp/items/$name" "$tmp/origin/originals/"; done <"
 chmod 644 "$tmp/origin/originals/"*
 ng_port=$(freeport)
 origin="127.0.0.1:$ng_port"
-cat >"$tmp/origin/nginx.conf" <<EOF
-worker_processes 1;
-pid $tmp/origin/nginx.pid;
-error_log $tmp/origin/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    open_file_cache max=10000 inactive=120s;
+nginx_conf "$tmp/origin" 1 "$(nginx_static)
     types { image/jpeg jpeg; image/png png; image/webp webp; }
-    client_body_temp_path $tmp/origin/tmp; proxy_temp_path $tmp/origin/tmp; fastcgi_temp_path $tmp/origin/tmp;
-    uwsgi_temp_path $tmp/origin/tmp; scgi_temp_path $tmp/origin/tmp;
     server {
         listen $origin;
         root $tmp/origin;
-        location /originals/ { add_header Cache-Control "public, max-age=3600"; }
-    }
-}
-EOF
+        location /originals/ { add_header Cache-Control \"public, max-age=3600\"; }
+    }"
 nginx -p "$tmp/origin" -c "$tmp/origin/nginx.conf" -g 'daemon off;' 2>>"$tmp/origin/error.log" &
 ng_pid=$!
 probe=$(head -n 1 "$tmp/map.all" | cut -d' ' -f2)

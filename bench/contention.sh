@@ -24,6 +24,8 @@
 #   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
 #   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
 #   CALLERS=1 … bench/contention.sh            # also which threads make the futex calls, and through what
+#   PEER=1 … bench/contention.sh               # warm pages: then nginx (worker_processes THREADS) serving the
+#                                              # same bytes, gzip_static, under the same wrk script, counted alike
 #
 # perf (Debian's linux-perf) counts the futex calls through the tracepoint
 # syscalls:sys_enter_futex and the switches through the software event
@@ -33,6 +35,7 @@
 # request, not the requests/s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 DEEP=${DEEP:-0}
 THUMBS=${THUMBS:-0}
@@ -47,9 +50,11 @@ PAGE_SIZE=${PAGE_SIZE:-30}
 if [ "$DEEP" = 1 ]; then ITEMS=${ITEMS:-1000000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-64}; else ITEMS=${ITEMS:-100000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}; fi
 PAGES=$(( (ITEMS + PAGE_SIZE - 1) / PAGE_SIZE ))
 tmp=$(mktemp -d /tmp/warmfeed-bench-contention.XXXXXX)
-wf_pid=""
+wf_pid="" ng_pid=""
 cleanup() {
-  [ -n "$wf_pid" ] && kill -TERM "$wf_pid" 2>/dev/null; wait 2>/dev/null || true
+  [ -n "$wf_pid" ] && kill -TERM "$wf_pid" 2>/dev/null
+  [ -n "$ng_pid" ] && kill -QUIT "$ng_pid" 2>/dev/null
+  wait 2>/dev/null || true
   [ -f "$tmp/pg/port" ] && scripts/postgres stop "$tmp/pg" 2>/dev/null || true
   [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"
 }
@@ -79,6 +84,7 @@ log "seeding $ITEMS items, serving with --threads $THREADS on $(nproc) cores"
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$THREADS" --prewarm "$prewarm" \
   --public "$repo/Public" --templates "$repo/Templates" ${serve_args[@]+"${serve_args[@]}"} >"$tmp/out" 2>"$tmp/err" &
 wf_pid=$!
+pids=$wf_pid who="--threads $THREADS"  # what measure() counts, and how its line names it
 url=""
 for _ in $(seq 3000); do
   url=$(sed -n 's|^Warmfeed is serving \(http://[^ ]*\)/$|\1|p' "$tmp/out"); [ -n "$url" ] && break
@@ -133,7 +139,7 @@ if [ "$MODE" = readers ] && [ "$DEEP" != 1 ]; then
 fi
 
 switches() {  # "TID VOLUNTARY INVOLUNTARY" for every thread of the server
-  for task in /proc/"$wf_pid"/task/*; do
+  for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
     awk -v tid="${task##*/}" '/^voluntary_ctxt_switches/ {v = $2} /^nonvoluntary_ctxt_switches/ {n = $2} END {if (v != "") print tid, v, n}' "$task/status" 2>/dev/null || true  # a thread that just ended
   done
 }
@@ -143,9 +149,9 @@ switches() {  # "TID VOLUNTARY INVOLUNTARY" for every thread of the server
 switch_delta() {
   awk 'NR == FNR {v[$1] = $2; n[$1] = $3; next} {dv += $2 - ($1 in v ? v[$1] : 0); dn += $3 - ($1 in n ? n[$1] : 0)} END {print dv + 0, dn + 0}' "$1" "$2"
 }
-cpu() { awk '{print $14 + $15}' "/proc/$wf_pid/stat"; }
+cpu() { for pid in $pids; do cat "/proc/$pid/stat"; done | awk '{t += $14 + $15} END {print t}'; }
 by_thread() {  # "TID NAME VOLUNTARY" for every thread of the server
-  for task in /proc/"$wf_pid"/task/*; do
+  for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
     printf '%s %s %s\n' "${task##*/}" "$({ tr ' ' '_' <"$task/comm"; } 2>/dev/null)" "$(awk '/^voluntary_ctxt_switches/ {print $2}' "$task/status" 2>/dev/null)"
   done
 }
@@ -169,10 +175,10 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   # CALLERS=1: also record where the futex calls come from, printed after the line.
   local record_pid=""
   if [ "${CALLERS:-0}" = 1 ]; then
-    perf record -q -e syscalls:sys_enter_futex -g -p "$wf_pid" -o "$tmp/futex.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
+    perf record -q -e syscalls:sys_enter_futex -g -p "${pids// /,}" -o "$tmp/futex.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
     record_pid=$!
   fi
-  perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "$wf_pid" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
+  perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "${pids// /,}" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
   [ -n "$record_pid" ] && wait "$record_pid"
   switches >"$tmp/switches1"
   read -r vol invol < <(switch_delta "$tmp/switches0" "$tmp/switches1")
@@ -183,14 +189,14 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
   ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
   echo "$rps" >>"$tmp/rates"
-  python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" <<'PY'
+  python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" "$who" <<'PY'
 import sys
-rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label = sys.argv[1:]
+rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label, who = sys.argv[1:]
 requests = float(rps) * float(window)
 per = lambda x: float(x) / requests
 what = f"cached thumbnails ({thumbs})" if thumbs != "0" else f"{'deep' if deep == '1' else 'warm'} pages ({store})"
 if mode == "readers": what = f"{label}, {'deep' if deep == '1' else 'warm'} ({store})"
-print(f"{what}, --threads {threads}: {float(rps):,.0f} req/s (wrk on the same cores)")
+print(f"{what}, {who}: {float(rps):,.0f} req/s (wrk on the same cores)")
 print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
       f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")
 PY
@@ -229,4 +235,48 @@ measure "$what"
 if [ "$MODE" = readers ] && [ "${COMPARE:-0}" = 1 ]; then
   measure "the same without the cookie (not tracked)" COOKIE=0
   awk 'NR == 1 {r = $1} NR == 2 {c = $1} END {printf "readers / cookie-less requests/s in the same run: %.3f\n", r / c}' "$tmp/rates"
+fi
+# PEER=1 (warm pages): nginx serving the same bytes (every page dumped from this server,
+# plain and gzipped, sent with gzip_static) with as many workers as the server has
+# threads, under the same wrk script on the same cores, counted the same way: what an
+# event loop that shares nothing makes (its workers sleep in epoll_wait when their
+# connections have nothing to read, as libmicrohttpd's do).
+if [ "${PEER:-0}" = 1 ] && [ "$DEEP" != 1 ] && [ "$THUMBS" = 0 ]; then
+  log "dumping every page (documents and fragments, plain and gzipped) for nginx"
+  mkdir -p "$tmp/nginx/root/documents" "$tmp/nginx/root/fragments" "$tmp/nginx/tmp"
+  chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root" "$tmp/nginx/root/documents" "$tmp/nginx/root/fragments"
+  for page in $(seq 1 "$PAGES"); do
+    for kind in documents fragments; do
+      path="/?page=$page"; [ "$kind" = fragments ] && path="/fragment?page=$page"
+      curl -sf -o "$tmp/nginx/root/$kind/$page.html" "$url$path"
+      curl -sf -H 'Accept-Encoding: gzip' -o "$tmp/nginx/root/$kind/$page.html.gz" "$url$path"
+    done
+  done
+  chmod -R a+r "$tmp/nginx/root"
+  kill -TERM "$wf_pid"; wait "$wf_pid" 2>/dev/null || true; wf_pid=""
+  ng_port=$(python3 bench/pages_helper.py freeport)
+  nginx_conf "$tmp/nginx" "$THREADS" "$(nginx_static)
+    gzip_static on;
+    server {
+        listen 127.0.0.1:$ng_port;
+        root $tmp/nginx/root;
+        location = / {
+$(nginx_page)
+            try_files /documents/\$arg_page.html =404;
+        }
+        location = /fragment {
+$(nginx_page)
+            try_files /fragments/\$arg_page.html =404;
+        }
+    }"
+  nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
+  ng_pid=$!
+  for _ in $(seq 100); do
+    curl -sf -o /dev/null "http://127.0.0.1:$ng_port/?page=1" && break
+    kill -0 "$ng_pid" 2>/dev/null || { log "nginx exited:"; cat "$tmp/nginx/error.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  url="http://127.0.0.1:$ng_port" pids="$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')" who="nginx, worker_processes $THREADS"
+  pids=${pids% }
+  measure "$what"
 fi

@@ -16,6 +16,7 @@
 #   ITEMS=1000 THREADS=2 QUIET=20 COUNT=10 bench/idle.sh   # the defaults
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 ITEMS=${ITEMS:-1000}
 THREADS=${THREADS:-2}
@@ -75,21 +76,7 @@ curl -s -o /dev/null -b "wf=idlebenchreader0000000001" -H 'Sec-Fetch-Mode: navig
 mkdir -p "$tmp/nginx/root" "$tmp/nginx/tmp"
 ng_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 echo ok >"$tmp/nginx/root/index.html"
-cat >"$tmp/nginx/nginx.conf" <<EOF
-worker_processes $THREADS;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $tmp/nginx/tmp/body;
-    proxy_temp_path $tmp/nginx/tmp/proxy;
-    fastcgi_temp_path $tmp/nginx/tmp/fastcgi;
-    uwsgi_temp_path $tmp/nginx/tmp/uwsgi;
-    scgi_temp_path $tmp/nginx/tmp/scgi;
-    server { listen 127.0.0.1:$ng_port; root $tmp/nginx/root; }
-}
-EOF
+nginx_conf "$tmp/nginx" "$THREADS" "    server { listen 127.0.0.1:$ng_port; root $tmp/nginx/root; }"
 nginx -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>"$tmp/nginx/stderr" &
 ng_master=$!
 pids+=("$ng_master")

@@ -24,6 +24,7 @@
 #   WARMFEED_BIN=path WARMFEED_BEFORE=path bench/mixed.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 DURATION=${DURATION:-60s}; CONNECTIONS=${CONNECTIONS:-512}; ITEMS=${ITEMS:-100000}
 CACHE_MB=${CACHE_MB:-16}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-8}; ORIGIN=${ORIGIN:-nginx}
@@ -59,26 +60,14 @@ if [ "$ORIGIN" = nginx ]; then
   done
   rm -f "$tmp/origin/p.v"; chmod 644 "$tmp/origin/img/"*
   origin_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  cat >"$tmp/origin/nginx.conf" <<CONF
-worker_processes 1;
-pid $tmp/origin/nginx.pid;
-error_log $tmp/origin/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    keepalive_requests 1000000;
+  nginx_conf "$tmp/origin" 1 "$(nginx_static)
     types { image/jpeg jpg; }
-    client_body_temp_path $tmp/origin/tmp; proxy_temp_path $tmp/origin/tmp; fastcgi_temp_path $tmp/origin/tmp;
-    uwsgi_temp_path $tmp/origin/tmp; scgi_temp_path $tmp/origin/tmp;
     server {
         listen 127.0.0.1:$origin_port;
         root $tmp/origin;
         # Item N's original is one of the 100 files, by N's last two digits.
-        location /items/ { rewrite "^/items/[0-9]*?([0-9]{1,2})[.]jpg\$" /img/\$1.jpg break; }
-    }
-}
-CONF
+        location /items/ { rewrite \"^/items/[0-9]*?([0-9]{1,2})[.]jpg\$\" /img/\$1.jpg break; }
+    }"
   nginx -p "$tmp/origin" -c "$tmp/origin/nginx.conf" -g 'daemon off;' 2>>"$tmp/origin/error.log" &
   pids+=($!)
   for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$origin_port/items/12345.jpg" && break; sleep 0.1; done

@@ -36,6 +36,7 @@
 # (KEEP_TMP=1 keeps it); a copy of the report goes to bench/out/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 
 DEEP=${DEEP:-0}
@@ -203,49 +204,23 @@ wf_rss_after_warmup=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
 # --- 3. nginx, tuned for static files, 2 workers, no root, in the foreground --
 ng_port=$(helper freeport)
 ng_url="http://127.0.0.1:$ng_port"
-csp="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-cat >"$tmp/nginx/nginx.conf" <<EOF
-worker_processes $SERVER_THREADS;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    server_tokens off;
-    sendfile ${NGINX_SENDFILE:-on};
-    tcp_nopush on;
-    tcp_nodelay on;
-    keepalive_timeout 65;
-    keepalive_requests 1000000;
-$([ "$ACCEPT_GZIP" = 1 ] && { [ "$GZIP_STATIC" = 1 ] && echo "    gzip_static on;" || echo "    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off; gzip_types *;"; })
-# (gzip_types *: the default_type carries "; charset=utf-8", which the default list, text/html, does not match)
-    open_file_cache max=10000 inactive=120s;
-    open_file_cache_valid 120s;
-    open_file_cache_min_uses 1;
-    open_file_cache_errors on;
-    client_body_temp_path $tmp/nginx/tmp/body;
-    proxy_temp_path $tmp/nginx/tmp/proxy;
-    fastcgi_temp_path $tmp/nginx/tmp/fastcgi;
-    uwsgi_temp_path $tmp/nginx/tmp/uwsgi;
-    scgi_temp_path $tmp/nginx/tmp/scgi;
+gzip_line=""
+if [ "$ACCEPT_GZIP" = 1 ]; then
+  # (gzip_types *: the default_type carries "; charset=utf-8", which the default list, text/html, does not match)
+  gzip_line="    gzip on; gzip_comp_level $GZIP_LEVEL; gzip_min_length 0; gzip_vary off; gzip_types *;"
+  [ "$GZIP_STATIC" = 1 ] && gzip_line="    gzip_static on;"
+fi
+nginx_conf "$tmp/nginx" "$SERVER_THREADS" "$(nginx_static)
+$gzip_line
     server {
         listen 127.0.0.1:$ng_port;
         root $tmp/nginx/root;
         location = /fragment {
-            types { }
-            default_type "text/html; charset=utf-8";
             # The same response headers warmfeed sends, so both heads are alike.
-            add_header Content-Security-Policy "$csp" always;
-            add_header Referrer-Policy "same-origin" always;
-            add_header Cache-Control "no-cache" always;
-            add_header Vary "Accept-Encoding" always;
-            add_header Accept-CH "Sec-CH-DPR" always;
-            add_header X-Content-Type-Options "nosniff" always;
+$(nginx_page)
             try_files /fragments/\$arg_page.html =404;
         }
-    }
-}
-EOF
+    }"
 log "starting nginx at $ng_url (worker_processes $SERVER_THREADS)"
 ${on_server[@]+"${on_server[@]}"} nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
 ng_pid=$!

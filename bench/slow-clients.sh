@@ -19,6 +19,7 @@
 #   WARMFEED_BIN=path bench/slow-clients.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 ROUNDS=${ROUNDS:-3}
 tmp=$(mktemp -d /tmp/warmfeed-bench-slow.XXXXXX)
@@ -51,22 +52,7 @@ chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root"
 curl -sS "$wf/" -o "$tmp/nginx/root/index.html"
 chmod 644 "$tmp/nginx/root/index.html"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat >"$tmp/nginx/nginx.conf" <<CONF
-worker_processes 2;
-worker_rlimit_nofile 20000;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log crit;
-events { worker_connections 2048; }
-http {
-    access_log off;
-    client_body_temp_path $tmp/nginx/tmp/body;
-    proxy_temp_path $tmp/nginx/tmp/proxy;
-    fastcgi_temp_path $tmp/nginx/tmp/fastcgi;
-    uwsgi_temp_path $tmp/nginx/tmp/uwsgi;
-    scgi_temp_path $tmp/nginx/tmp/scgi;
-    server { listen 127.0.0.1:$port; root $tmp/nginx/root; }
-}
-CONF
+NGINX_CONNECTIONS=2048 NGINX_ERRORS=crit nginx_conf "$tmp/nginx" 2 "    server { listen 127.0.0.1:$port; root $tmp/nginx/root; }" "worker_rlimit_nofile 20000;"
 nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
 pids+=($!)
 ng="http://127.0.0.1:$port"

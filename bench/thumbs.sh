@@ -18,6 +18,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+. bench/nginx.sh  # nginx_conf, nginx_static
 ROUNDS=${ROUNDS:-5}; DURATION=${DURATION:-10s}; THUMBS=${THUMBS:-120}; CONNECTIONS=${CONNECTIONS:-32}
 export THUMBS
 PIN=${PIN:-0}; SERVER_CPU=${SERVER_CPU:-1}; LOAD_CPUS=${LOAD_CPUS:-0}
@@ -68,27 +69,16 @@ bytes=$(cat "$tmp/nginx/root/thumbs/"*.webp | wc -c)
 log "$THUMBS thumbnails, $bytes bytes (mean $((bytes / THUMBS)) B)"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat >"$tmp/nginx/nginx.conf" <<CONF
-worker_processes $threads;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
-  open_file_cache max=1000 inactive=60s;
-  client_body_temp_path $tmp/nginx/tmp; proxy_temp_path $tmp/nginx/tmp; fastcgi_temp_path $tmp/nginx/tmp;
-  uwsgi_temp_path $tmp/nginx/tmp; scgi_temp_path $tmp/nginx/tmp;
-  server {
-    listen 127.0.0.1:$port;
-    root $tmp/nginx/root;
-    location ~ ^/thumbs/([0-9]+-[0-9a-f]+)/1x\$ {
-      types { } default_type image/webp;
-      add_header Cache-Control "public, max-age=86400"; add_header Vary Accept;
-      try_files /thumbs/\$1.webp =404;
-    }
-  }
-}
-CONF
+nginx_conf "$tmp/nginx" "$threads" "$(nginx_static)
+    server {
+        listen 127.0.0.1:$port;
+        root $tmp/nginx/root;
+        location ~ ^/thumbs/([0-9]+-[0-9a-f]+)/1x\$ {
+            types { } default_type image/webp;
+            add_header Cache-Control \"public, max-age=86400\"; add_header Vary Accept;
+            try_files /thumbs/\$1.webp =404;
+        }
+    }"
 ${on_server[@]+"${on_server[@]}"} nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' &
 ng_pid=$!
 pids+=("$ng_pid")

@@ -18,6 +18,11 @@
 #                                                     # `DEEP=1 KEEP_TMP=1 bench/pages.sh` kept
 #   PAIRS=20 SECONDS_EACH=3 bench/ab.sh A B DIR       # the defaults
 #   WF_GZIP=1 … bench/ab.sh A B DIR                   # asking for gzip, as browsers do
+#   AS_READERS=1 PAGES=20 bench/ab.sh A B DIR          # readers' documents (bench/readers.lua: wf
+#                                                     # cookies, gzip, Sec-CH-DPR, Sec-Fetch-*) with
+#                                                     # pre-warm on, which tracks them; DIR a small
+#                                                     # feed (600 items: 20 pages), warmed by the
+#                                                     # readers, every thumbnail made, before the pairs
 #
 # DATA_FOLDER holds a store (feed.sqlite and its feed.sqlite-* files), e.g. the
 # data folder of a `KEEP_TMP=1 bench/pages.sh` run; its files are copied twice
@@ -51,7 +56,7 @@ start() {  # start NAME BINARY: a server on its copy of the store; sets started_
   mkdir -p "$tmp/$name"
   cp "$data"/feed.sqlite "$data"/feed.sqlite-* "$tmp/$name/"
   taskset -c "$SERVER_CPU" "$binary" serve --port 0 --data "$tmp/$name" --demo-items 0 --page-size 30 \
-    --page-cache-mb "$PAGE_CACHE_MB" --threads 1 --public Public --templates Templates \
+    --page-cache-mb "$PAGE_CACHE_MB" --threads 1 --public Public --templates Templates ${readers_args[@]+"${readers_args[@]}"} \
     >"$tmp/$name.out" 2>"$tmp/$name.err" &
   local pid=$! url=""
   pids+=("$pid")
@@ -64,16 +69,32 @@ start() {  # start NAME BINARY: a server on its copy of the store; sets started_
   [ -n "$url" ] || { echo "ab: $name did not start in 60 s" >&2; exit 1; }
   started_pid=$pid started_url=$url
 }
+readers_args=() script=bench/random_page.lua
+if [ "${AS_READERS:-0}" = 1 ]; then readers_args=(--prewarm 2 --origin-latency 0); script=bench/readers.lua; fi
 start a "$a_bin"; a_pid=$started_pid a_url=$started_url
 start b "$b_bin"; b_pid=$started_pid b_url=$started_url
 
 export WF_PAGES=$PAGES
-load() { taskset -c "$LOAD_CPUS" wrk -t1 -c"$CONNECTIONS" -d"$1" -s bench/random_page.lua "$2/"; }
-load 5s "$a_url" >/dev/null
-load 5s "$b_url" >/dev/null
-
+load() { taskset -c "$LOAD_CPUS" wrk -t1 -c"$CONNECTIONS" -d"$1" -s "$script" "$2/"; }
 # shellcheck source=bench/cpu.sh
 source bench/cpu.sh   # cpu_ticks
+settle() {  # settle PID: until the server is idle (under 2% of a core for a second), at most 300 s
+  local before after
+  for _ in $(seq 300); do
+    before=$(cpu_ticks "$1"); sleep 1; after=$(cpu_ticks "$1")
+    [ $((after - before)) -le $(( $(getconf CLK_TCK) / 50 )) ] && return
+  done
+  echo "ab: the server at $1 was still busy after 300 s" >&2
+}
+load 5s "$a_url" >/dev/null
+load 5s "$b_url" >/dev/null
+if [ "${AS_READERS:-0}" = 1 ]; then
+  # The readers' first views set pre-warm making their pages' thumbnails (WebP and AVIF):
+  # seconds of CPU, let finish so the pairs measure the views, not that work.
+  settle "$a_pid"; settle "$b_pid"
+  load 5s "$a_url" >/dev/null; load 5s "$b_url" >/dev/null
+  settle "$a_pid"; settle "$b_pid"
+fi
 round() {  # round PID URL -> µs of the server's CPU a request
   local before after requests
   before=$(cpu_ticks "$1")

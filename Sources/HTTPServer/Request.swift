@@ -1,5 +1,11 @@
 import HTTPTypes
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One request, as the router and handlers see it.
 public struct Request: Sendable {
     /// The method as sent (`GET`, `HEAD`, …).
@@ -57,12 +63,39 @@ public struct Request: Sendable {
 
     /// Every value the client sent for the cookie `name`, in the order sent
     /// (a client may send a name more than once, for different paths).
+    ///
+    /// Every reader's page view asks (the `wf` cookie), so the `Cookie` lines
+    /// are scanned as bytes: splitting them into strings, trimming each and
+    /// comparing prefixes was 7% of a warm page's CPU (perf, pinned).
     public func cookies(named name: String) -> [String] {
-        guard let header = headers[.cookie] else { return [] }
-        let prefix = name + "="
-        return header.split(separator: ";").compactMap { part in
-            let pair = part.trimmingSpaces()
-            return pair.hasPrefix(prefix) ? String(pair.dropFirst(prefix.count)) : nil
+        var values: [String] = []
+        for field in headers where field.name == .cookie {
+            var line = field.value
+            line.withUTF8 { bytes in Self.scanCookies(bytes, named: name) { values.append($0) } }
+        }
+        return values
+    }
+
+    /// Hands `body` the value of each `name=value` pair in a `Cookie` line
+    /// (pairs split at `;`, spaces and tabs around each pair left out).
+    private static func scanCookies(_ line: UnsafeBufferPointer<UInt8>, named name: String, _ body: (String) -> Void) {
+        var name = name
+        name.withUTF8 { name in
+            var start = 0
+            while start < line.count {
+                var end = start
+                while end < line.count, line[end] != UInt8(ascii: ";") { end += 1 }
+                var first = start
+                var last = end
+                while first < last, line[first] == UInt8(ascii: " ") || line[first] == UInt8(ascii: "\t") { first += 1 }
+                while last > first, line[last - 1] == UInt8(ascii: " ") || line[last - 1] == UInt8(ascii: "\t") { last -= 1 }
+                if last - first > name.count, line[first + name.count] == UInt8(ascii: "="),
+                    memcmp(line.baseAddress! + first, name.baseAddress!, name.count) == 0
+                {
+                    body(String(decoding: UnsafeBufferPointer(rebasing: line[(first + name.count + 1)..<last]), as: UTF8.self))
+                }
+                start = end + 1
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import HTTPServer
+import HTTPTypes
 import Testing
 
 @Suite struct RequestTests {
@@ -8,6 +9,23 @@ import Testing
         #expect(request.cookies(named: "wf_admin") == ["secret"])
         #expect(request.cookies(named: "w").isEmpty)
         #expect(Request(path: "/").cookies(named: "wf").isEmpty)
+    }
+
+    /// The pairs as RFC 6265 lets browsers and hostile clients send them:
+    /// over several `Cookie` lines (HTTP/2 proxies split them), tabs, empty
+    /// pairs, an empty value, a name alone, a name that only starts alike, and
+    /// bytes that are not UTF-8 (repaired, never a crash).
+    @Test func cookiesAreFoundInEveryShapeALineTakes() {
+        var headers = HTTPFields()
+        headers.append(HTTPField(name: .cookie, value: "\twf=first\t;;  ; wf ; wfx=no; wf="))
+        headers.append(HTTPField(name: .cookie, value: "a=b;wf=  third  "))
+        headers.append(HTTPField(name: .cookie, lenientValue: [0x77, 0x66, 0x3D, 0xFF, 0x61]))
+        let request = Request(path: "/", headers: headers)
+        #expect(request.cookies(named: "wf") == ["first", "", "  third", "\u{FFFD}a"])
+        #expect(request.cookies(named: "a") == ["b"])
+        #expect(request.cookies(named: "wfx") == ["no"])
+        #expect(Request(path: "/", headers: [.cookie: ""]).cookies(named: "wf").isEmpty)
+        #expect(Request(path: "/", headers: [.cookie: ";;;"]).cookies(named: "wf").isEmpty)
     }
 
     @Test func headersAreFoundWithoutRegardToCase() {

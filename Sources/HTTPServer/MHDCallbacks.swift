@@ -85,7 +85,7 @@ enum MHDCallbacks {
     static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         // libmicrohttpd has checked the line; a name that is still not a token is left out.
-        if let name = HTTPField.Name(String(cString: key)) {
+        if let name = KnownFieldNames.name(key) ?? HTTPField.Name(String(cString: key)) {
             cls.assumingMemoryBound(to: HTTPFields.self).pointee.append(HTTPField(name: name, value: value.map { String(cString: $0) } ?? ""))
         }
         return .YES

@@ -104,7 +104,7 @@ import Darwin
     }
 
     /// Whether the `length` bytes at `name` are `lowercase`, ignoring ASCII case.
-    private static func named(_ name: UnsafePointer<CChar>, _ length: Int, _ lowercase: StaticString) -> Bool {
+    static func named(_ name: UnsafePointer<CChar>, _ length: Int, _ lowercase: StaticString) -> Bool {
         guard length == lowercase.utf8CodeUnitCount else { return false }
         let expected = lowercase.utf8Start
         for index in 0..<length {

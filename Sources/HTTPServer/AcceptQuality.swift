@@ -1,6 +1,8 @@
 /// How much a request's `Accept` header wants one media type (RFC 9110
 /// §12.5.1): the quality of the most specific range that matches it
-/// (`type/subtype` over `type/*` over `*/*`), in thousandths.
+/// (`type/subtype` over `type/*` over `*/*`), in thousandths. Or how much its
+/// `Accept-Encoding` wants one content coding (§12.5.3): the coding named
+/// over `*`.
 public struct AcceptQuality: Sendable, Equatable {
     /// The quality, 0 (not acceptable) to 1000.
     public var thousandths: Int
@@ -27,9 +29,28 @@ public struct AcceptQuality: Sendable, Equatable {
         }
     }
 
-    /// Specificity of a range that matches: 3 exact, 2 `type/*`, 1 `*/*`.
-    private static func scan(_ wanted: UnsafeRawBufferPointer, in header: UnsafeRawBufferPointer) -> AcceptQuality? {
-        guard let slash = wanted.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+    /// The quality `acceptEncoding` gives `coding` (lower-case, such as
+    /// `gzip`); nil when neither it nor `*` is named. Reads the bytes once,
+    /// allocating nothing: it runs on every page request. A coding named
+    /// beats `*`, whatever their order (`*;q=0, gzip` takes gzip).
+    public static func of(coding: String, in acceptEncoding: String) -> AcceptQuality? {
+        var coding = coding
+        return coding.withUTF8 { wanted in
+            var accept = acceptEncoding
+            return accept.withUTF8 { Self.scan(UnsafeRawBufferPointer(wanted), in: UnsafeRawBufferPointer($0), media: false) }
+        }
+    }
+
+    /// Specificity of a range that matches: 3 exact, 2 `type/*`, 1 `*/*`
+    /// (for a coding, `media` false: 3 exact, 1 `*`).
+    private static func scan(_ wanted: UnsafeRawBufferPointer, in header: UnsafeRawBufferPointer, media: Bool = true) -> AcceptQuality? {
+        let slash: Int?
+        if media {
+            guard let index = wanted.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            slash = index
+        } else {
+            slash = nil
+        }
         var best: (specificity: Int, quality: Int)?
         var index = 0
         let end = header.count
@@ -49,7 +70,7 @@ public struct AcceptQuality: Sendable, Equatable {
 
     /// How the range in `header[from..<to]` matches `wanted`, and its quality; nil when it does not.
     private static func match(
-        _ header: UnsafeRawBufferPointer, from: Int, to: Int, wanted: UnsafeRawBufferPointer, slash: Int
+        _ header: UnsafeRawBufferPointer, from: Int, to: Int, wanted: UnsafeRawBufferPointer, slash: Int?
     ) -> (Int, Int)? {
         var start = from
         while start < to, header[start] == 0x20 || header[start] == 0x09 { start += 1 }
@@ -57,9 +78,13 @@ public struct AcceptQuality: Sendable, Equatable {
         while rangeEnd < to, header[rangeEnd] != UInt8(ascii: ";"), header[rangeEnd] != 0x20, header[rangeEnd] != 0x09 { rangeEnd += 1 }
         let length = rangeEnd - start
         let specificity: Int
-        if length == 3, header[start] == UInt8(ascii: "*"), header[start + 1] == UInt8(ascii: "/"), header[start + 2] == UInt8(ascii: "*") {
+        if let slash, length == 3, header[start] == UInt8(ascii: "*"), header[start + 1] == UInt8(ascii: "/"), header[start + 2] == UInt8(ascii: "*") {
             specificity = 1
-        } else if length == slash + 2, equalFolded(header, start, wanted, 0, count: slash + 1), header[start + slash + 1] == UInt8(ascii: "*") {
+        } else if slash == nil, length == 1, header[start] == UInt8(ascii: "*") {
+            specificity = 1
+        } else if let slash, length == slash + 2, equalFolded(header, start, wanted, 0, count: slash + 1),
+            header[start + slash + 1] == UInt8(ascii: "*")
+        {
             specificity = 2
         } else if length == wanted.count, equalFolded(header, start, wanted, 0, count: length) {
             specificity = 3
@@ -103,7 +128,7 @@ public struct AcceptQuality: Sendable, Equatable {
         for offset in 0..<count {
             let x = a[aStart + offset]
             let y = b[bStart + offset]
-            // ASCII letters compare without case; media types are case-insensitive.
+            // ASCII letters compare without case; media types and codings are case-insensitive.
             let foldedX = (0x41...0x5A).contains(x) ? x | 0x20 : x
             if foldedX != y { return false }
         }

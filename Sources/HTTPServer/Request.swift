@@ -113,16 +113,12 @@ public struct Request: Sendable {
         }
     }
 
-    /// Whether the client said it accepts gzip (`Accept-Encoding`, honouring `q=0`).
+    /// Whether the client said it accepts gzip (`Accept-Encoding`, honouring
+    /// `q=0`; gzip named over `*`). Read as bytes (`AcceptQuality`): splitting
+    /// it into strings was 2% of a reader's page's CPU (perf, pinned).
     public var acceptsGzip: Bool {
         guard let accept = header(.acceptEncoding) else { return false }
-        for part in accept.split(separator: ",") {
-            let pieces = part.split(separator: ";").map { $0.trimmingSpaces() }
-            guard let coding = pieces.first, coding.lowercased() == "gzip" || coding == "*" else { continue }
-            let q = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            return q > 0
-        }
-        return false
+        return AcceptQuality.of(coding: "gzip", in: accept)?.accepts ?? false
     }
 }
 

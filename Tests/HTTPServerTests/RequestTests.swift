@@ -34,4 +34,18 @@ import Testing
         #expect(request.acceptsGzip)
         #expect(request.header("not a name") == nil)
     }
+
+    /// `Accept-Encoding` as browsers, proxies and hostile clients write it.
+    @Test func gzipIsTakenOnlyWhenTheClientAcceptsIt() {
+        let cases: [(String, Bool)] = [
+            ("gzip, deflate, br, zstd", true), ("GZIP", true), ("br;q=1.0, gzip;q=0.8", true), (" gzip ;q=0.001", true),
+            ("*", true), ("identity, *;q=0.5", true), ("*;q=0, gzip", true), ("gzip;q=0, *", false), ("gzip;q=0", false),
+            ("gzip;q=0.000", false), ("br, zstd", false), ("x-gzip", false), ("gzipx", false), ("", false), (",,;", false),
+            ("gzip;q=", false), ("gzip;Q=0", false), ("identity", false),
+        ]
+        for (header, accepts) in cases {
+            #expect(Request(path: "/", headers: [.acceptEncoding: header]).acceptsGzip == accepts, "\(header)")
+        }
+        #expect(!Request(path: "/").acceptsGzip)
+    }
 }

@@ -24,6 +24,7 @@
 #   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
 #   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
 #   CALLERS=1 … bench/contention.sh            # also which threads make the futex calls, and through what
+#   PIN=1 … bench/contention.sh                # the server (and nginx) on CPU 1, wrk on CPU 0, --threads 1
 #   PEER=1 … bench/contention.sh               # warm pages: then nginx (worker_processes THREADS) serving the
 #                                              # same bytes, gzip_static, under the same wrk script, counted alike
 #
@@ -40,7 +41,7 @@ repo=$PWD
 DEEP=${DEEP:-0}
 THUMBS=${THUMBS:-0}
 STORE=${STORE:-sqlite}
-THREADS=${THREADS:-8}
+THREADS=${THREADS:-$([ "${PIN:-0}" = 1 ] && echo 1 || echo 8)}
 MODE=${MODE:-crawler}
 if [ "$MODE" = readers ] && [ "$DEEP" != 1 ] && [ "${THUMBS:-0}" = 0 ]; then ITEMS=${ITEMS:-600}; fi
 CONNECTIONS=${CONNECTIONS:-64}
@@ -49,6 +50,11 @@ WINDOW=${WINDOW:-10}
 PAGE_SIZE=${PAGE_SIZE:-30}
 if [ "$DEEP" = 1 ]; then ITEMS=${ITEMS:-1000000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-64}; else ITEMS=${ITEMS:-100000}; PAGE_CACHE_MB=${PAGE_CACHE_MB:-256}; fi
 PAGES=$(( (ITEMS + PAGE_SIZE - 1) / PAGE_SIZE ))
+# PIN=1: the server (and nginx, with PEER=1) on CPU SERVER_CPU (1), wrk on LOAD_CPUS (0) with one
+# thread; THREADS defaults to 1 then. The counts per request then have no load generator in them.
+PIN=${PIN:-0} SERVER_CPU=${SERVER_CPU:-1} LOAD_CPUS=${LOAD_CPUS:-0}
+on_server=() on_load=() WRK_THREADS=2
+if [ "$PIN" = 1 ]; then on_server=(taskset -c "$SERVER_CPU") on_load=(taskset -c "$LOAD_CPUS") WRK_THREADS=1; fi
 tmp=$(mktemp -d /tmp/warmfeed-bench-contention.XXXXXX)
 wf_pid="" ng_pid=""
 cleanup() {
@@ -80,7 +86,7 @@ if [ "$STORE" = postgres ]; then
 fi
 
 log "seeding $ITEMS items, serving with --threads $THREADS on $(nproc) cores"
-"$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
+${on_server[@]+"${on_server[@]}"} "$tmp/warmfeed" serve --port 0 --data "$tmp/data" --demo-items "$ITEMS" --page-size "$PAGE_SIZE" \
   --page-cache-mb "$PAGE_CACHE_MB" --threads "$THREADS" --prewarm "$prewarm" \
   --public "$repo/Public" --templates "$repo/Templates" ${serve_args[@]+"${serve_args[@]}"} >"$tmp/out" 2>"$tmp/err" &
 wf_pid=$!
@@ -166,7 +172,7 @@ fi
 measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle, a line of figures
   local label=$1; shift
   log "wrk: $CONNECTIONS connections, $DURATION s, random $label; perf over the middle $WINDOW s"
-  env "$@" WF_PAGES=$PAGES KIND=${KIND:-document} wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
+  env "$@" WF_PAGES=$PAGES KIND=${KIND:-document} ${on_load[@]+"${on_load[@]}"} wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$script" "$url" >"$tmp/wrk.out" 2>&1 &
   wrk_pid=$!
   sleep $(( (DURATION - WINDOW) / 2 ))
   switches >"$tmp/switches0"
@@ -189,14 +195,14 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
   ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
   echo "$rps" >>"$tmp/rates"
-  python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" "$who" <<'PY'
+  python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" "$who" "$PIN" <<'PY'
 import sys
-rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label, who = sys.argv[1:]
+rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label, who, pin = sys.argv[1:]
 requests = float(rps) * float(window)
 per = lambda x: float(x) / requests
 what = f"cached thumbnails ({thumbs})" if thumbs != "0" else f"{'deep' if deep == '1' else 'warm'} pages ({store})"
 if mode == "readers": what = f"{label}, {'deep' if deep == '1' else 'warm'} ({store})"
-print(f"{what}, {who}: {float(rps):,.0f} req/s (wrk on the same cores)")
+print(f"{what}, {who}: {float(rps):,.0f} req/s ({'pinned: the server on a core of its own, wrk on the other' if pin == '1' else 'wrk on the same cores'})")
 print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
       f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")
 PY
@@ -269,7 +275,7 @@ $(nginx_page)
             try_files /fragments/\$arg_page.html =404;
         }
     }"
-  nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
+  ${on_server[@]+"${on_server[@]}"} nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -g 'daemon off;' 2>>"$tmp/nginx/error.log" &
   ng_pid=$!
   for _ in $(seq 100); do
     curl -sf -o /dev/null "http://127.0.0.1:$ng_port/?page=1" && break

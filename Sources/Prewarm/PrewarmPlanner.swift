@@ -337,9 +337,13 @@ public struct PrewarmPlanner<Target: Hashable> {
         return bits
     }
 
+    /// The width is read before the loop: read inside the default's autoclosure
+    /// while `demand` was being changed, it had the whole planner copied
+    /// (every table retained) for each page of each view (perf).
     private mutating func addDemand(of reader: Reader) {
+        let ranks = 2 * maxLead + 2
         for (page, distance) in wantedPages(of: reader) {
-            demand[page, default: Array(repeating: 0, count: 2 * maxLead + 2)][distance] += 1
+            demand[page, default: Array(repeating: 0, count: ranks)][distance] += 1
             for bit in 0..<8 where reader.variants & 1 << bit != 0 {
                 variantDemand[page, default: Array(repeating: 0, count: 8)][bit] += 1
             }

@@ -1,9 +1,10 @@
+import HTTPTypes
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HTTPTypes
 
 /// The header names browsers send with nearly every request, each made into
 /// an `HTTPField.Name` once. A request's lines are named from here, by their

@@ -352,7 +352,7 @@ public struct PrewarmPlanner<Target: Hashable> {
 
     /// The counts are changed where they are: a copy taken out of the table
     /// and written back was an array allocated for each page of each view
-    /// (perf: a third of pre-warm's drain, pinned, under readers' load).
+    /// (perf: nearly half of pre-warm's drain, pinned, under readers' load).
     private mutating func removeDemand(of reader: Reader) {
         for (page, distance) in wantedPages(of: reader) {
             guard demand[page] != nil else { continue }

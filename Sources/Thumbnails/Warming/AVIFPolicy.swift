@@ -46,8 +46,8 @@ package final class AVIFPolicy: Sendable {
     /// every server thread took on a browser's thumbnail hits).
     private let missed = ThreadRings<MissedAVIF>(capacity: 32, slots: 64)
     /// Rung after each record in `missed`, so the missed line sleeps while
-    /// there is none (`nextMissed`). It looked every 100 ms: about 35 of an
-    /// idle server's 61 voluntary switches a second (bench/idle.sh).
+    /// there is none (`nextMissed`). It looked every 100 ms: an idle server
+    /// made 60 voluntary switches a second with it, 21 without (bench/idle.sh).
     private let missedBell = Doorbell()
     /// AVIF on their way ahead of pre-warm, at most `aheadLimit`.
     private let ahead = Atomic<Int>(0)

@@ -99,7 +99,10 @@ start_warmfeed() {  # start_warmfeed DATA OUT [serve options...]: sets wf_starte
   local data=$1 out=$2; shift 2
   # The items' originals sit on the loopback nginx below, which a feed reaches only when allowed.
   local allow=()
-  if "$bin" serve --help 2>/dev/null | grep -q -- '--allow-origin'; then allow=(--allow-origin 127.0.0.0/8); fi
+  # The help is read whole first: `serve --help | grep -q` under pipefail fails when grep,
+  # done at its first match, closes the pipe while the help is still being written.
+  serve_help=$("$bin" serve --help 2>/dev/null || true)
+  if grep -q -- '--allow-origin' <<<"$serve_help"; then allow=(--allow-origin 127.0.0.0/8); fi
   setsid "$bin" serve --port 0 --data "$data" --demo-items "$ITEMS" --prewarm 0 --origin-latency 0 \
     --threads 2 --public "$repo/Public" --templates "$repo/Templates" "${allow[@]}" "$@" >"$out.out" 2>"$out.err" &
   wf_started_pid=$!

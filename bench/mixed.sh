@@ -81,8 +81,13 @@ measure() {  # measure NAME BINARY
   mkdir -p "$tmp/$name"
   # The nginx origin is on loopback, which a feed's images reach only when allowed.
   local options=()
-  if [ "$ORIGIN" = nginx ] && "$bin" serve --help 2>/dev/null | grep -q -- '--allow-origin'; then options=(--allow-origin 127.0.0.0/8); fi
-  if "$bin" serve --help 2>/dev/null | grep -q -- '--decode-mb'; then options+=(--decode-mb "$DECODE_MB"); fi
+  # The help is read whole first: `serve --help | grep -q` under pipefail failed when grep,
+  # done at its first match, closed the pipe while the help was still being written; then
+  # --allow-origin was left out and every thumbnail of the loopback origin was a placeholder.
+  local serve_help
+  serve_help=$("$bin" serve --help 2>/dev/null || true)
+  if [ "$ORIGIN" = nginx ] && grep -q -- '--allow-origin' <<<"$serve_help"; then options=(--allow-origin 127.0.0.0/8); fi
+  if grep -q -- '--decode-mb' <<<"$serve_help"; then options+=(--decode-mb "$DECODE_MB"); fi
   WARMFEED_ADMIN_TOKEN=bench-token-of-thirty-two-characters "$bin" serve --port 0 --data "$tmp/$name" "${source_args[@]}" "${options[@]}" --page-size 20 \
     --cache-mb "$CACHE_MB" --page-cache-mb "$PAGE_CACHE_MB" --prewarm 2 --threads 2 \
     --public "$repo/Public" --templates "$repo/Templates" >"$tmp/$name.out" 2>"$tmp/$name.err" &

@@ -141,7 +141,9 @@ cp "$built" "$bin"
 # no pre-warm work either way. WARMFEED_ARGS adds (or overrides) serve options.
 extra_args=()
 # Binaries before the demo pool painted originals ahead; they are told not to.
-if "$bin" serve --help 2>/dev/null | grep -q -- '--demo-paint-ahead'; then extra_args+=(--demo-paint-ahead 0); fi
+# (The help read whole first: `| grep -q` under pipefail can fail as grep closes the pipe early.)
+serve_help=$("$bin" serve --help 2>/dev/null || true)
+if grep -q -- '--demo-paint-ahead' <<<"$serve_help"; then extra_args+=(--demo-paint-ahead 0); fi
 # shellcheck disable=SC2206 # WARMFEED_ARGS is meant to split into words
 extra_args+=(${WARMFEED_ARGS:-})
 

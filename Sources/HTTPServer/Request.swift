@@ -137,7 +137,8 @@ public struct QueryItem: Sendable, Hashable {
 }
 
 extension StringProtocol {
-    func trimmingSpaces() -> String {
+    /// Without the spaces and tabs around it (HTTP's optional whitespace).
+    public func trimmingSpaces() -> String {
         var s = Substring(self)
         while s.first == " " || s.first == "\t" { s = s.dropFirst() }
         while s.last == " " || s.last == "\t" { s = s.dropLast() }

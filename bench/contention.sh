@@ -24,6 +24,7 @@
 #   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
 #   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
 #   CALLERS=1 … bench/contention.sh            # also which threads make the futex calls, and through what
+#   CALLERS=dwarf … bench/contention.sh        # the same with whole call chains (DWARF unwinding; slower)
 #   PIN=1 … bench/contention.sh                # the server (and nginx) on CPU 1, wrk on CPU 0, --threads 1
 #   PEER=1 … bench/contention.sh               # warm pages: then nginx (worker_processes THREADS) serving the
 #                                              # same bytes, gzip_static, under the same wrk script, counted alike
@@ -180,8 +181,9 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   c0=$(cpu)
   # CALLERS=1: also record where the futex calls come from, printed after the line.
   local record_pid=""
-  if [ "${CALLERS:-0}" = 1 ]; then
-    perf record -q -e syscalls:sys_enter_futex -g -p "${pids// /,}" -o "$tmp/futex.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
+  if [ "${CALLERS:-0}" != 0 ]; then
+    local graph=(-g); [ "$CALLERS" = dwarf ] && graph=(--call-graph dwarf,16384)
+    perf record -q -e syscalls:sys_enter_futex "${graph[@]}" -p "${pids// /,}" -o "$tmp/futex.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
     record_pid=$!
   fi
   perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "${pids// /,}" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
@@ -225,7 +227,16 @@ for tid, (name, count) in after.items():
 top = sorted(groups.items(), key=lambda kv: -kv[1][1])[:6]
 print("  voluntary switches per request by thread: " + ", ".join(f"{g} ({t}) {s / requests:.3f}" for g, (t, s) in top))
 PY
-  if [ "${CALLERS:-0}" = 1 ]; then
+  if [ "${CALLERS:-0}" = dwarf ]; then
+    # The chains, unwound from the stack's copy (DWARF), heaviest first, each by its last
+    # seven frames: who took the lock, and for what.
+    echo "  where the futex calls come from (perf, DWARF chains, callers folded):"
+    perf report -i "$tmp/futex.data" --stdio --no-children --sort comm -g folded,0.5,caller,count --percent-limit 1 2>/dev/null \
+      | grep -v '^#' | grep -v '^$' | head -14 \
+      | awk '$1 ~ /%$/ { print "    " $0; next }
+             { c = $1; sub(/^[^ ]+ /, ""); gsub(/ \(inlined\)/, ""); n = split($0, f, ";"); s = f[n]
+               for (i = n - 1; i > 0 && i > n - 7; i--) s = f[i] ";" s; print "    " c " " (n > 7 ? "…;" : "") s }' | cut -c1-600
+  elif [ "${CALLERS:-0}" = 1 ]; then
     # By thread and the function that made the call: Debian's libraries keep no frame
     # pointers, so the chains above them are mostly lost; `perf script -i futex.data`
     # (KEEP_TMP=1) has what there is.

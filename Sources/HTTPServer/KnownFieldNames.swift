@@ -24,7 +24,11 @@ enum KnownFieldNames {
 
     /// The made name of the NUL-terminated `key`, ignoring ASCII case; nil when it is not one of these.
     static func name(_ key: UnsafePointer<CChar>) -> HTTPField.Name? {
-        let length = strlen(key)
+        name(key, length: strlen(key))
+    }
+
+    /// The made name of the `length` bytes at `key`, ignoring ASCII case; nil when it is not one of these.
+    static func name(_ key: UnsafePointer<CChar>, length: Int) -> HTTPField.Name? {
         for index in spellings.indices where spellings[index].utf8CodeUnitCount == length {
             if RequestHead.named(key, length, spellings[index]) { return names[index] }
         }

@@ -81,20 +81,21 @@ enum MHDCallbacks {
         Unmanaged<ResponseBytes>.fromOpaque(cls).release()
     }
 
-    /// Collects header lines into the `HTTPFields` that `cls` points to.
-    static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+    /// Reads each header line once into the `HeadLines` that `cls` points to:
+    /// noted as sent for the RFC 9112 rules, and made into the request's field.
+    static let readHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
+        let lines = cls.assumingMemoryBound(to: HeadLines.self)
+        let length = lines.pointee.head.note(name: key, value: value)
+        guard lines.pointee.keepsFields else { return .YES }
         // libmicrohttpd has checked the line; a name that is still not a token is left out.
-        if let name = KnownFieldNames.name(key) ?? HTTPField.Name(String(cString: key)) {
-            cls.assumingMemoryBound(to: HTTPFields.self).pointee.append(HTTPField(name: name, value: value.map { String(cString: $0) } ?? ""))
+        let name =
+            KnownFieldNames.name(key, length: length.name)
+            ?? HTTPField.Name(String(decoding: UnsafeRawBufferPointer(start: key, count: length.name), as: UTF8.self))
+        if let name {
+            let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length.value), as: UTF8.self) } ?? ""
+            lines.pointee.fields.append(HTTPField(name: name, value: text))
         }
-        return .YES
-    }
-
-    /// Notes header lines as sent into the `RequestHead` that `cls` points to, for the RFC 9112 rules.
-    static let checkHeader: MHD_KeyValueIterator = { cls, _, key, value in
-        guard let cls, let key else { return .YES }
-        cls.assumingMemoryBound(to: RequestHead.self).pointee.note(name: key, value: value)
         return .YES
     }
 }

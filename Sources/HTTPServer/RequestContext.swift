@@ -29,6 +29,14 @@ final class RequestContext: @unchecked Sendable {
     /// The body kept, when `keepsBody`.
     var body: [UInt8] = []
     var response: Answer?
+    /// The head's fields, read with its lines on the first call, for the handler.
+    var fields = HTTPFields()
+
+    /// The fields, left empty here (the request holds them from now on).
+    func takeFields() -> HTTPFields {
+        defer { fields = HTTPFields() }
+        return fields
+    }
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget

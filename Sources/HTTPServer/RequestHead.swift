@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,7 +34,10 @@ import Darwin
     public init() {}
 
     /// Takes one header line: `name` and `value` as sent (NUL-terminated).
-    public mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) {
+    /// Returns their lengths, measured on the way, so the line's field is made
+    /// without reading its bytes a second time.
+    @discardableResult
+    public mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) -> (name: Int, value: Int) {
         var length = 0
         var byte = UInt8(bitPattern: name[0])
         if byte == 0 { badName = true }
@@ -42,12 +47,12 @@ import Darwin
             length += 1
             byte = UInt8(bitPattern: name[length])
         }
+        var valueLength = 0
         if let value {
-            var index = 0
-            while value[index] != 0 {
-                let byte = UInt8(bitPattern: value[index])
+            while value[valueLength] != 0 {
+                let byte = UInt8(bitPattern: value[valueLength])
                 if byte == 0x0d || byte == 0x0a { badByte = true }
-                index += 1
+                valueLength += 1
             }
         }
         if Self.named(name, length, "host") { hosts += 1 }
@@ -57,8 +62,9 @@ import Darwin
         }
         if Self.named(name, length, "transfer-encoding"), let value {
             if transferEncoding != nil { transferEncoding!.append(UInt8(ascii: ",")) }
-            transferEncoding = (transferEncoding ?? []) + UnsafeRawBufferPointer(start: value, count: strlen(value))
+            transferEncoding = (transferEncoding ?? []) + UnsafeRawBufferPointer(start: value, count: valueLength)
         }
+        return (length, valueLength)
     }
 
     /// The problem with the head noted so far, of HTTP `version`; nil when there is none.
@@ -113,6 +119,25 @@ import Darwin
             if byte != expected[index] { return false }
         }
         return true
+    }
+}
+
+/// A request head's lines as one walk over them reads them: `head` notes each
+/// for the rules, and `fields` holds the request's fields, unless the lines are
+/// more than the server takes (`keepsFields` false: the answer is a 431).
+struct HeadLines {
+    var head = RequestHead()
+    let keepsFields: Bool
+    var fields = HTTPFields()
+
+    init(keepsFields: Bool) {
+        self.keepsFields = keepsFields
+    }
+
+    /// The fields, left empty here so the request holds the only copy.
+    mutating func takeFields() -> HTTPFields {
+        defer { fields = HTTPFields() }
+        return fields
     }
 }
 

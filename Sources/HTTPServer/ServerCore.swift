@@ -176,11 +176,17 @@ final class ServerCore: Sendable {
             shard(of: connection).connections.withLock { $0.headArrived(socket: wf_mhd_connection_socket(connection)) }
             // First call: headers are in. A head RFC 9112 refuses is answered now
             // (libmicrohttpd then closes the connection, which such a client has earned).
-            let head = checkedHead(connection: connection)
+            var lines = readHead(connection: connection)
+            let head = lines.head
             if let problem = head.problem(version: version) ?? targetProblem(context: context, version: version) {
                 context.phase = .answered
                 return queue(.problem(problem), on: connection)
             }
+            guard lines.keepsFields else {
+                context.phase = .answered
+                return queue(.plain(431, "too many header lines: at most \(configuration.maxHeaderCount)"), on: connection)
+            }
+            context.fields = lines.takeFields()
             // No route takes a body. A chunked one is not read at all: answered
             // now, the connection then closes, and libmicrohttpd never parses a
             // chunk line (one longer than its buffer got a 500 from it).
@@ -242,14 +248,19 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// The head's lines noted for the RFC 9112 rules, into a value on this
-    /// thread's stack (every request passes here: nothing is allocated).
-    private func checkedHead(connection: OpaquePointer) -> RequestHead {
-        var head = RequestHead()
-        withUnsafeMutablePointer(to: &head) { pointer in
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.checkHeader, UnsafeMutableRawPointer(pointer))
+    /// The head's lines, read once: noted for the RFC 9112 rules, and made
+    /// into the request's fields unless there are more than the limit.
+    private func readHead(connection: OpaquePointer) -> HeadLines {
+        // Counted first (libmicrohttpd walks its list without a callback), so
+        // the fields are made at their size: a fixed 16 was a 1,056-byte
+        // block, just past the size glibc keeps per thread (1,032), on every request.
+        let count = MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)
+        var lines = HeadLines(keepsFields: count <= configuration.maxHeaderCount)
+        if lines.keepsFields { lines.fields.reserveCapacity(max(0, Int(count))) }
+        withUnsafeMutablePointer(to: &lines) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.readHeader, UnsafeMutableRawPointer(pointer))
         }
-        return head
+        return lines
     }
 
     /// A raw NUL in the request target: libmicrohttpd's C string stops at it
@@ -268,19 +279,7 @@ final class ServerCore: Sendable {
     }
 
     private func dispatch(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
-        // Counted first (libmicrohttpd walks its list without a callback), so
-        // the fields are made at their size: a fixed 16 was a 1,056-byte
-        // block, just past the size glibc keeps per thread (1,032), on every request.
-        let count = MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)
-        if count > configuration.maxHeaderCount {
-            context.phase = .answered
-            return queue(.plain(431, "too many header lines: at most \(configuration.maxHeaderCount)"), on: connection)
-        }
-        var fields = HTTPFields()
-        fields.reserveCapacity(max(0, Int(count)))
-        _ = withUnsafeMutablePointer(to: &fields) { pointer in
-            MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.collectHeader, UnsafeMutableRawPointer(pointer))
-        }
+        let fields = context.takeFields()
         let target: RequestTarget
         do {
             target = try RequestTarget.parse(context.rawTarget, maxLength: configuration.maxTargetLength)

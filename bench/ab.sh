@@ -31,6 +31,7 @@
 # bench/pages.sh sends; each server gets --threads 1 and a warm-up of 5 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh  # bench_folder, log, bench_binary
 [ $# = 3 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
 a_bin=$(realpath "$1") b_bin=$(realpath "$2") data=$3
 PAGES=${PAGES:-3334}
@@ -41,15 +42,7 @@ CONNECTIONS=${CONNECTIONS:-32}
 SERVER_CPU=${SERVER_CPU:-1}
 LOAD_CPUS=${LOAD_CPUS:-0}
 
-tmp=$(mktemp -d /tmp/warmfeed-bench-ab.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_folder ab
 
 start() {  # start NAME BINARY: a server on its copy of the store; sets started_pid and started_url
   local name=$1 binary=$2

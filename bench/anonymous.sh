@@ -14,19 +14,13 @@
 #   WARMFEED_BIN=path bench/anonymous.sh   # measure that binary, build nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh  # bench_folder, log, bench_binary
 repo=$PWD
 ROUNDS=${ROUNDS:-5}; DURATION=${DURATION:-10s}; CONNECTIONS=${CONNECTIONS:-32}
-tmp=$(mktemp -d /tmp/warmfeed-bench-anon.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-log() { echo "bench $(date +%T): $*" >&2; }
+bench_folder anon
 
 scripts/setup --bench
-if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
-  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
-  built=.build/release/warmfeed
-fi
+bench_binary
 cp "$built" "$tmp/warmfeed"
 
 start() {  # start NAME PREWARM (in this shell, so cleanup knows the pid)

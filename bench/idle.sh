@@ -16,6 +16,7 @@
 #   ITEMS=1000 THREADS=2 QUIET=20 COUNT=10 bench/idle.sh   # the defaults
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh  # bench_folder, log, bench_binary
 . bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 ITEMS=${ITEMS:-1000}
@@ -23,16 +24,7 @@ THREADS=${THREADS:-2}
 QUIET=${QUIET:-20}
 COUNT=${COUNT:-10}
 
-tmp=$(mktemp -d /tmp/warmfeed-bench-idle.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-log() { echo "bench $(date +%T): $*" >&2; }
+bench_folder idle
 
 scripts/setup --bench >/dev/null
 if [ -n "${WARMFEED_BIN:-}" ]; then

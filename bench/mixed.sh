@@ -24,6 +24,7 @@
 #   WARMFEED_BIN=path WARMFEED_BEFORE=path bench/mixed.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh  # bench_folder, log, bench_binary
 . bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 DURATION=${DURATION:-60s}; CONNECTIONS=${CONNECTIONS:-512}; ITEMS=${ITEMS:-100000}
@@ -36,17 +37,10 @@ DECODE_MB=${DECODE_MB:-32}
 # --originals-mb's default), the disk index (16) and the originals' own (1), and
 # the decodes'. The goal (issues 22 and 34): resident memory within them + 96 MB.
 BUDGETS_MB=$((CACHE_MB + PAGE_CACHE_MB + 32 + 16 + 1 + DECODE_MB))
-tmp=$(mktemp -d /tmp/warmfeed-bench-mixed.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-log() { echo "bench $(date +%T): $*" >&2; }
+bench_folder mixed
 
 scripts/setup --bench
-if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
-  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
-  built=.build/release/warmfeed
-fi
+bench_binary
 
 source_args=(--demo-items "$ITEMS")
 if [ "$ORIGIN" = nginx ]; then

@@ -19,20 +19,14 @@
 #   WARMFEED_BIN=path bench/slow-clients.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh  # bench_folder, log, bench_binary
 . bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
 repo=$PWD
 ROUNDS=${ROUNDS:-3}
-tmp=$(mktemp -d /tmp/warmfeed-bench-slow.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-log() { echo "bench $(date +%T): $*" >&2; }
+bench_folder slow
 
 scripts/setup --bench
-if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
-  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
-  built=.build/release/warmfeed
-fi
+bench_binary
 cp "$built" "$tmp/warmfeed"
 python=.venv/bin/python
 

@@ -10,19 +10,13 @@
 #   WARMFEED_BIN=path bench/slowhttptest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh  # bench_folder, log, bench_binary
 repo=$PWD
 CONNECTIONS=${CONNECTIONS:-2000}; SECONDS_EACH=${SECONDS_EACH:-60}
-tmp=$(mktemp -d /tmp/warmfeed-bench-slowhttp.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-log() { echo "bench $(date +%T): $*" >&2; }
+bench_folder slowhttp
 
 scripts/setup --bench
-if [ -n "${WARMFEED_BIN:-}" ]; then built=$WARMFEED_BIN; else
-  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
-  built=.build/release/warmfeed
-fi
+bench_binary
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 WARMFEED_ADMIN_TOKEN=bench-token-of-thirty-two-characters "$built" serve --port 0 --data "$tmp/data" --demo-items 1000 \

@@ -19,24 +19,17 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 . bench/nginx.sh  # nginx_conf, nginx_static
+. bench/common.sh  # bench_folder, log, bench_binary
 ROUNDS=${ROUNDS:-5}; DURATION=${DURATION:-10s}; THUMBS=${THUMBS:-120}; CONNECTIONS=${CONNECTIONS:-32}
 export THUMBS
 PIN=${PIN:-0}; SERVER_CPU=${SERVER_CPU:-1}; LOAD_CPUS=${LOAD_CPUS:-0}
 on_server=(); on_load=(); threads=2
 if [ "$PIN" = 1 ]; then on_server=(taskset -c "$SERVER_CPU"); on_load=(taskset -c "$LOAD_CPUS"); threads=1; fi
-tmp=$(mktemp -d /tmp/warmfeed-bench-thumbs.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-log() { echo "bench $(date +%T): $*" >&2; }
+bench_folder thumbs
 
 scripts/setup --bench
-if [ -n "${WARMFEED_BIN:-}" ]; then
-  cp "$WARMFEED_BIN" "$tmp/warmfeed"
-else
-  swift build -c release --product warmfeed >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log" >&2; exit 1; }
-  cp .build/release/warmfeed "$tmp/warmfeed"
-fi
+bench_binary
+cp "$built" "$tmp/warmfeed"
 
 mkdir -p "$tmp/data" "$tmp/nginx/root/thumbs" "$tmp/nginx/tmp"
 chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/root" "$tmp/nginx/root/thumbs"

@@ -86,6 +86,10 @@ let package = Package(
         // kernel's counts of it. Knows nothing of feeds.
         .target(name: "SystemMemory", dependencies: ["CMalloc"]),
 
+        // A lock-free gmtime_r for the whole process: glibc's takes the time-zone
+        // lock for each response's Date line (libmicrohttpd's). C, no library.
+        .target(name: "CDateLine", linkerSettings: [.linkedLibrary("dl")]),
+
         // gzip on libdeflate, for bodies compressed once and served many times.
         .target(name: "Gzip", dependencies: ["CDeflate", "CISAL", "ThreadSlots"]),
 
@@ -97,6 +101,7 @@ let package = Package(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
+                "CDateLine",
                 "ThreadSlots",
                 "Workers",
                 "Gzip",
@@ -369,7 +374,7 @@ let package = Package(
         .testTarget(name: "ThreadSlotsTests", dependencies: ["ThreadSlots"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip", "CZlib"]),
         .testTarget(name: "HTMLTemplatesTests", dependencies: ["HTMLTemplates"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestClient", "CDateLine"]),
         .testTarget(name: "OriginFetcherTests", dependencies: ["OriginFetcher", "HTTPTestClient"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "PollingTests", dependencies: ["Polling"]),

@@ -1,3 +1,4 @@
+import CDateLine
 import CMicroHTTPD
 import Glibc
 import Logging
@@ -128,6 +129,11 @@ public final class HTTPServer: Service, Sendable {
             state = .running(core: core, daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)), sweeper: sweeper)
         }
         logger.info("listening", metadata: ["address": "http://\(configuration.host):\(port)/"])
+        // libmicrohttpd writes each response's Date line with gmtime_r: CDateLine's takes no
+        // lock, glibc's takes the process's time-zone lock (a build that linked it otherwise).
+        if wf_gmtime_r_is_lock_free() == 0 {
+            logger.warning("gmtime_r is glibc's: every response's Date line takes the process's time-zone lock")
+        }
     }
 
     /// Stops accepting, lets requests in flight finish (up to the grace period), then stops.

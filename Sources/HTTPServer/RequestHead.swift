@@ -133,12 +133,6 @@ struct HeadLines {
     init(keepsFields: Bool) {
         self.keepsFields = keepsFields
     }
-
-    /// The fields, left empty here so the request holds the only copy.
-    mutating func takeFields() -> HTTPFields {
-        defer { fields = HTTPFields() }
-        return fields
-    }
 }
 
 extension StringProtocol {

@@ -176,7 +176,7 @@ final class ServerCore: Sendable {
             shard(of: connection).connections.withLock { $0.headArrived(socket: wf_mhd_connection_socket(connection)) }
             // First call: headers are in. A head RFC 9112 refuses is answered now
             // (libmicrohttpd then closes the connection, which such a client has earned).
-            var lines = readHead(connection: connection)
+            let lines = readHead(connection: connection)
             let head = lines.head
             if let problem = head.problem(version: version) ?? targetProblem(context: context, version: version) {
                 context.phase = .answered
@@ -186,7 +186,7 @@ final class ServerCore: Sendable {
                 context.phase = .answered
                 return queue(.plain(431, "too many header lines: at most \(configuration.maxHeaderCount)"), on: connection)
             }
-            context.fields = lines.takeFields()
+            context.fields = lines.fields
             // No route takes a body. A chunked one is not read at all: answered
             // now, the connection then closes, and libmicrohttpd never parses a
             // chunk line (one longer than its buffer got a 500 from it).

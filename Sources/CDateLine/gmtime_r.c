@@ -6,9 +6,9 @@
 // glibc's (libmicrohttpd's reference to it binds here) and takes no lock: the
 // civil date from a day count, as in Howard Hinnant's "chrono-Compatible
 // Low-Level Date Algorithms". Its answers are glibc's, field for field
-// (Tests/HTTPServerTests/DateLineTests.swift compares them); glibc applies no
-// leap seconds to UTC either, unless TZ names a "right/" zone, which only
-// localtime reads.
+// (Tests/HTTPServerTests/DateLineTests.swift compares them), except under a TZ
+// naming a "right/" zone, where glibc's counts leap seconds even for UTC: this
+// one counts none, as POSIX time and HTTP dates do.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,11 +1,5 @@
 import HTTPTypes
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The header names browsers send with nearly every request, each made into
 /// an `HTTPField.Name` once. A request's lines are named from here, by their
 /// bytes, without making a string of each name, lowercasing it and checking
@@ -21,11 +15,6 @@ enum KnownFieldNames {
         "sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform", "sec-gpc", "x-forwarded-for",
     ]
     private static let names: [HTTPField.Name] = spellings.map { HTTPField.Name($0.description)! }
-
-    /// The made name of the NUL-terminated `key`, ignoring ASCII case; nil when it is not one of these.
-    static func name(_ key: UnsafePointer<CChar>) -> HTTPField.Name? {
-        name(key, length: strlen(key))
-    }
 
     /// The made name of the `length` bytes at `key`, ignoring ASCII case; nil when it is not one of these.
     static func name(_ key: UnsafePointer<CChar>, length: Int) -> HTTPField.Name? {

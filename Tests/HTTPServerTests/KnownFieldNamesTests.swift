@@ -1,3 +1,4 @@
+import Glibc
 import HTTPTestClient
 import HTTPTypes
 import Testing
@@ -7,18 +8,23 @@ import Testing
 /// A request's common header names come from a table made once, matched by
 /// their bytes in any case; every other name is made as it always was.
 @Suite struct KnownFieldNamesTests {
+    /// The table's name for `text`, handed over as the server hands a line's name: its bytes and length.
+    static func name(_ text: String) -> HTTPField.Name? {
+        text.withCString { KnownFieldNames.name($0, length: strlen($0)) }
+    }
+
     @Test func commonNamesAreFoundInAnyCase() {
-        #expect(KnownFieldNames.name("User-Agent") == .userAgent)
-        #expect(KnownFieldNames.name("cookie") == .cookie)
-        #expect(KnownFieldNames.name("SEC-CH-DPR") == .secCHDPR)
-        #expect(KnownFieldNames.name("Sec-Fetch-Mode") == .secFetchMode)
-        #expect(KnownFieldNames.name("accept-ENCODING") == .acceptEncoding)
-        #expect(KnownFieldNames.name("If-None-Match") == .ifNoneMatch)
+        #expect(Self.name("User-Agent") == .userAgent)
+        #expect(Self.name("cookie") == .cookie)
+        #expect(Self.name("SEC-CH-DPR") == .secCHDPR)
+        #expect(Self.name("Sec-Fetch-Mode") == .secFetchMode)
+        #expect(Self.name("accept-ENCODING") == .acceptEncoding)
+        #expect(Self.name("If-None-Match") == .ifNoneMatch)
     }
 
     @Test func otherNamesAreLeftToBeMade() {
         for other in ["", "hos", "hostx", "x-custom", "cookie2", "sec-ch-dpr ", "acceptencoding", "Accept_Encoding"] {
-            #expect(KnownFieldNames.name(other) == nil, "\(other)")
+            #expect(Self.name(other) == nil, "\(other)")
         }
     }
 

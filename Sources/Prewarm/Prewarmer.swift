@@ -162,6 +162,8 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
         stats.prewarm.leads = Dictionary(uniqueKeysWithValues: leads.leads.map { (String($0.key), $0.value) })
         stats.prewarm.pageWarmSeconds = leads.warmSeconds
         (stats.prewarm.avifPagesWaiting, stats.prewarm.avifPagesDropped) = state.withLock { $0.avifPages }
+        let views = views.totals
+        (stats.prewarm.views, stats.prewarm.viewsDropped) = (views.drained, views.dropped)
     }
 
     /// Counters and queue depth for the admin view; `readers` counts real readers only.

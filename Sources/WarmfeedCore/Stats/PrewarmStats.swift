@@ -22,6 +22,12 @@ extension CacheStats {
         public var avifPagesWaiting: Int = 0
         /// Pages whose AVIF was let go, unmade, because readers outran the AVIF line.
         public var avifPagesDropped: Int = 0
+        /// Readers' page views handed to the planner.
+        public var views: Int = 0
+        /// Readers' page views let go because their thread's ring was full
+        /// (more views between two drains than a ring holds): the planner
+        /// follows those readers from their next view.
+        public var viewsDropped: Int = 0
 
         static let numbers: [StatNumber] = [
             .gauge("prewarm_queued") { $0.prewarm.queued }, .gauge("prewarm_running") { $0.prewarm.running },
@@ -34,6 +40,7 @@ extension CacheStats {
             .words("prewarm_leads") { $0.prewarm.leadsInWords },
             .gauge("prewarm_avif_pages_waiting") { $0.prewarm.avifPagesWaiting },
             .counter("prewarm_avif_pages_dropped") { $0.prewarm.avifPagesDropped },
+            .counter("prewarm_views_total") { $0.prewarm.views }, .counter("prewarm_views_dropped_total") { $0.prewarm.viewsDropped },
         ]
 
         /// The leads, shortest first: "1 pages × 3, 4 pages × 1" (nil: no reader has one).

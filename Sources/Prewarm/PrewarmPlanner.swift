@@ -381,44 +381,5 @@ public struct PrewarmPlanner<Target: Hashable> {
     }
 }
 
-/// The readers who want one page: how many at each rank (lower runs first)
-/// and how many ask for each variant, in two fixed blocks. Before, each was
-/// an array in a table of its own: two to four lookups, and two arrays
-/// allocated, for each page of each view, which at `--threads 8` under
-/// readers' load was an eighth of the server's CPU (perf, pinned).
-private struct PageDemand {
-    /// Readers by rank: `PrewarmPlanner.leadCap` keeps ranks below 32.
-    var byRank = SIMD32<Int32>()
-    /// Readers by variant bit.
-    var byVariant = SIMD8<Int32>()
-    /// Readers in all (each is counted at one rank).
-    var readers: Int32 = 0
-
-    mutating func add(rank: Int, variants: UInt8) {
-        byRank[rank] += 1
-        readers += 1
-        for bit in 0..<8 where variants & 1 << bit != 0 { byVariant[bit] += 1 }
-    }
-
-    mutating func remove(rank: Int, variants: UInt8) {
-        byRank[rank] -= 1
-        readers -= 1
-        for bit in 0..<8 where variants & 1 << bit != 0 { byVariant[bit] -= 1 }
-    }
-
-    /// The lowest rank some reader wants the page at; Int.max when none does.
-    var nearest: Int {
-        for rank in 0..<byRank.scalarCount where byRank[rank] > 0 { return rank }
-        return Int.max
-    }
-
-    /// The variants some reader asks for, a bit each.
-    var variants: UInt8 {
-        var bits: UInt8 = 0
-        for bit in 0..<8 where byVariant[bit] > 0 { bits |= 1 << bit }
-        return bits
-    }
-}
-
 extension PrewarmPlanner.Job: Sendable where Target: Sendable {}
 extension PrewarmPlanner.Action: Sendable where Target: Sendable {}

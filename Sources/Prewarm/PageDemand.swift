@@ -8,20 +8,19 @@ struct PageDemand {
     var byRank = SIMD32<Int32>()
     /// Readers by variant bit.
     var byVariant = SIMD8<Int32>()
-    /// Readers in all (each is counted at one rank).
-    var readers: Int32 = 0
 
     mutating func add(rank: Int, variants: UInt8) {
         byRank[rank] += 1
-        readers += 1
         for bit in 0..<8 where variants & 1 << bit != 0 { byVariant[bit] += 1 }
     }
 
     mutating func remove(rank: Int, variants: UInt8) {
         byRank[rank] -= 1
-        readers -= 1
         for bit in 0..<8 where variants & 1 << bit != 0 { byVariant[bit] -= 1 }
     }
+
+    /// Whether no reader wants the page any more (each reader is counted at one rank).
+    var isEmpty: Bool { byRank == SIMD32() }
 
     /// The lowest rank some reader wants the page at; Int.max when none does.
     var nearest: Int {

@@ -349,7 +349,7 @@ public struct PrewarmPlanner<Target: Hashable> {
         Self.forEachWantedPage(of: reader, maxLead: maxLead) { page, rank in
             guard let index = demand.index(forKey: page) else { return }
             demand.values[index].remove(rank: rank, variants: reader.variants)
-            if demand.values[index].readers <= 0 { demand.remove(at: index) }
+            if demand.values[index].isEmpty { demand.remove(at: index) }
         }
     }
 

@@ -4,8 +4,8 @@
 /// allocated, for each page of each view, which at `--threads 8` under
 /// readers' load was an eighth of the server's CPU (perf, pinned).
 struct PageDemand {
-    /// Readers by rank: `PrewarmPlanner.leadCap` keeps ranks below 32.
-    var byRank = SIMD32<Int32>()
+    /// Readers by rank: `PrewarmPlanner.leadCap` keeps ranks below 64.
+    var byRank = SIMD64<Int32>()
     /// Readers by variant bit.
     var byVariant = SIMD8<Int32>()
 
@@ -20,7 +20,7 @@ struct PageDemand {
     }
 
     /// Whether no reader wants the page any more (each reader is counted at one rank).
-    var isEmpty: Bool { byRank == SIMD32() }
+    var isEmpty: Bool { byRank == SIMD64() }
 
     /// The lowest rank some reader wants the page at; Int.max when none does.
     var nearest: Int {

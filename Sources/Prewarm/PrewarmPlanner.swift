@@ -83,8 +83,9 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// The most pages warmed ahead of any reader: at most `leadCap`.
     public let maxLead: Int
     /// The largest `maxLead`: a page's readers are counted by rank in a
-    /// fixed block (`PageDemand`), whose 32 ranks hold 2 × 15 + 2.
-    public static var leadCap: Int { 15 }
+    /// fixed block (`PageDemand`), whose 64 ranks hold 2 × 31 + 2. Above
+    /// the 20 pages `--prewarm` takes, so no lead an operator sets is cut.
+    public static var leadCap: Int { 31 }
     /// The most jobs queued at once.
     public let maxQueued: Int
     /// Seconds after which a silent reader is forgotten.

@@ -7,6 +7,12 @@ import Testing
 @Suite struct PrewarmPlannerDemandTests {
     typealias Planner = PrewarmPlanner<String>
 
+    @Test func theLongestLeadAnOperatorCanAskForIsKept() {
+        // `--prewarm` takes 0 … 20 (WarmfeedConfiguration): none of them is cut.
+        let planner = Planner(lead: 20)
+        #expect(planner.lead == 20 && planner.maxLead == 20)
+    }
+
     @Test func aLeadPastTheCapIsCappedAndItsRanksFit() {
         var planner = Planner(lead: 40, maxLead: 100)
         #expect(planner.lead == Planner.leadCap)

@@ -399,7 +399,7 @@ let package = Package(
             name: "DemoOriginTests",
             dependencies: ["DemoOrigin", "HTTPTestClient", "Reckoning", "Thumbnailer", "WarmfeedCore", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "PrewarmTests", dependencies: ["Prewarm", "WarmfeedCore"]),
+        .testTarget(name: "PrewarmTests", dependencies: ["Prewarm", "FeedPages", "WarmfeedCore"]),
         .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "WarmfeedCore", "ImageFormats"]),
         .testTarget(
             name: "PostgresStoreTests",

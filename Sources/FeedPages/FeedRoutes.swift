@@ -157,7 +157,9 @@ package struct FeedRoutes: Sendable {
 /// The reader's id, from the `wf` cookie (issued with the first document), so
 /// the pre-warmer can follow each reader's position.
 package struct ReaderCookie: Sendable {
-    var id: String?
+    /// The id's 16 hex digits as a number, read from the cookie's bytes: as a
+    /// `String` it was a heap block on every reader's page view.
+    var id: UInt64?
     var setCookie: String?
 
     /// Whether the request is a browser's navigation (`Sec-Fetch-Mode: navigate`).
@@ -168,7 +170,7 @@ package struct ReaderCookie: Sendable {
     var scale: Int?
 
     /// The id to track: one that came back, or one issued now to a navigating browser.
-    var tracked: String? { setCookie == nil || navigating ? id : nil }
+    var tracked: UInt64? { setCookie == nil || navigating ? id : nil }
 
     init(request: Request, issueIfMissing: Bool) {
         navigating = request.header(.secFetchMode) == "navigate"
@@ -177,15 +179,38 @@ package struct ReaderCookie: Sendable {
         if let hint = request.header(.secCHDPR).flatMap({ Double($0.trimmingSpaces()) }), hint > 0, hint < 16 {
             scale = ThumbnailVariant.scale(forPixelRatio: hint)
         }
-        for value in request.cookies(named: "wf") where value.count == 16 && value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-        {
-            id = value
+        var found: UInt64?
+        request.forEachCookie(named: "wf") { value in
+            found = Self.number(value)
+            return found == nil
+        }
+        if let found {
+            id = found
             return
         }
         guard issueIfMissing else { return }
-        let fresh = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let value = String(repeating: "0", count: 16 - fresh.count) + fresh
-        id = value
-        setCookie = "wf=\(value); Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax"
+        let fresh = UInt64.random(in: 0...UInt64.max)
+        id = fresh
+        setCookie = "wf=\(Self.text(fresh)); Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax"
+    }
+
+    /// An id's 16 lowercase hex digits as a number; nil for anything else.
+    package static func number(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard digits.count == 16 else { return nil }
+        var number: UInt64 = 0
+        for byte in digits {
+            switch byte {
+            case 0x30...0x39: number = number << 4 | UInt64(byte - 0x30)
+            case 0x61...0x66: number = number << 4 | UInt64(byte - 0x61 + 10)
+            default: return nil
+            }
+        }
+        return number
+    }
+
+    /// The id `number` as the cookie carries it: 16 lowercase hex digits.
+    package static func text(_ number: UInt64) -> String {
+        let hex = String(number, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

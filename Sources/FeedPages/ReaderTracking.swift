@@ -11,5 +11,5 @@ package protocol ReaderTracking: Sendable {
     /// for by cursor), whose neighbours are `older` and `newer`, at store
     /// revision `revision`, on a screen that loads `scale` thumbnails (nil
     /// when the browser did not say).
-    func readerViewed(_ reader: String, number: Int, query: PageQuery?, older: Cursor?, newer: Cursor?, revision: Int, scale: Int?)
+    func readerViewed(_ reader: UInt64, number: Int, query: PageQuery?, older: Cursor?, newer: Cursor?, revision: Int, scale: Int?)
 }

@@ -14,13 +14,21 @@ enum KnownFieldNames {
         "sec-fetch-mode", "sec-fetch-dest", "sec-fetch-site", "sec-fetch-user", "sec-ch-dpr",
         "sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform", "sec-gpc", "x-forwarded-for",
     ]
-    private static let names: [HTTPField.Name] = spellings.map { HTTPField.Name($0.description)! }
+    /// The made names, at the spellings' places.
+    static let names: [HTTPField.Name] = spellings.map { HTTPField.Name($0.description)! }
 
-    /// The made name of the `length` bytes at `key`, ignoring ASCII case; nil when it is not one of these.
-    static func name(_ key: UnsafePointer<CChar>, length: Int) -> HTTPField.Name? {
+    /// The place of the `length` bytes at `key` among the spellings, ignoring ASCII case; nil when it is not one of these.
+    static func index(_ key: UnsafePointer<CChar>, length: Int) -> UInt8? {
         for index in spellings.indices where spellings[index].utf8CodeUnitCount == length {
-            if RequestHead.named(key, length, spellings[index]) { return names[index] }
+            if RequestHead.named(key, length, spellings[index]) { return UInt8(index) }
         }
+        return nil
+    }
+
+    /// The place of `name` among the spellings; nil when it is not one of these.
+    static func index(of name: HTTPField.Name) -> UInt8? {
+        let canonical = name.canonicalName
+        for index in names.indices where names[index].canonicalName == canonical { return UInt8(index) }
         return nil
     }
 }

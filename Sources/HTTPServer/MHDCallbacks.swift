@@ -82,20 +82,14 @@ enum MHDCallbacks {
     }
 
     /// Reads each header line once into the `HeadLines` that `cls` points to:
-    /// noted as sent for the RFC 9112 rules, and made into the request's field.
+    /// noted as sent for the RFC 9112 rules, and kept for the request's fields.
     static let readHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         let lines = cls.assumingMemoryBound(to: HeadLines.self)
         let length = lines.pointee.head.note(name: key, value: value)
         guard lines.pointee.keepsFields else { return .YES }
         // libmicrohttpd has checked the line; a name that is still not a token is left out.
-        let name =
-            KnownFieldNames.name(key, length: length.name)
-            ?? HTTPField.Name(String(decoding: UnsafeRawBufferPointer(start: key, count: length.name), as: UTF8.self))
-        if let name {
-            let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length.value), as: UTF8.self) } ?? ""
-            lines.pointee.fields.append(HTTPField(name: name, value: text))
-        }
+        lines.pointee.fields.append(name: key, nameCount: length.name, value: value, valueCount: length.value)
         return .YES
     }
 }

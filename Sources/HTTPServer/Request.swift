@@ -14,8 +14,11 @@ public struct Request: Sendable {
     public var path: String
     /// The query's name/value pairs in order, percent-decoded; a name may repeat.
     public var query: [QueryItem]
-    /// The header lines as sent.
-    public var headers: HTTPFields
+    /// The header lines as sent (values without the white space around them).
+    public var fields: RequestFields
+    /// The header lines as `HTTPFields`, made on each call: `header(_:)` and
+    /// `fields` read one line without making the others.
+    public var headers: HTTPFields { fields.httpFields }
     /// The IPv4 address of the connection's other end, in host byte order
     /// (0 when unknown): the client, or a proxy in front of it.
     public var peer: UInt32
@@ -27,10 +30,15 @@ public struct Request: Sendable {
     public init(
         method: HTTPRequest.Method = .get, path: String, query: [QueryItem] = [], headers: HTTPFields = [:], peer: UInt32 = 0, body: [UInt8] = []
     ) {
+        self.init(method: method, path: path, query: query, fields: RequestFields(headers), peer: peer, body: body)
+    }
+
+    /// Makes a request of lines already read (the server's).
+    public init(method: HTTPRequest.Method, path: String, query: [QueryItem], fields: RequestFields, peer: UInt32, body: [UInt8]) {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = headers
+        self.fields = fields
         self.peer = peer
         self.body = body
     }
@@ -58,45 +66,55 @@ public struct Request: Sendable {
     /// The first value of header `name`: the form for every request, with a
     /// name made once (`.accept`, `.secFetchMode`), not parsed from a string each time.
     public func header(_ name: HTTPField.Name) -> String? {
-        headers.first { $0.name == name }?.value
+        fields[name]
     }
 
     /// Every value the client sent for the cookie `name`, in the order sent
     /// (a client may send a name more than once, for different paths).
-    ///
-    /// Every reader's page view asks (the `wf` cookie), so the `Cookie` lines
-    /// are scanned as bytes: splitting them into strings, trimming each and
-    /// comparing prefixes was 7% of a warm page's CPU (perf, pinned).
     public func cookies(named name: String) -> [String] {
         var values: [String] = []
-        for field in headers where field.name == .cookie {
-            var line = field.value
-            line.withUTF8 { bytes in Self.scanCookies(bytes, named: name) { values.append($0) } }
+        forEachCookie(named: name) { value in
+            values.append(String(decoding: value, as: UTF8.self))
+            return true
         }
         return values
     }
 
-    /// Hands `body` the value of each `name=value` pair in a `Cookie` line
-    /// (pairs split at `;`, spaces and tabs around each pair left out).
-    private static func scanCookies(_ line: UnsafeBufferPointer<UInt8>, named name: String, _ body: (String) -> Void) {
+    /// Hands `body` the bytes of each value the client sent for the cookie
+    /// `name`, in the order sent, until it returns false.
+    ///
+    /// Every reader's page view asks (the `wf` cookie), so the `Cookie` lines
+    /// are scanned as the bytes sent: splitting them into strings, trimming
+    /// each and comparing prefixes was 7% of a warm page's CPU (perf, pinned).
+    public func forEachCookie(named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
         var name = name
         name.withUTF8 { name in
-            var start = 0
-            while start < line.count {
-                var end = start
-                while end < line.count, line[end] != UInt8(ascii: ";") { end += 1 }
-                var first = start
-                var last = end
-                while first < last, line[first] == UInt8(ascii: " ") || line[first] == UInt8(ascii: "\t") { first += 1 }
-                while last > first, line[last - 1] == UInt8(ascii: " ") || line[last - 1] == UInt8(ascii: "\t") { last -= 1 }
-                if last - first > name.count, line[first + name.count] == UInt8(ascii: "="),
-                    memcmp(line.baseAddress! + first, name.baseAddress!, name.count) == 0
-                {
-                    body(String(decoding: UnsafeBufferPointer(rebasing: line[(first + name.count + 1)..<last]), as: UTF8.self))
-                }
-                start = end + 1
-            }
+            fields.forEachValue(of: .cookie) { line in Self.scanCookies(line, named: name, body) }
         }
+    }
+
+    /// Hands `body` the value of each `name=value` pair in a `Cookie` line
+    /// (pairs split at `;`, spaces and tabs around each pair left out), until
+    /// it returns false; returns false then.
+    private static func scanCookies(
+        _ line: UnsafeBufferPointer<UInt8>, named name: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        var start = 0
+        while start < line.count {
+            var end = start
+            while end < line.count, line[end] != UInt8(ascii: ";") { end += 1 }
+            var first = start
+            var last = end
+            while first < last, line[first] == UInt8(ascii: " ") || line[first] == UInt8(ascii: "\t") { first += 1 }
+            while last > first, line[last - 1] == UInt8(ascii: " ") || line[last - 1] == UInt8(ascii: "\t") { last -= 1 }
+            if last - first > name.count, line[first + name.count] == UInt8(ascii: "="),
+                memcmp(line.baseAddress! + first, name.baseAddress!, name.count) == 0
+            {
+                if !body(UnsafeBufferPointer(rebasing: line[(first + name.count + 1)..<last])) { return false }
+            }
+            start = end + 1
+        }
+        return true
     }
 
     /// Whether `If-None-Match` names `etag` (or `*`): the client's copy is

@@ -30,11 +30,11 @@ final class RequestContext: @unchecked Sendable {
     var body: [UInt8] = []
     var response: Answer?
     /// The head's fields, read with its lines on the first call, for the handler.
-    var fields = HTTPFields()
+    var fields = RequestFields()
 
     /// The fields, left empty here (the request holds them from now on).
-    func takeFields() -> HTTPFields {
-        defer { fields = HTTPFields() }
+    func takeFields() -> RequestFields {
+        defer { fields = RequestFields() }
         return fields
     }
 

@@ -128,7 +128,7 @@ import Darwin
 struct HeadLines {
     var head = RequestHead()
     let keepsFields: Bool
-    var fields = HTTPFields()
+    var fields = RequestFields()
 
     init(keepsFields: Bool) {
         self.keepsFields = keepsFields

@@ -252,11 +252,11 @@ final class ServerCore: Sendable {
     /// into the request's fields unless there are more than the limit.
     private func readHead(connection: OpaquePointer) -> HeadLines {
         // Counted first (libmicrohttpd walks its list without a callback), so
-        // the fields are made at their size: a fixed 16 was a 1,056-byte
-        // block, just past the size glibc keeps per thread (1,032), on every request.
+        // the lines' table is made at its size. The bytes get a block within
+        // what glibc keeps per thread (1,032 bytes), enough for a browser's head.
         let count = MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)
         var lines = HeadLines(keepsFields: count <= configuration.maxHeaderCount)
-        if lines.keepsFields { lines.fields.reserveCapacity(max(0, Int(count))) }
+        if lines.keepsFields { lines.fields.reserve(lines: max(0, Int(count)), bytes: 960) }
         withUnsafeMutablePointer(to: &lines) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, MHDCallbacks.readHeader, UnsafeMutableRawPointer(pointer))
         }
@@ -292,7 +292,7 @@ final class ServerCore: Sendable {
             return queue(.plain(400, "bad method"), on: connection)
         }
         let request = Request(
-            method: method, path: target.path, query: target.query, headers: fields, peer: wf_mhd_connection_ipv4(connection),
+            method: method, path: target.path, query: target.query, fields: fields, peer: wf_mhd_connection_ipv4(connection),
             body: context.body)
         switch handler(request) {
         case .now(let response):

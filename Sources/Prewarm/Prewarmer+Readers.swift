@@ -22,12 +22,11 @@ extension Prewarmer {
     /// then the scales readers have been asking this node for). Recorded in
     /// this thread's ring: no lock, no wait, no allocation.
     package func readerViewed(
-        _ reader: String, number: Int, query: PageQuery? = nil, older: Cursor?, newer: Cursor?, revision: Int, scale: Int? = nil
+        _ reader: UInt64, number: Int, query: PageQuery? = nil, older: Cursor?, newer: Cursor?, revision: Int, scale: Int? = nil
     ) {
-        guard let id = ReaderViews.number(reader) else { return }
         views.record(
             ReaderView(
-                reader: id, number: number, target: query, older: older, newer: newer, revision: revision, scale: Int8(clamping: scale ?? 0)))
+                reader: reader, number: number, target: query, older: older, newer: newer, revision: revision, scale: Int8(clamping: scale ?? 0)))
         viewsBell.ring()
     }
 

@@ -56,14 +56,6 @@ final class ReaderViews: Sendable {
     /// Views recorded, drained, and dropped for a full ring, so far.
     var totals: (recorded: Int, drained: Int, dropped: Int) { (counts.value(0), counts.value(1), rings.dropped) }
 
-    /// A reader id's 16 hex digits as a number; nil for anything else.
-    static func number(_ reader: String) -> UInt64? {
-        reader.utf8.count == 16 ? UInt64(reader, radix: 16) : nil
-    }
-
     /// The reader id `number` was read from, as the planner names readers.
-    static func name(_ number: UInt64) -> String {
-        let hex = String(number, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    static func name(_ number: UInt64) -> String { ReaderCookie.text(number) }
 }

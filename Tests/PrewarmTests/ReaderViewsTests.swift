@@ -1,3 +1,4 @@
+import FeedPages
 import Foundation
 import Synchronization
 import Testing
@@ -10,10 +11,14 @@ import Testing
 /// the counts add up (issue 35).
 @Suite struct ReaderViewsTests {
     @Test func readerIDsRoundTrip() {
-        for id in ["0000000000000000", "00000000c0ffee00", "ffffffffffffffff", "0123456789abcdef"] {
-            #expect(ReaderViews.number(id).map(ReaderViews.name) == id)
+        func number(_ id: String) -> UInt64? {
+            var id = id
+            return id.withUTF8 { ReaderCookie.number($0) }
         }
-        for bad in ["", "c0ffee", "0123456789abcdefa", "0123456789abcdeg"] { #expect(ReaderViews.number(bad) == nil) }
+        for id in ["0000000000000000", "00000000c0ffee00", "ffffffffffffffff", "0123456789abcdef"] {
+            #expect(number(id).map(ReaderViews.name) == id)
+        }
+        for bad in ["", "c0ffee", "0123456789abcdefa", "0123456789abcdeg", "0123456789ABCDEF", "+123456789abcdef"] { #expect(number(bad) == nil) }
     }
 
     @Test func manyThreadsRecordingReadersWhilePrewarmDrains() async throws {

@@ -64,7 +64,7 @@ package struct TrustedProxies: Sendable, Equatable {
     /// a trusted proxy, the client's as the proxies name it.
     func client(of request: Request) -> String {
         guard trusts(request.peer) else { return Self.text(request.peer) }
-        let named = request.headers[values: Self.forwardedFor].joined(separator: ",")
+        let named = request.fields[values: Self.forwardedFor].joined(separator: ",")
         var client = Self.text(request.peer)
         for entry in named.split(separator: ",").reversed() {
             let text = entry.trimmingCharacters(in: " \t")

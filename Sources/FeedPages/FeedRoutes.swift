@@ -174,9 +174,9 @@ package struct ReaderCookie: Sendable {
 
     init(request: Request, issueIfMissing: Bool) {
         navigating = request.header(.secFetchMode) == "navigate"
-        // Trimmed of HTTP's whitespace only: Foundation's `trimmingCharacters(in: .whitespaces)`
-        // here was 3% of a reader's page's CPU (its character set looked up and bridged each time).
-        if let hint = request.header(.secCHDPR).flatMap({ Double($0.trimmingSpaces()) }), hint > 0, hint < 16 {
+        // A value comes without the white space around it (`RequestFields`): trimming it
+        // again here was 1% of a reader's page's CPU.
+        if let hint = request.header(.secCHDPR).flatMap({ Double($0) }), hint > 0, hint < 16 {
             scale = ThumbnailVariant.scale(forPixelRatio: hint)
         }
         var found: UInt64?

@@ -1,5 +1,11 @@
 import HTTPTypes
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The header names browsers send with nearly every request, each made into
 /// an `HTTPField.Name` once. A request's lines are named from here, by their
 /// bytes, without making a string of each name, lowercasing it and checking
@@ -19,16 +25,24 @@ enum KnownFieldNames {
 
     /// The place of the `length` bytes at `key` among the spellings, ignoring ASCII case; nil when it is not one of these.
     static func index(_ key: UnsafePointer<CChar>, length: Int) -> UInt8? {
-        for index in spellings.indices where spellings[index].utf8CodeUnitCount == length {
+        let first = UInt8(bitPattern: key[0]) | 0x20
+        for index in spellings.indices where spellings[index].utf8CodeUnitCount == length && spellings[index].utf8Start[0] == first {
             if RequestHead.named(key, length, spellings[index]) { return UInt8(index) }
         }
         return nil
     }
 
     /// The place of `name` among the spellings; nil when it is not one of these.
+    /// Compared as bytes: `String`'s `==` on names past 15 bytes took its slow
+    /// path, and every handler's `header(_:)` asks.
     static func index(of name: HTTPField.Name) -> UInt8? {
-        let canonical = name.canonicalName
-        for index in names.indices where names[index].canonicalName == canonical { return UInt8(index) }
-        return nil
+        var canonical = name.canonicalName
+        return canonical.withUTF8 { bytes -> UInt8? in
+            guard let base = bytes.baseAddress else { return nil }
+            for index in spellings.indices where spellings[index].utf8CodeUnitCount == bytes.count {
+                if memcmp(base, spellings[index].utf8Start, bytes.count) == 0 { return UInt8(index) }
+            }
+            return nil
+        }
     }
 }

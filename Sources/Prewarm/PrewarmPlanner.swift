@@ -24,8 +24,10 @@ import WarmfeedCore
 /// (a bit each: 1x, 2x, …), and a page is warmed in the variants its readers
 /// want and no other: a page warmed for a plain screen is warmed again, in 2x
 /// only, when a dense one heads for it; a plain screen's pages cost no 2x.
-/// No I/O, no clock, no locks: the caller passes `now` and acts on the result.
-public struct PrewarmPlanner<Target: Hashable> {
+/// Readers are told apart by a `ReaderID` (pre-warm's is a number: the
+/// reader's cookie). No I/O, no clock, no locks: the caller passes `now` and
+/// acts on the result.
+public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     /// One page to warm.
     public struct Job: Hashable {
         /// The page number.
@@ -101,7 +103,7 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// Readers by recency (each view makes its reader the newest), so the
     /// silent and the surplus are found at the old end: O(1) per reader,
     /// whatever the number tracked.
-    private var readers: LRUCache<String, Reader>
+    private var readers: LRUCache<ReaderID, Reader>
     /// For each page some reader is on or heading for, the readers who want
     /// it by rank and by variant: the distance of a page is a lookup, not a
     /// scan of every reader.
@@ -144,7 +146,7 @@ public struct PrewarmPlanner<Target: Hashable> {
     public var readerCount: Int { readers.count }
 
     /// Whether `reader` is followed now.
-    public func isFollowing(_ reader: String) -> Bool { readers.contains(reader) }
+    public func isFollowing(_ reader: ReaderID) -> Bool { readers.contains(reader) }
 
     /// The lead each reader has now, counted: lead → readers (for the admin view).
     public var leads: [Int: Int] {
@@ -154,7 +156,7 @@ public struct PrewarmPlanner<Target: Hashable> {
     }
 
     /// `reader`'s lead and pace (pages a second), when followed.
-    public func lead(of reader: String) -> (lead: Int, pace: Double?)? {
+    public func lead(of reader: ReaderID) -> (lead: Int, pace: Double?)? {
         readers.peek(reader).map { ($0.lead, $0.pace) }
     }
 
@@ -173,7 +175,7 @@ public struct PrewarmPlanner<Target: Hashable> {
     /// pages warmed before are stale and are warmed again when wanted. Returns
     /// the running jobs no reader wants any more to cancel, and the jobs to start.
     public mutating func readerViewed(
-        _ reader: String, page: Int, target: Target? = nil, older: Target?, newer: Target?, revision: Int, variants: UInt8 = 1, now: Double
+        _ reader: ReaderID, page: Int, target: Target? = nil, older: Target?, newer: Target?, revision: Int, variants: UInt8 = 1, now: Double
     ) -> [Action] {
         self.now = now
         if revision != self.revision {

@@ -11,7 +11,7 @@ import WarmfeedCore
 /// same page. A cancellation asked before the task exists is kept and carried
 /// out when the task is made.
 struct PrewarmTasks {
-    typealias Job = PrewarmPlanner<PageQuery>.Job
+    typealias Job = Prewarmer.Planner.Job
 
     /// One start of a job, handed to whoever makes its task.
     struct Start: Sendable {

@@ -47,7 +47,7 @@ extension Prewarmer {
                     let (older, newer) = Self.neighbours(older: view.older, newer: view.newer, number: view.number)
                     let variants = ThumbnailVariant.bits(scales: view.scale > 0 ? [Int(view.scale)] : scales, formats: formats)
                     actions += state.planner.readerViewed(
-                        ReaderViews.name(view.reader), page: view.number,
+                        .reader(view.reader), page: view.number,
                         target: view.target.map { PageQuery(request: $0.request, number: view.number) }, older: older, newer: newer,
                         revision: view.revision, variants: variants, now: now)
                 }

@@ -17,7 +17,15 @@ import WarmfeedCore
 /// never queues behind this work: it starts at once, or joins the job
 /// pre-warm already started.
 package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable {
-    typealias Planner = PrewarmPlanner<PageQuery>
+    typealias Planner = PrewarmPlanner<PageQuery, Follower>
+
+    /// Whom the planner follows: a reader, by their cookie's id as the rings
+    /// carry it (a number: no string made per view), or the stand-in `warmTop`
+    /// places just above page 1, which no reader's id can be.
+    enum Follower: Hashable {
+        case reader(UInt64)
+        case top
+    }
     typealias Job = Planner.Job
 
     /// Everything the decisions touch, under the one lock.
@@ -138,7 +146,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     /// the last `warmTop`, in seconds; nil while it is not yet.
     var topWarmAfter: Double? { top.withLock { $0.warmAfter } }
 
-    private func viewed(_ reader: String, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int, variants: UInt8) {
+    private func viewed(_ reader: Follower, number: Int, target: PageQuery? = nil, older: PageQuery?, newer: PageQuery?, revision: Int, variants: UInt8) {
         let now = clock.now
         decide { state in
             state.planner.readerViewed(reader, page: number, target: target, older: older, newer: newer, revision: revision, variants: variants, now: now)
@@ -146,7 +154,7 @@ package final class Prewarmer: Service, StatsPublisher, ReaderTracking, Sendable
     }
 
     /// The reader `warmTop` stands in for, just above page 1 (not a reader: not counted as one).
-    private static let top = "~refresh"
+    private static let top = Follower.top
 
     /// Pre-warm's section of the operator's views.
     package func publish(into stats: inout CacheStats) {

@@ -56,6 +56,4 @@ final class ReaderViews: Sendable {
     /// Views recorded, drained, and dropped for a full ring, so far.
     var totals: (recorded: Int, drained: Int, dropped: Int) { (counts.value(0), counts.value(1), rings.dropped) }
 
-    /// The reader id `number` was read from, as the planner names readers.
-    static func name(_ number: UInt64) -> String { ReaderCookie.text(number) }
 }

@@ -5,7 +5,7 @@ import Testing
 /// A page's readers are counted in fixed blocks (`PageDemand`): the lead is
 /// capped so that every rank fits, and counts come and go as readers move.
 @Suite struct PrewarmPlannerDemandTests {
-    typealias Planner = PrewarmPlanner<String>
+    typealias Planner = PrewarmPlanner<String, String>
 
     @Test func theLongestLeadAnOperatorCanAskForIsKept() {
         // `--prewarm` takes 0 … 20 (WarmfeedConfiguration): none of them is cut.

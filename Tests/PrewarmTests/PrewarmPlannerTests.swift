@@ -4,7 +4,7 @@ import Testing
 @testable import WarmfeedCore
 
 @Suite struct PrewarmPlannerTests {
-    typealias Planner = PrewarmPlanner<String>
+    typealias Planner = PrewarmPlanner<String, String>
 
     /// The jobs `actions` start, in order.
     func started(_ actions: [Planner.Action]) -> [Planner.Job] {

@@ -16,7 +16,7 @@ import Testing
             return id.withUTF8 { ReaderCookie.number($0) }
         }
         for id in ["0000000000000000", "00000000c0ffee00", "ffffffffffffffff", "0123456789abcdef"] {
-            #expect(number(id).map(ReaderViews.name) == id)
+            #expect(number(id).map(ReaderCookie.text) == id)
         }
         for bad in ["", "c0ffee", "0123456789abcdefa", "0123456789abcdeg", "0123456789ABCDEF", "+123456789abcdef"] { #expect(number(bad) == nil) }
     }

@@ -23,12 +23,17 @@ enum KnownFieldNames {
     /// The made names, at the spellings' places.
     static let names: [HTTPField.Name] = spellings.map { HTTPField.Name($0.description)! }
 
+    /// The spellings' places by their length: a line's name is compared with those of its length only.
+    private static let byLength: [[UInt8]] = {
+        var table = [[UInt8]](repeating: [], count: spellings.map(\.utf8CodeUnitCount).max()! + 1)
+        for index in spellings.indices { table[spellings[index].utf8CodeUnitCount].append(UInt8(index)) }
+        return table
+    }()
+
     /// The place of the `length` bytes at `key` among the spellings, ignoring ASCII case; nil when it is not one of these.
     static func index(_ key: UnsafePointer<CChar>, length: Int) -> UInt8? {
-        let first = UInt8(bitPattern: key[0]) | 0x20
-        for index in spellings.indices where spellings[index].utf8CodeUnitCount == length && spellings[index].utf8Start[0] == first {
-            if RequestHead.named(key, length, spellings[index]) { return UInt8(index) }
-        }
+        guard length < byLength.count else { return nil }
+        for index in byLength[length] where RequestHead.named(key, length, spellings[Int(index)]) { return index }
         return nil
     }
 

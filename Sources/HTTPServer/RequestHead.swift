@@ -38,22 +38,19 @@ import Darwin
     /// without reading its bytes a second time.
     @discardableResult
     public mutating func note(name: UnsafePointer<CChar>, value: UnsafePointer<CChar>?) -> (name: Int, value: Int) {
-        var length = 0
-        var byte = UInt8(bitPattern: name[0])
-        if byte == 0 { badName = true }
-        while byte != 0 {
-            if byte == 0x20 || byte == 0x09 { badName = true }
-            if byte == 0x0d || byte == 0x0a { badByte = true }
-            length += 1
-            byte = UInt8(bitPattern: name[length])
+        // glibc's strlen and strcspn read a line's bytes a vector at a time;
+        // byte by byte in Swift this was 2% of a reader's page (perf, pinned).
+        let length = strlen(name)
+        if length == 0 { badName = true }
+        let clean = strcspn(name, " \t\r\n")
+        if clean < length {
+            if strcspn(name, " \t") < length { badName = true }
+            if strcspn(name, "\r\n") < length { badByte = true }
         }
         var valueLength = 0
         if let value {
-            while value[valueLength] != 0 {
-                let byte = UInt8(bitPattern: value[valueLength])
-                if byte == 0x0d || byte == 0x0a { badByte = true }
-                valueLength += 1
-            }
+            valueLength = strlen(value)
+            if strcspn(value, "\r\n") < valueLength { badByte = true }
         }
         if Self.named(name, length, "host") { hosts += 1 }
         if Self.named(name, length, "content-length") {

@@ -28,6 +28,9 @@
 #   PIN=1 … bench/contention.sh                # the server (and nginx) on CPU 1, wrk on CPU 0, --threads 1
 #   PEER=1 … bench/contention.sh               # warm pages: then nginx (worker_processes THREADS) serving the
 #                                              # same bytes, gzip_static, under the same wrk script, counted alike
+#   PEER=1 ROUNDS=5 … bench/contention.sh      # both servers kept up, measured in turn ROUNDS times (warmfeed,
+#                                              # nginx, warmfeed, …): the median of the rounds' CPU ratios, so a
+#                                              # slow minute of a shared machine falls on both
 #
 # perf (Debian's linux-perf) counts the futex calls through the tracepoint
 # syscalls:sys_enter_futex and the switches through the software event
@@ -196,7 +199,8 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
   futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
   ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
-  echo "$rps" >>"$tmp/rates"
+  # Requests/s and the server's CPU a request (µs): the COMPARE and ROUNDS summaries read them.
+  echo "$rps $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v r="$rps" -v w="$WINDOW" 'BEGIN {printf "%.2f", t / hz * 1e6 / (r * w)}')" >>"$tmp/rates"
   python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" "$who" "$PIN" <<'PY'
 import sys
 rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label, who, pin = sys.argv[1:]
@@ -270,7 +274,10 @@ if [ "${PEER:-0}" = 1 ] && [ "$DEEP" != 1 ] && [ "$THUMBS" = 0 ]; then
     done
   done
   chmod -R a+r "$tmp/nginx/root"
-  kill -TERM "$wf_pid"; wait "$wf_pid" 2>/dev/null || true; wf_pid=""
+  ROUNDS=${ROUNDS:-1}
+  # One round: warmfeed is done with; more: it stays up (idle while nginx is measured).
+  if [ "$ROUNDS" = 1 ]; then kill -TERM "$wf_pid"; wait "$wf_pid" 2>/dev/null || true; wf_pid=""; fi
+  wf_url=$url wf_pids=$pids wf_who=$who
   ng_port=$(python3 bench/pages_helper.py freeport)
   nginx_conf "$tmp/nginx" "$THREADS" "$(nginx_static)
     gzip_static on;
@@ -295,5 +302,27 @@ $(nginx_page)
   done
   url="http://127.0.0.1:$ng_port" pids="$ng_pid $(pgrep -P "$ng_pid" | tr '\n' ' ')" who="nginx, worker_processes $THREADS"
   pids=${pids% }
-  measure "$what"
+  ng_url=$url ng_pids=$pids ng_who=$who
+  head -n 1 "$tmp/rates" >"$tmp/warmfeed.rounds"  # the first measurement: the readers' own
+  : >"$tmp/nginx.rounds"
+  for round in $(seq "$ROUNDS"); do
+    if [ "$round" -gt 1 ]; then
+      url=$wf_url pids=$wf_pids who=$wf_who
+      measure "$what"
+      tail -n 1 "$tmp/rates" >>"$tmp/warmfeed.rounds"
+    fi
+    url=$ng_url pids=$ng_pids who=$ng_who
+    measure "$what"
+    tail -n 1 "$tmp/rates" >>"$tmp/nginx.rounds"
+  done
+  if [ "$ROUNDS" -gt 1 ]; then
+    paste -d' ' "$tmp/warmfeed.rounds" "$tmp/nginx.rounds" | python3 -c '
+import statistics, sys
+rounds = [tuple(map(float, line.split())) for line in sys.stdin if line.strip()]
+cpu = [w_cpu / n_cpu for _, w_cpu, _, n_cpu in rounds]
+rate = [w_rps / n_rps for w_rps, _, n_rps, _ in rounds]
+print("warmfeed / nginx, %d rounds in turn: CPU a request %s (median %.3f), requests/s %s (median %.3f); medians %.1f / %.1f us" % (
+    len(rounds), " ".join("%.2f" % r for r in cpu), statistics.median(cpu), " ".join("%.2f" % r for r in rate), statistics.median(rate),
+    statistics.median(r[1] for r in rounds), statistics.median(r[3] for r in rounds)))'
+  fi
 fi

@@ -88,4 +88,21 @@ import Testing
             #expect(response.text == "wf=0123456789abcdef|navigate|gzip, deflate, br, zstd|yes|-|5\n")
         }
     }
+
+    /// Through the real server: names as sent, in any case, read back by the name's canonical form.
+    @Test func namesInAnyCaseThroughTheServer() async throws {
+        try await withServer(router: { router in
+            router.get("/") { request in
+                let seen = [request.header(.cookie), request.header(.secCHDPR), request.header("X-Custom"), request.header(.userAgent)]
+                return .now(.plain(200, seen.map { $0 ?? "-" }.joined(separator: "|")))
+            }
+        }) { server in
+            let connection = try TestConnection(port: server.port)
+            try connection.send(
+                "GET / HTTP/1.1\r\nHost: x\r\nCOOKIE: wf=0123456789abcdef\r\nsec-ch-dpr: 2\r\nx-custom: yes\r\nUser-agent: test\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "wf=0123456789abcdef|2|yes|test\n")
+        }
+    }
 }

@@ -105,7 +105,7 @@ public struct RequestFields: Sendable {
             var wanted = name.canonicalName
             wanted.withUTF8 { wanted in
                 for line in lines where Int(line.nameCount) == wanted.count {
-                    guard Self.equalIgnoringCase(bytes.baseAddress! + Int(line.nameStart), wanted) else { continue }
+                    guard Self.equalIgnoringCase(bytes.baseAddress! + Int(line.nameStart), UnsafeRawBufferPointer(wanted)) else { continue }
                     let value = UnsafeBufferPointer(rebasing: bytes[Int(line.valueStart)..<Int(line.valueStart + line.valueCount)])
                     if !body(value) { return }
                 }
@@ -145,9 +145,9 @@ public struct RequestFields: Sendable {
     }
 
     /// Whether the `lowercase.count` bytes at `sent` are `lowercase` (a canonical name), ignoring ASCII case.
-    private static func equalIgnoringCase(_ sent: UnsafePointer<UInt8>, _ lowercase: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func equalIgnoringCase(_ sent: UnsafeRawPointer, _ lowercase: UnsafeRawBufferPointer) -> Bool {
         for index in lowercase.indices {
-            var byte = sent[index]
+            var byte = sent.load(fromByteOffset: index, as: UInt8.self)
             if byte >= 0x41 && byte <= 0x5a { byte |= 0x20 }
             if byte != lowercase[index] { return false }
         }

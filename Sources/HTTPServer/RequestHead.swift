@@ -108,14 +108,8 @@ import Darwin
 
     /// Whether the `length` bytes at `name` are `lowercase`, ignoring ASCII case.
     static func named(_ name: UnsafePointer<CChar>, _ length: Int, _ lowercase: StaticString) -> Bool {
-        guard length == lowercase.utf8CodeUnitCount else { return false }
-        let expected = lowercase.utf8Start
-        for index in 0..<length {
-            var byte = UInt8(bitPattern: name[index])
-            if byte >= 0x41 && byte <= 0x5a { byte |= 0x20 }
-            if byte != expected[index] { return false }
-        }
-        return true
+        length == lowercase.utf8CodeUnitCount
+            && RequestFields.equalIgnoringCase(name, UnsafeRawBufferPointer(start: lowercase.utf8Start, count: length))
     }
 }
 

@@ -23,7 +23,7 @@ import Testing
         return fields
     }
 
-    @Test func namesAreFoundInAnyCaseKnownOrNot() {
+    @Test func namesAreFoundInAnyCaseCommonOrCustom() {
         let fields = Self.fields([("COOKIE", "wf=1"), ("X-Custom", "yes"), ("sec-ch-dpr", "2"), ("x-CUSTOM", "again")])
         #expect(fields[.cookie] == "wf=1")
         #expect(fields[.secCHDPR] == "2")

@@ -49,12 +49,16 @@ struct RedisHealth: Sendable, Equatable {
     /// A command got through to Redis (even an error reply is Redis answering).
     mutating func succeeded() { state = .up }
 
-    /// A command could not reach Redis at `now`.
+    /// A command could not reach Redis at `now`. Only the first failure and a
+    /// probe's lengthen the wait: commands already on their way when Redis was
+    /// called down fail with it, and the same stall met on each connection
+    /// at once (4 of them) would otherwise put it off for 2^4 back-offs.
     mutating func failed(now: Double) {
         let (since, failures): (Double, Int)
         switch state {
         case .up: (since, failures) = (now, 0)
-        case .down(let s, _, let f), .probing(let s, let f): (since, failures) = (s, f)
+        case .down: return
+        case .probing(let s, let f): (since, failures) = (s, f)
         }
         let backOff = min(longestBackOff, firstBackOff * Double(1 << min(failures, 20)))
         state = .down(since: since, retryAt: now + backOff, failures: failures + 1)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RedisClient
 
 @Suite struct RedisHealthTests {
@@ -17,6 +18,20 @@ import Testing
         #expect(health.isUp)
         do { let tried = health.mayTry(now: 11.1); #expect(tried) }
         #expect(health.downSince == nil)
+    }
+
+    @Test func commandsAlreadyOnTheirWayFailWithoutPuttingOffTheProbe() {
+        var health = RedisHealth(firstBackOff: 1, longestBackOff: 16)
+        // Four connections meet the same stall: their commands fail together.
+        for now in [10.0, 10.01, 10.02, 10.03] { health.failed(now: now) }
+        #expect(health.downSince == 10)
+        do { let tried = health.mayTry(now: 10.9); #expect(!tried) }
+        // One back-off after the first failure, not 2^4.
+        do { let tried = health.mayTry(now: 11); #expect(tried) }
+        // The probe failing doubles it.
+        health.failed(now: 11.2)
+        do { let tried = health.mayTry(now: 13.1); #expect(!tried) }
+        do { let tried = health.mayTry(now: 13.2); #expect(tried) }
     }
 
     @Test func theBackOffDoublesAndStopsAtItsLongest() {
@@ -47,7 +62,9 @@ import Testing
         #expect(secret.description == "redis://127.0.0.1:7000/0")
     }
 
-    @Test(arguments: ["http://redis:6379", "redis://", "redis://host:99999/0", "redis://host:port/0", "redis://host:6379/16", "redis://host:6379/x", "redis://a b:1/0"])
+    @Test(arguments: [
+        "http://redis:6379", "redis://", "redis://host:99999/0", "redis://host:port/0", "redis://host:6379/16", "redis://host:6379/x", "redis://a b:1/0",
+    ])
     func refusesWhatItCannotRead(_ url: String) {
         #expect(throws: RedisError.self) { try RedisLocation(url) }
     }

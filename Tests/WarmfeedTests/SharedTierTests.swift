@@ -120,6 +120,28 @@ import Testing
         }
     }
 
+    @Test func aStallOfRedisCostsAWaitNotASecondFetch() async throws {
+        try await Cluster.with { cluster in
+            let ids = Array(Int64(170)...Int64(179))
+            // Redis holds every command for 0.6 s, past the nodes' 250 ms timeout (a save, a
+            // loaded machine): each node's first lookups time out and it calls Redis down.
+            // Both nodes miss the same thumbnails in that stall.
+            try cluster.redis.freeze(seconds: 0.6)
+            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for id in ids { for node in cluster.nodes { group.addTask { try await node.thumbnail(id) } } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.count == 2 * ids.count && responses.allSatisfy(Self.isImage))
+            let shared = [try await cluster.shared(0), try await cluster.shared(1)]
+            let total = { (name: String) in shared.map { $0[name] as? Int ?? 0 }.reduce(0, +) }
+            #expect(total("errors") > 0, "the stall was met: \(shared)")
+            #expect(total("claims_outage_retries") > 0, "\(shared)")
+            #expect(total("claims_unavailable") == 0, "\(shared)")
+            // The claims were asked again once Redis answered: one node fetched each original.
+            #expect(cluster.originRequests == ids.count, "one origin request per original: \(cluster.origin.requestCounts)")
+        }
+    }
+
     @Test func aFailureOneNodeMetIsRememberedByTheOthers() async throws {
         try await Cluster.with { cluster in
             await cluster.origin.shutdown()

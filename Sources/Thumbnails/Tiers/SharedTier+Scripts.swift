@@ -17,10 +17,11 @@ extension SharedTier {
         """
     /// An original's record (its owner, or its failure, with its time to
     /// live), unless it names the asker itself (which lost the original: the
-    /// record goes); else the claim taken (1) or held by another (0). A
-    /// record or claim that would live longer than its ceiling (a failure
-    /// ARGV[4] ms, an owner ARGV[5] ms, a claim ARGV[2] ms) or for ever is
-    /// cut to it: `{value, pttl, 1}` for a record, 2 for a claim.
+    /// record goes); else the claim taken (1), already this node's (1: an
+    /// earlier ask ran after its answer was given up on) or held by another
+    /// (0). A record or claim that would live longer than its ceiling (a
+    /// failure ARGV[4] ms, an owner ARGV[5] ms, a claim ARGV[2] ms) or for
+    /// ever is cut to it: `{value, pttl, 1}` for a record, 2 for a claim.
     static let claimOriginalScript = """
         local v = redis.call('get', KEYS[1])
         if v then
@@ -33,6 +34,11 @@ extension SharedTier {
             end
             return {v, t}
           end
+        end
+        local c = redis.call('get', KEYS[2])
+        if c == ARGV[1] then
+          redis.call('pexpire', KEYS[2], ARGV[2])
+          return 1
         end
         if redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
         local t = redis.call('pttl', KEYS[2])

@@ -35,7 +35,8 @@ import WarmfeedCore
 /// reached the tier misses, claims are `.unavailable`, and each node carries
 /// on with its own tiers (as it would without `--redis`). A command the
 /// client's own queue had no room for (`.busy`, this node being loaded) is
-/// not Redis being away: a claim waits and asks again.
+/// not Redis being away, nor is a stall of a moment: a claim waits and asks
+/// again (for a second of an outage).
 package final class SharedTier: SharedThumbnailTier, Service {
     private struct Counters {
         var hits = 0, misses = 0, failedHits = 0, writes = 0
@@ -43,8 +44,9 @@ package final class SharedTier: SharedThumbnailTier, Service {
         /// Owner records naming a node not among the peers (never asked), thumbnails
         /// that were not what their key says (dropped), lifetimes cut to their ceiling.
         var ownersRefused = 0, badValues = 0, lifetimesCapped = 0
-        /// Claims asked again because this node's queue to Redis was full (not Redis's fault).
-        var busyRetries = 0
+        /// Claims asked again because this node's queue to Redis was full (not Redis's fault),
+        /// and because Redis had stopped answering a moment before (see `claimOriginal`).
+        var busyRetries = 0, outageRetries = 0
         var pagesClaimed = 0, pagesWarmedElsewhere = 0
         var latency = LatencyWindow(capacity: 1024)
         var keys: Int?
@@ -193,6 +195,13 @@ package final class SharedTier: SharedThumbnailTier, Service {
             } catch .busy {
                 // This node's own queue to Redis was full: Redis is there, ask again shortly.
                 counters.withLock { $0.busyRetries += 1 }
+                answer = nil
+            } catch .down, .timedOut, .connection {
+                // Redis stopped answering: for its first 4 timeouts (the one met, a back-off, a probe)
+                // more often a stall than an outage. Ask again, as the other nodes will, rather than
+                // fetch what one may be fetching (a claim that timed out but was taken comes back won).
+                guard (client.status.downForSeconds ?? 0) < (client.timeout * 4).inSeconds else { return .unavailable }
+                counters.withLock { $0.outageRetries += 1 }
                 answer = nil
             } catch {
                 return .unavailable
@@ -363,11 +372,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
                 if parts[0] == "maxmemory" { max = Int(parts[1]) }
             }
         }
-        counters.withLock {
-            $0.keys = keys
-            $0.bytes = used
-            $0.maxBytes = max
-        }
+        counters.withLock { ($0.keys, $0.bytes, $0.maxBytes) = (keys, used, max) }
     }
 
     /// What the admin view shows. Claims won, waited on and fetched without
@@ -375,17 +380,14 @@ package final class SharedTier: SharedThumbnailTier, Service {
     var snapshot: CacheStats.Shared {
         let status = client.status
         var shared = CacheStats.Shared()
-        shared.location = status.location
-        shared.up = status.up
+        (shared.location, shared.up, shared.errors, shared.busy) = (status.location, status.up, status.errors, status.busy)
         shared.problem = status.up ? nil : status.lastError
-        shared.errors = status.errors
-        shared.busy = status.busy
         counters.withLock {
             (shared.keys, shared.bytes, shared.maxBytes) = ($0.keys, $0.bytes, $0.maxBytes)
             (shared.hits, shared.failedHits, shared.misses, shared.writes) = ($0.hits, $0.failedHits, $0.misses, $0.writes)
             shared.claimsTakenOver = $0.claimsTakenOver
             (shared.ownersRefused, shared.badValues, shared.lifetimesCapped) = ($0.ownersRefused, $0.badValues, $0.lifetimesCapped)
-            shared.claimsBusyRetries = $0.busyRetries
+            (shared.claimsBusyRetries, shared.claimsOutageRetries) = ($0.busyRetries, $0.outageRetries)
             (shared.pagesClaimed, shared.pagesWarmedElsewhere) = ($0.pagesClaimed, $0.pagesWarmedElsewhere)
             shared.latency = CacheStats.Latency($0.latency)
         }

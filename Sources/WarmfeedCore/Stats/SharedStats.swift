@@ -27,6 +27,9 @@ extension CacheStats {
         public var claimsUnavailable: Int = 0
         /// Claims asked again because this node's own queue to Redis was full (not counted as Redis errors).
         public var claimsBusyRetries = 0
+        /// Claims asked again because Redis had stopped answering a moment before (a stall,
+        /// or the first moments of an outage), rather than fetched without one.
+        public var claimsOutageRetries = 0
         /// Variants this node asked of the node owning their original, and asks that went unanswered
         /// (the owner is forgotten and the original looked for again).
         public var ownerAsks = 0
@@ -61,6 +64,7 @@ extension CacheStats {
             .counter("shared_claims_taken_over") { $0.shared?.claimsTakenOver },
             .counter("shared_claims_unavailable") { $0.shared?.claimsUnavailable },
             .counter("shared_claims_busy_retries") { $0.shared?.claimsBusyRetries },
+            .counter("shared_claims_outage_retries") { $0.shared?.claimsOutageRetries },
             .counter("shared_owner_asks") { $0.shared?.ownerAsks }, .counter("shared_owner_unreachable") { $0.shared?.ownerUnreachable },
             // What a node refused to believe of Redis and its peers (issue 34).
             .counter("shared_owners_refused") { $0.shared?.ownersRefused }, .counter("shared_bad_values") { $0.shared?.badValues },

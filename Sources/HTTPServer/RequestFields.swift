@@ -132,16 +132,7 @@ public struct RequestFields: Sendable {
 
     /// Whether every byte is one RFC 9110 allows in a token (a field name).
     private static func isToken(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-            case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-                UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-                UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-                true
-            default: false
-            }
-        }
+        bytes.allSatisfy(FirstLook.isTokenByte)
     }
 
     /// Whether the `lowercase.count` bytes at `sent` are `lowercase` (a canonical name), ignoring ASCII case.

@@ -27,3 +27,23 @@ core_busy() {
   read -r b0 a0 <<<"$1"; read -r b1 a1 <<<"$2"
   [ $((a1 - a0)) -gt 0 ] && echo $(( 100 * (b1 - b0) / (a1 - a0) )) || echo "-"
 }
+
+# The CPU ticks (user + system) of each thread of the processes PID..., one
+# "TID TICKS" line each: two readings give how a server's work fell on its
+# workers (see busiest_share).
+thread_ticks() {
+  local pid task
+  for pid in "$@"; do
+    for task in /proc/"$pid"/task/*; do
+      cut -d')' -f2 "$task/stat" 2>/dev/null | awk -v tid="${task##*/}" '{print tid, $12 + $13}'
+    done
+  done
+}
+
+# busiest_share "READING0" "READING1" -> the busiest thread's percent of the
+# ticks between two thread_ticks readings, or "-". With N workers, 100/N% is
+# an even split of the connections; 100% is all of them on one worker.
+busiest_share() {
+  join <(sort <<<"$1") <(sort <<<"$2") | awk '{d = $3 - $2; if (d > 0) { all += d; if (d > top) top = d } }
+    END { if (all > 0) printf "%d\n", 100 * top / all; else print "-" }'
+}

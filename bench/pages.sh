@@ -286,7 +286,9 @@ for round in $(seq "$ROUNDS"); do
     pg0=$(pg_ticks)
     core0=$(core_ticks)
     vol0=$(vol_switches $pids)
+    threads0=$(thread_ticks $pids)
     json=$(run_wrk "$url" "$DURATION" "$round")
+    echo "$server $round $(busiest_share "$threads0" "$(thread_ticks $pids)")" >>"$tmp/placement"
     echo "$server $(( $(vol_switches $pids) - vol0 )) $json" >>"$tmp/switches"
     echo "$server $round $(core_busy "$core0" "$(core_ticks)")" >>"$tmp/core_busy"
     cpu_us=$(( ($(cpu_ticks $pids) - cpu0) * 1000000 / clk_tck ))
@@ -328,6 +330,12 @@ print("Voluntary context switches per request (every thread of the server's proc
 PY
 )
 wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$switch_line")
+# How wrk's connections fell on each server's workers: each worker (a
+# libmicrohttpd thread, an nginx process) keeps the connections it accepted.
+# On shared cores that decides much of a round: all on one worker leaves wrk
+# a core of its own; split, three busy threads take turns on two cores.
+placement_line="The busiest worker's share of the server's CPU in each round ($SERVER_THREADS workers; $(( 100 / SERVER_THREADS ))%: wrk's connections split evenly, 100%: all on one): warmfeed $(awk '$1 == "warmfeed" {printf "%s%% ", $3}' "$tmp/placement"); nginx $(awk '$1 == "nginx" {printf "%s%% ", $3}' "$tmp/placement")"
+wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$placement_line")
 if [ "$PIN" = 1 ]; then
   busy_line="The server's core (CPU $SERVER_CPU) busy in each round: warmfeed $(awk '$1 == "warmfeed" {printf "%s%% ", $3}' "$tmp/core_busy"); nginx $(awk '$1 == "nginx" {printf "%s%% ", $3}' "$tmp/core_busy")(100%: the server was the limit; less: it waited for wrk on CPU $LOAD_CPUS)"
   wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$busy_line")

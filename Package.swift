@@ -62,6 +62,8 @@ let package = Package(
         ),
         // glibc's allocator knobs and counts (<malloc.h>); part of libc, nothing to link.
         .systemLibrary(name: "CMalloc"),
+        // epoll, eventfd and accept4 for the HTTP server's own event loop (libc's).
+        .systemLibrary(name: "CEpoll"),
         .systemLibrary(
             name: "CDeflate",
             pkgConfig: "libdeflate",
@@ -101,6 +103,7 @@ let package = Package(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
+                "CEpoll",
                 "CDateLine",
                 "ThreadSlots",
                 "Workers",
@@ -350,6 +353,7 @@ let package = Package(
             name: "WarmfeedCLI",
             dependencies: [
                 "Warmfeed",
+                "HTTPServer",
                 "Operations",
                 "WarmfeedCore",
                 "DemoOrigin",

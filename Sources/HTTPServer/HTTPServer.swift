@@ -25,6 +25,8 @@ public final class HTTPServer: Service, Sendable {
         case idle(handler: Router.Handler?)
         case running(core: ServerCore, daemon: DaemonHandle, port: Int, sweeper: HeadSweeper)
         case stopped(core: ServerCore)
+        /// Running on the server's own loop.
+        case serving(core: ServerCore, loop: EventLoop, sweeper: HeadSweeper)
     }
 
     let configuration: HTTPServerConfiguration
@@ -60,7 +62,7 @@ public final class HTTPServer: Service, Sendable {
         state.withLock { state in
             switch state {
             case .idle: nil
-            case .running(let core, _, _, _), .stopped(let core): core
+            case .running(let core, _, _, _), .stopped(let core), .serving(let core, _, _): core
             }
         }
     }
@@ -73,7 +75,13 @@ public final class HTTPServer: Service, Sendable {
 
     /// The bound port, once started (useful when the configuration asked for port 0).
     public var port: Int {
-        state.withLock { if case .running(_, _, let port, _) = $0 { port } else { 0 } }
+        state.withLock {
+            switch $0 {
+            case .running(_, _, let port, _): port
+            case .serving(_, let loop, _): loop.port
+            case .idle, .stopped: 0
+            }
+        }
     }
 
     /// Binds and starts the worker threads, answering with the handler given.
@@ -90,6 +98,22 @@ public final class HTTPServer: Service, Sendable {
                 throw StartError(description: "--host must be an IPv4 address, not \(configuration.host)")
             }
             Self.raiseOpenFileLimit(to: core.daemonConnectionLimit + 256)
+            if configuration.engine == .events {
+                let loop: EventLoop
+                do {
+                    loop = try EventLoop(core: core, host: configuration.host, port: configuration.port)
+                } catch {
+                    core.stopHandlers()
+                    throw error
+                }
+                Self.deferAccepts(on: loop.listenSocket, seconds: configuration.deferAccept)
+                let sweeper = HeadSweeper { [core] in
+                    core.expireSlowHeads()
+                    core.expireLateWaits()
+                }
+                state = .serving(core: core, loop: loop, sweeper: sweeper)
+                return
+            }
             // Not MHD_USE_TURBO: with it, a request line libmicrohttpd cannot
             // parse could still be answered as its connection closed (it skips
             // the shutdown for writing), but under bench/mixed.sh's 512
@@ -138,6 +162,20 @@ public final class HTTPServer: Service, Sendable {
 
     /// Stops accepting, lets requests in flight finish (up to the grace period), then stops.
     public func shutdown() async {
+        let serving: (ServerCore, EventLoop, HeadSweeper)? = state.withLock { state in
+            guard case .serving(let core, let loop, let sweeper) = state else { return nil }
+            state = .stopped(core: core)
+            return (core, loop, sweeper)
+        }
+        if let (core, loop, sweeper) = serving {
+            sweeper.stop()
+            loop.stopAccepting()
+            await drain(core)
+            loop.stop()
+            core.stopHandlers()
+            logger.info("stopped")
+            return
+        }
         let running: (ServerCore, DaemonHandle, HeadSweeper)? = state.withLock { state in
             guard case .running(let core, let daemon, _, let sweeper) = state else { return nil }
             state = .stopped(core: core)
@@ -146,12 +184,22 @@ public final class HTTPServer: Service, Sendable {
         guard let (core, daemon, sweeper) = running else { return }
         sweeper.stop()
         let listenSocket = MHD_quiesce_daemon(daemon.pointer)
+        await drain(core)
+        MHD_stop_daemon(daemon.pointer)
+        if listenSocket >= 0 { close(listenSocket) }
+        core.stopHandlers()
+        logger.info("stopped")
+    }
+
+    /// Lets the requests in flight end, within the grace period; then answers
+    /// every wait still on with 503 and lets those answers go out too.
+    private func drain(_ core: ServerCore) async {
         let deadline = ContinuousClock.now + .milliseconds(Int(configuration.shutdownGrace * 1000))
         while core.requestsInFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if core.answerWaitingConnections() > 0 {
-            // The daemon's threads must take every resumed connection back before it may stop
+            // The answers must reach their connections' threads before the loop stops
             // (libmicrohttpd aborts the process otherwise): wait until their requests have ended,
             // not a set time (200 ms was too short under a loaded machine), for at most 5 s.
             let limit = ContinuousClock.now + .seconds(5)
@@ -159,10 +207,6 @@ public final class HTTPServer: Service, Sendable {
                 try? await Task.sleep(for: .milliseconds(10))
             } while core.requestsInFlight > 0 && ContinuousClock.now < limit
         }
-        MHD_stop_daemon(daemon.pointer)
-        if listenSocket >= 0 { close(listenSocket) }
-        core.stopHandlers()
-        logger.info("stopped")
     }
 
     /// Connections held now, and how many were shed since start and why (none before it starts).
@@ -198,6 +242,11 @@ public final class HTTPServer: Service, Sendable {
         case .running(let core, let daemon, _, let sweeper):
             sweeper.stop()
             MHD_stop_daemon(daemon.pointer)
+            core.stopHandlers()
+        case .serving(let core, let loop, let sweeper):
+            sweeper.stop()
+            loop.stopAccepting()
+            loop.stop()
             core.stopHandlers()
         case .stopped(let core): core.stopHandlers()
         case .idle: break

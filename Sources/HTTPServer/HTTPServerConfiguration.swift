@@ -55,6 +55,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var deferAccept: Int = 1
     /// Seconds a graceful shutdown waits for requests still in flight.
     public var shutdownGrace: Double = 10
+    /// Which loop serves the connections: the server's own (`EventLoop`), or libmicrohttpd's.
+    public var engine: Engine = .events
+
+    /// The loops a server can run on.
+    public enum Engine: String, Sendable, CaseIterable {
+        /// The server's own epoll loop, one thread per worker (`EventLoop`).
+        case events
+        /// libmicrohttpd 0.9.75's thread pool.
+        case microhttpd
+    }
 
     /// The defaults.
     public init() {}

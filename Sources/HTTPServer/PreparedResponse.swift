@@ -13,12 +13,17 @@ public final class PreparedResponse: @unchecked Sendable {
     let handle: OpaquePointer
     /// The response it was made from.
     public let response: Response
+    /// Its status line and header lines as the event loop writes them (`ResponseHead`).
+    let head: [UInt8]
 
     /// Builds the libmicrohttpd response for `response`; nil only when out of memory.
     public init?(_ response: Response) {
         guard let handle = ServerCore.makeMHDResponse(response) else { return nil }
         self.handle = handle
         self.response = response
+        var head = [UInt8]()
+        ResponseHead.statusAndFields(of: response, into: &head)
+        self.head = head
     }
 
     deinit { MHD_destroy_response(handle) }

@@ -17,14 +17,29 @@ extension ServerCore {
     ) -> MHD_Result {
         context.phase = .waiting
         MHD_suspend_connection(connection)
-        let shard = shard(of: connection)
-        let address = wf_mhd_connection_ipv4(connection)
+        let suspended = SuspendedConnection(pointer: connection)
+        let resume: @Sendable (Answer) -> Void = { answer in
+            context.response = answer
+            context.phase = .answered
+            MHD_resume_connection(suspended.pointer)
+        }
+        wait(in: shard(of: connection), address: wf_mhd_connection_ipv4(connection), deadline: deadline, otherwise: otherwise, resume: resume, work)
+        return .YES
+    }
+
+    /// Enters a wait in `shard`'s table and starts its work on a handler
+    /// thread; the wait ends with `resume`, called once, by its work, by the
+    /// caps or deadline that cut it short, or by shutdown.
+    func wait(
+        in shard: WorkerShard, address: UInt32, deadline: Duration?, otherwise: Answer, resume: @escaping @Sendable (Answer) -> Void,
+        _ work: @escaping @Sendable () async -> Answer
+    ) {
         let now = ContinuousClock.now - started
         // Each wait its own number, never the context's identity: the work of a wait
         // cut short may end after its context is freed and another made in its place.
         let (id, shed) = shard.suspended.withLock { suspended in
             let id = suspended.waits.nextID()
-            suspended.entries[id] = Suspensions.Entry(context: context, connection: SuspendedConnection(pointer: connection), otherwise: otherwise)
+            suspended.entries[id] = Suspensions.Entry(resume: resume, otherwise: otherwise)
             return (id, suspended.waits.began(id, address: address, deadline: deadline.map { now + $0 }))
         }
         let task = Task(executorPreference: shard.nextHandler()) {
@@ -34,16 +49,13 @@ extension ServerCore {
         // Kept to be cancelled if the wait is cut short: an entry already gone needs none.
         shard.suspended.withLock { $0.entries[id]?.work = task }
         for victim in shed { Self.cutShort(victim, in: shard) }
-        return .YES
     }
 
     /// Hands `response` to the suspended connection of context `id` and resumes
     /// it, unless its wait was cut short or shutdown already answered it.
     private static func resume(_ id: SuspendedWaits.ID, in shard: WorkerShard, with response: Answer) {
         guard let entry = shard.suspended.withLock({ $0.take(id) }) else { return }
-        entry.context.response = response
-        entry.context.phase = .answered
-        MHD_resume_connection(entry.connection.pointer)
+        entry.resume(response)
     }
 
     /// Answers the wait of `id` with what its handler gave for a wait cut
@@ -52,9 +64,7 @@ extension ServerCore {
         // `SuspendedWaits` let go of it already; the entry is taken here, or by its work if it just ended.
         guard let entry = shard.suspended.withLock({ $0.entries.removeValue(forKey: id) }) else { return }
         entry.work?.cancel()
-        entry.context.response = entry.otherwise
-        entry.context.phase = .answered
-        MHD_resume_connection(entry.connection.pointer)
+        entry.resume(entry.otherwise)
     }
 
     /// Answers every wait past its deadline (see `SuspendedWaits`), called with the head sweep.
@@ -78,11 +88,7 @@ extension ServerCore {
                 return Array(suspended.entries.values)
             }
         }
-        for entry in waiting {
-            entry.context.response = .response(.plain(503, "the server is shutting down; try again shortly"))
-            entry.context.phase = .answered
-            MHD_resume_connection(entry.connection.pointer)
-        }
+        for entry in waiting { entry.resume(.response(.plain(503, "the server is shutting down; try again shortly"))) }
         return waiting.count
     }
 }

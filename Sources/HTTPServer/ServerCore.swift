@@ -92,19 +92,7 @@ final class ServerCore: Sendable {
         guard socket >= 0 else { return }
         let index = assignment.shard(ofThread: ThreadSlot.current)
         socketContext?.pointee = UnsafeMutableRawPointer(bitPattern: index + 1)
-        let address = wf_mhd_connection_ipv4(connection)
-        let now = ContinuousClock.now - started
-        let (look, sentBytes) = RawSocket.firstLook(on: socket)
-        shards[index].connections.withLock { table in
-            let shed = table.opened(socket: socket, address: address, at: now, began: sentBytes)
-            RawSocket.shutDown(shed)
-            if let (status, message) = look.answer, !shed.contains(socket) {
-                table.malformed(socket: socket)
-                RawSocket.drain(socket)
-                RawSocket.send(RawSocket.reply(status, message + "\n"), to: socket)
-                RawSocket.shutDown([socket])
-            }
-        }
+        opened(socket: socket, address: wf_mhd_connection_ipv4(connection), shard: index)
     }
 
     func connectionClosed(_ connection: OpaquePointer) {

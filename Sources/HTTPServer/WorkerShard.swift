@@ -40,11 +40,12 @@ final class WorkerShard: Sendable {
 
 /// A worker's suspended connections and the bookkeeping of their waits.
 struct Suspensions {
-    /// One suspended connection: who resumes it, with what when its wait is
-    /// cut short, and the work to cancel then.
+    /// One suspended connection: how to resume it with an answer, with what
+    /// when its wait is cut short, and the work to cancel then.
     struct Entry {
-        var context: RequestContext
-        var connection: SuspendedConnection
+        /// Hands the answer to the connection's thread and wakes it (a
+        /// libmicrohttpd resume, or a post to an event loop's mailbox).
+        var resume: @Sendable (Answer) -> Void
         var otherwise: Answer
         var work: Task<Void, Never>?
     }

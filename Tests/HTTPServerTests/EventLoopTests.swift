@@ -1,0 +1,161 @@
+import HTTPTestClient
+import Synchronization
+import Testing
+
+@_spi(Testing) @testable import HTTPServer
+
+/// The server's own loop (`EventLoop`): its head reader on its own, then what
+/// a client meets over loopback where libmicrohttpd used to stand: pipelined
+/// and trickled heads, HTTP/1.0's keep-alive, `Expect: 100-continue`, HEAD and
+/// 304 heads, an answer larger than the socket takes at once, waits answered
+/// in order with more requests behind them.
+@Suite struct EventLoopTests {
+    /// Parses `text` as a head found whole.
+    private func parse(_ text: String, maxHeaderCount: Int = 100) -> Result<ParsedHead, HTTPProblem> {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            HeadParser.parse(buffer.baseAddress!, length: buffer.count, maxHeaderCount: maxHeaderCount)
+        }
+    }
+
+    private func end(_ text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { HeadParser.end(of: $0.baseAddress!, count: $0.count, from: 0) }
+    }
+
+    @Test func aHeadEndsAtItsEmptyLineWithCRLFOrABareLF() {
+        #expect(end("GET / HTTP/1.1\r\nHost: a\r\n\r\nNEXT") == 27)
+        #expect(end("GET / HTTP/1.1\nHost: a\n\nNEXT") == 24)
+        #expect(end("GET / HTTP/1.1\r\nHost: a\r\n\r") == nil)
+        #expect(end("GET / HTTP/1.1\r\nHost: a\r\n") == nil)
+    }
+
+    @Test func theRequestLineAndTheLinesAreRead() throws {
+        let head = try parse("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nX-One:  spaced value \t\r\nConnection: Keep-Alive, Upgrade\r\n\r\n").get()
+        #expect(head.method == "GET")
+        #expect(head.target == "/a?b=1")
+        #expect(head.version == .http11)
+        #expect(!head.closes)
+        let request = Request(method: .get, path: "/", query: [], fields: head.lines.fields, peer: 0, body: [])
+        #expect(request.header(HTTPField.Name("X-One")!) == "spaced value")
+        #expect(head.lines.head.problem(version: "HTTP/1.1") == nil)
+    }
+
+    @Test func http10ClosesUnlessItAsksToStayAndCloseIsHeardAmongOtherTokens() throws {
+        #expect(try parse("GET / HTTP/1.0\r\n\r\n").get().closes)
+        #expect(try !parse("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").get().closes)
+        #expect(try parse("GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, close\r\n\r\n").get().closes)
+        #expect(try parse("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\n\r\n").get().expectsContinue)
+    }
+
+    @Test(arguments: [
+        ("GET / HTTP/2.0\r\n\r\n", 505),
+        ("GET / HTTPS/1.1\r\n\r\n", 400),
+        ("GET  / HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("GET / HTTP/1.1 \r\nHost: a\r\n\r\n", 400),
+        ("G(T / HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nX: a\0b\r\n\r\n", 400),
+    ])
+    func aBrokenLineIsRefused(head: String, status: Int) {
+        guard case .failure(let problem) = parse(head) else {
+            Issue.record("accepted: \(head.debugDescription)")
+            return
+        }
+        #expect(problem.status == status, "\(head.debugDescription)")
+    }
+
+    private static func router(_ router: inout Router) {
+        router.get("/") { _ in .now(.plain(200, "root")) }
+        router.get("/big") { _ in .now(Response(status: 200, body: EventLoopTests.big)) }
+        router.get("/later") { _ in
+            .later {
+                try? await Task.sleep(for: .milliseconds(100)); return .plain(200, "later")
+            }
+        }
+        router.get("/same") { _ in .now(Response(status: 304, headers: [HTTPField(name: .eTag, value: "\"x\"")])) }
+        router.post("/form") { request in .now(.plain(200, "got \(request.body.count)")) }
+    }
+
+    /// 8 MB, more than a loopback socket takes at once: the answer goes out in pieces.
+    static let big = ResponseBytes((0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    @Test func pipelinedRequestsInOneWriteAndTrickledOnesAreAnsweredInOrder() async throws {
+        try await withServer(router: Self.router) { server in
+            let port = server.port
+            try await onThread {
+                let connection = try TestConnection(port: port, timeout: 10)
+                let one = "GET /later HTTP/1.1\r\nHost: a\r\n\r\n"
+                let two = "GET / HTTP/1.1\r\nHost: a\r\n\r\n"
+                try connection.send(one + two + one + "\r\n" + two)
+                #expect(try connection.readResponse().text == "later\n")
+                #expect(try connection.readResponse().text == "root\n")
+                #expect(try connection.readResponse().text == "later\n")
+                #expect(try connection.readResponse().text == "root\n")
+                for byte in two.utf8 { try connection.send([byte]) }
+                #expect(try connection.readResponse().text == "root\n")
+            }
+        }
+    }
+
+    @Test func anAnswerLargerThanTheSocketTakesArrivesWholeAndTheNextFollows() async throws {
+        try await withServer(router: Self.router) { server in
+            let port = server.port
+            try await onThread {
+                let connection = try TestConnection(port: port, timeout: 10)
+                try connection.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                let big = try connection.readResponse()
+                #expect(big.body.count == Self.big.count)
+                #expect(big.body == Self.big.bytes)
+                #expect(try connection.readResponse().text == "root\n")
+            }
+        }
+    }
+
+    @Test func http10KeepAliveHeadAnd304AreAnsweredAsHTTPSays() async throws {
+        try await withServer(router: Self.router) { server in
+            let port = server.port
+            try await onThread {
+                let connection = try TestConnection(port: port, timeout: 10)
+                try connection.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                let kept = try connection.readResponse()
+                #expect(kept.header("Connection")?.lowercased() == "keep-alive")
+                try connection.send("HEAD / HTTP/1.1\r\nHost: a\r\n\r\n")
+                let head = try connection.readResponse(head: true)
+                #expect(head.header("Content-Length") == "5")
+                #expect(head.body.isEmpty)
+                try connection.send("GET /same HTTP/1.1\r\nHost: a\r\n\r\n")
+                let same = try connection.readResponse()
+                #expect(same.status == 304)
+                #expect(same.header("Content-Length") == nil)
+                try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                #expect(try connection.readResponse().text == "root\n")
+                try connection.send("GET / HTTP/1.0\r\n\r\n")
+                #expect(try connection.readResponse().header("Connection") == "close")
+                #expect(connection.waitForClose())
+            }
+        }
+    }
+
+    @Test func aClientThatExpects100ContinueGetsItThenItsAnswer() async throws {
+        try await withServer(router: Self.router) { server in
+            let port = server.port
+            try await onThread {
+                let connection = try TestConnection(port: port, timeout: 10)
+                try connection.send("POST /form HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+                #expect(try connection.readResponse(head: true).status == 100)
+                try connection.send("hello")
+                #expect(try connection.readResponse().text == "got 5\n")
+            }
+        }
+    }
+
+    @Test func libmicrohttpdStillServesWhenAskedFor() async throws {
+        try await withServer({ $0.engine = .microhttpd }, router: Self.router) { server in
+            let port = server.port
+            let response = try await onThread { try TestHTTP.get(port: port, "/") }
+            #expect(response.text == "root\n")
+        }
+    }
+}

@@ -28,6 +28,10 @@ final class EventWorker: @unchecked Sendable {
     /// The worker's clock (time since the server started), read once a turn of the loop.
     var now: Duration = .zero
     private var nextSweep: Duration = .zero
+    /// Set while accepts are paused, out of descriptors: when to listen again.
+    private var acceptsPausedUntil: Duration?
+    /// Whether the server stopped accepting (shutdown): the listener is never taken back.
+    private let accepting = Atomic<Bool>(true)
 
     /// How long a connection closed after its answer keeps reading (and
     /// dropping) what its client still sends, so the close sends a FIN after
@@ -67,6 +71,7 @@ final class EventWorker: @unchecked Sendable {
     }
 
     func stopAccepting() {
+        accepting.store(false, ordering: .releasing)
         _ = epoll_ctl(epoll, Int32(EPOLL_CTL_DEL), listener, nil)
     }
 
@@ -118,6 +123,10 @@ final class EventWorker: @unchecked Sendable {
             if now >= nextSweep {
                 nextSweep = now + .seconds(1)
                 sweepStalls()
+                if let until = acceptsPausedUntil, now >= until {
+                    acceptsPausedUntil = nil
+                    if accepting.load(ordering: .acquiring) { add(listener, events: WF_EPOLLIN | WF_EPOLLEXCLUSIVE) }
+                }
             }
         }
         for case let connection? in connections { closeConnection(connection) }
@@ -136,7 +145,15 @@ final class EventWorker: @unchecked Sendable {
                     accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
                 }
             }
-            guard socket >= 0 else { return }
+            guard socket >= 0 else {
+                // Out of descriptors: the listening socket would wake this worker at once, again and
+                // again; it stops listening for a second (nginx waits half a second), then listens again.
+                if errno == EMFILE || errno == ENFILE, acceptsPausedUntil == nil {
+                    _ = epoll_ctl(epoll, Int32(EPOLL_CTL_DEL), listener, nil)
+                    acceptsPausedUntil = now + .seconds(1)
+                }
+                return
+            }
             var one: Int32 = 1
             _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = address.sin_family == sa_family_t(AF_INET) ? UInt32(bigEndian: address.sin_addr.s_addr) : 0

@@ -90,6 +90,7 @@ enum HeadParser {
         if lines.keepsFields { lines.fields.reserve(lines: count, bytes: 960) }
         var closes = version == .http10
         var expectsContinue = false
+        var contentLengths = 0
         var start = lineEnd.next
         while let end = Self.lineEnd(head, from: start, length: length), end.content > start {
             let first = head[start]
@@ -112,7 +113,17 @@ enum HeadParser {
             if lines.keepsFields {
                 lines.fields.append(name: name, nameCount: noted.name, value: value, valueCount: noted.value)
             }
-            if RequestHead.named(name, noted.name, "connection") {
+            if RequestHead.named(name, noted.name, "content-length") {
+                // As `FirstLook` judges a connection's first head, for every head:
+                // one line, of digits only (else a body's length is a guess a proxy may not share).
+                contentLengths += 1
+                if contentLengths > 1 { return .failure(HTTPProblem(status: 400, message: "more than one Content-Length")) }
+                let digits = UnsafeBufferPointer(start: head + valueStart, count: valueEnd - valueStart)
+                guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    return .failure(HTTPProblem(status: 400, message: "Content-Length must be one number, of digits only"))
+                }
+                if digits.count > 18 { return .failure(HTTPProblem(status: 413, message: "the request body is far too large")) }
+            } else if RequestHead.named(name, noted.name, "connection") {
                 let tokens = UnsafeBufferPointer(start: head + valueStart, count: valueEnd - valueStart)
                 if hasToken(tokens, "close") { closes = true } else if hasToken(tokens, "keep-alive") { closes = false }
             } else if RequestHead.named(name, noted.name, "expect") {

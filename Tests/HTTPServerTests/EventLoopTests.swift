@@ -57,6 +57,11 @@ import Testing
         ("GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\nHost: a\r\nX: a\0b\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: +5\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1234567890123456789\r\n\r\n", 413),
     ])
     func aBrokenLineIsRefused(head: String, status: Int) {
         guard case .failure(let problem) = parse(head) else {
@@ -134,6 +139,23 @@ import Testing
                 try connection.send("GET / HTTP/1.0\r\n\r\n")
                 #expect(try connection.readResponse().header("Connection") == "close")
                 #expect(connection.waitForClose())
+            }
+        }
+    }
+
+    /// libmicrohttpd judged only a connection's first head this way (`FirstLook`); the loop judges every one.
+    @Test func aLaterHeadOnAKeptConnectionIsJudgedAsTheFirst() async throws {
+        try await withServer(router: Self.router) { server in
+            let port = server.port
+            try await onThread {
+                for bad in ["POST /form HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\nhello", "GET /\0x HTTP/1.1\r\nHost: a\r\n\r\n", "GET\r\n\r\n"] {
+                    let connection = try TestConnection(port: port, timeout: 10)
+                    try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                    #expect(try connection.readResponse().text == "root\n")
+                    try connection.send(bad)
+                    #expect(try connection.readResponse().status == 400, "\(bad.debugDescription)")
+                    #expect(connection.waitForClose())
+                }
             }
         }
     }

@@ -334,8 +334,9 @@ wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$switch_line")
 # libmicrohttpd thread, an nginx process) keeps the connections it accepted.
 # On shared cores that decides much of a round: all on one worker leaves wrk
 # a core of its own; split, three busy threads take turns on two cores.
-placement_line="The busiest worker's share of the server's CPU in each round ($SERVER_THREADS workers; $(( 100 / SERVER_THREADS ))%: wrk's connections split evenly, 100%: all on one): warmfeed $(awk '$1 == "warmfeed" {printf "%s%% ", $3}' "$tmp/placement"); nginx $(awk '$1 == "nginx" {printf "%s%% ", $3}' "$tmp/placement")"
-wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$placement_line")
+placement_line=""
+[ "$SERVER_THREADS" -gt 1 ] && placement_line="The busiest worker's share of the server's CPU in each round ($SERVER_THREADS workers; $(( 100 / SERVER_THREADS ))%: wrk's connections split evenly, 100%: all on one): warmfeed $(awk '$1 == "warmfeed" {printf "%s%% ", $3}' "$tmp/placement"); nginx $(awk '$1 == "nginx" {printf "%s%% ", $3}' "$tmp/placement")"
+[ -n "$placement_line" ] && wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$placement_line")
 if [ "$PIN" = 1 ]; then
   busy_line="The server's core (CPU $SERVER_CPU) busy in each round: warmfeed $(awk '$1 == "warmfeed" {printf "%s%% ", $3}' "$tmp/core_busy"); nginx $(awk '$1 == "nginx" {printf "%s%% ", $3}' "$tmp/core_busy")(100%: the server was the limit; less: it waited for wrk on CPU $LOAD_CPUS)"
   wrk_table=$(printf '%s\n\n%s' "$wrk_table" "$busy_line")

@@ -37,9 +37,13 @@ final class EventWorker: @unchecked Sendable {
     /// dropping) what its client still sends, so the close sends a FIN after
     /// the answer and not a reset that could overtake it (nginx's lingering close).
     static let lingering: Duration = .seconds(2)
-    /// The most connections taken from the listening socket in one turn: a
-    /// burst is left to the other workers past it (libmicrohttpd took 10).
-    static let acceptsPerTurn = 16
+    /// The connections taken from the listening socket in one turn: one, as
+    /// nginx takes (`multi_accept off`), so a burst of new connections spreads
+    /// over the idle workers (the listener wakes one of them per connection)
+    /// instead of landing on whichever woke first. Taking 16 a turn put all of
+    /// wrk's 32 on one worker: fine on two cores shared with wrk, but on a
+    /// server with cores to spare, one worker's core would cap all of them.
+    static let acceptsPerTurn = 1
 
     init(core: ServerCore, index: Int, listener: Int32) {
         self.core = core
@@ -176,8 +180,10 @@ final class EventWorker: @unchecked Sendable {
         while !connection.isClosed {
             if !connection.drained, !connection.readClosed, !readSome(connection) { return }
             process(connection)
-            // Room made by answering lets the rest of a full buffer's socket be read.
-            guard !connection.isClosed, !connection.drained, !connection.readClosed, !connection.isWriting, connection.end < connection.capacity
+            // Room made by answering (or by moving what is left to the buffer's start)
+            // lets the rest of a full buffer's socket be read.
+            guard !connection.isClosed, !connection.drained, !connection.readClosed, !connection.isWriting,
+                connection.end < connection.capacity || connection.start > 0
             else { return }
         }
     }

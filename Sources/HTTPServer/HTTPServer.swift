@@ -5,7 +5,8 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// An HTTP/1.1 server on libmicrohttpd that hands every request to one handler.
+/// An HTTP/1.1 server that hands every request to one handler: on its own
+/// epoll loop (`EventLoop`), or on libmicrohttpd's (`HTTPServerConfiguration.engine`).
 ///
 /// It knows nothing of what it serves. It may be made before its handler
 /// (what watches it, and the routes that show what it watched, can be made
@@ -67,7 +68,7 @@ public final class HTTPServer: Service, Sendable {
         }
     }
 
-    /// The bytes of memory libmicrohttpd gives each connection (its pool).
+    /// The bytes of memory each connection is given for its heads (the loop's buffer, libmicrohttpd's pool).
     public var connectionMemoryLimit: Int { configuration.connectionMemoryLimit }
 
     /// The address it listens on, as configured.

@@ -6,8 +6,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// The port to bind; 0 asks the system for a free one (see `HTTPServer.port`).
     public var port: Int = 8080
-    /// libmicrohttpd worker threads, each with its own epoll loop: one per
-    /// core online (`warmfeed serve --threads` says otherwise).
+    /// HTTP worker threads, each with its own epoll loop and connections: one
+    /// per core online (`warmfeed serve --threads` says otherwise).
     public var threads: Int = HTTPServerConfiguration.cores
 
     /// The cores online, at least one (as Foundation's `activeProcessorCount`
@@ -30,11 +30,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var headTimeout: Int = 10
     /// Seconds a connection may stay idle (no bytes) before it is closed.
     public var idleTimeout: Int = 15
-    /// Bytes of header and request-line memory per connection. libmicrohttpd
-    /// zeroes this whole pool between keep-alive requests, so it is kept small:
-    /// at 64 KiB the memset alone was 12–21% of the server's CPU per request.
-    /// 32 KiB still reads a 16 KB request line far enough to answer it with a
-    /// clear 414 (at 16 KiB libmicrohttpd just closes the connection).
+    /// Bytes of header and request-line memory per connection: the event
+    /// loop's read buffer (a head longer gets 431, a request line longer 414),
+    /// or libmicrohttpd's pool. libmicrohttpd zeroes its whole pool between
+    /// keep-alive requests, so it is kept small: at 64 KiB the memset alone was
+    /// 12–21% of the server's CPU per request; 32 KiB still reads a 16 KB
+    /// request line far enough to answer it with a clear 414.
     public var connectionMemoryLimit: Int = 32 * 1024
     /// The longest request target accepted (nginx's default header buffer is 8 KB).
     public var maxTargetLength: Int = 8192

@@ -104,6 +104,23 @@ import Testing
         }
     }
 
+    /// More pipelined requests than the connection's buffer holds: the rest is read
+    /// once answering has made room (no new edge comes for bytes already waiting).
+    @Test func pipelinedRequestsPastTheBufferAreAllAnswered() async throws {
+        // A 4 KiB buffer, so the 40 KB of requests surely wait in the socket past it.
+        try await withServer({ $0.connectionMemoryLimit = 4096 }, router: Self.router) { server in
+            let port = server.port
+            try await onThread {
+                let connection = try TestConnection(port: port, timeout: 10)
+                let count = 1_500
+                try connection.send(String(repeating: "GET / HTTP/1.1\r\nHost: a\r\n\r\n", count: count))
+                var answered = 0
+                for _ in 0..<count where try connection.readResponse().text == "root\n" { answered += 1 }
+                #expect(answered == count)
+            }
+        }
+    }
+
     @Test func anAnswerLargerThanTheSocketTakesArrivesWholeAndTheNextFollows() async throws {
         try await withServer(router: Self.router) { server in
             let port = server.port

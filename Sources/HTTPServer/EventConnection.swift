@@ -76,10 +76,6 @@ final class EventConnection {
         if case .closed = phase { true } else { false }
     }
 
-    var isWaiting: Bool {
-        if case .waiting = phase { true } else { false }
-    }
-
     /// Room left at the buffer's end, moving what is unused to its start first when that makes more.
     func makeRoom() -> Int {
         if start > 0, start == end {

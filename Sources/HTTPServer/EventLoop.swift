@@ -22,9 +22,9 @@ final class EventLoop: Sendable {
     private let listener: Int32
     private let workers: [EventWorker]
 
-    /// Binds `host:port` and starts one worker per shard of `core`.
-    init(core: ServerCore, host: String, port: Int) throws {
-        let listener = try Self.listen(host: host, port: port, backlog: core.configuration.backlog)
+    /// Binds `address` and starts one worker per shard of `core`.
+    init(core: ServerCore, address: sockaddr_in) throws {
+        let listener = try Self.listen(address, backlog: core.configuration.backlog, named: "\(core.configuration.host):\(core.configuration.port)")
         self.listener = listener
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -51,24 +51,18 @@ final class EventLoop: Sendable {
         for worker in workers { worker.stop() }
     }
 
-    private static func listen(host: String, port: Int, backlog: Int) throws -> Int32 {
+    private static func listen(_ address: sockaddr_in, backlog: Int, named name: String) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw HTTPServer.StartError(description: "could not make a socket") }
         var one: Int32 = 1
         _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(clamping: port)).bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            close(socket)
-            throw HTTPServer.StartError(description: "--host must be an IPv4 address, not \(host)")
-        }
+        var address = address
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0, Glibc.listen(socket, Int32(clamping: backlog)) == 0 else {
             close(socket)
-            throw HTTPServer.StartError(description: "could not listen on \(host):\(port) (in use, or not allowed)")
+            throw HTTPServer.StartError(description: "could not listen on \(name) (in use, or not allowed)")
         }
         return socket
     }

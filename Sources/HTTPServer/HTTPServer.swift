@@ -102,7 +102,7 @@ public final class HTTPServer: Service, Sendable {
             if configuration.engine == .events {
                 let loop: EventLoop
                 do {
-                    loop = try EventLoop(core: core, host: configuration.host, port: configuration.port)
+                    loop = try EventLoop(core: core, address: address)
                 } catch {
                     core.stopHandlers()
                     throw error

@@ -61,8 +61,9 @@ enum RawSocket {
 
     /// A whole last answer, written straight to a socket libmicrohttpd has not read.
     static func reply(_ status: Int, _ body: String) -> [UInt8] {
-        let reason = [400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 431: "Request Header Fields Too Large"][status] ?? "Bad Request"
-        return Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
+        Array(
+            "HTTP/1.1 \(status) \(ResponseHead.reason(for: status))\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+                .utf8)
     }
 
     /// Writes a last answer on a socket about to be shut down, without

@@ -90,7 +90,7 @@ import Darwin
     var isChunked: Bool { transferEncoding != nil }
 
     /// The number the value's digits spell (saturating at `Int.max`), skipping
-    /// anything else: libmicrohttpd has checked the value before this is read.
+    /// anything else: the value was checked before this is read (`HeadParser`, or libmicrohttpd).
     private static func digits(_ value: UnsafePointer<CChar>) -> Int {
         var number = 0
         var index = 0

@@ -83,24 +83,30 @@ import Testing
         router.post("/form") { request in .now(.plain(200, "got \(request.body.count)")) }
     }
 
+    /// Runs `body` on a thread of its own with a connection to a server of `router`'s routes.
+    private func onConnection(
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (TestConnection) throws -> Void
+    ) async throws {
+        try await withServer(configure, router: Self.router) { server in
+            let port = server.port
+            try await onThread { try body(TestConnection(port: port, timeout: 10)) }
+        }
+    }
+
     /// 8 MB, more than a loopback socket takes at once: the answer goes out in pieces.
     static let big = ResponseBytes((0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
     @Test func pipelinedRequestsInOneWriteAndTrickledOnesAreAnsweredInOrder() async throws {
-        try await withServer(router: Self.router) { server in
-            let port = server.port
-            try await onThread {
-                let connection = try TestConnection(port: port, timeout: 10)
-                let one = "GET /later HTTP/1.1\r\nHost: a\r\n\r\n"
-                let two = "GET / HTTP/1.1\r\nHost: a\r\n\r\n"
-                try connection.send(one + two + one + "\r\n" + two)
-                #expect(try connection.readResponse().text == "later\n")
-                #expect(try connection.readResponse().text == "root\n")
-                #expect(try connection.readResponse().text == "later\n")
-                #expect(try connection.readResponse().text == "root\n")
-                for byte in two.utf8 { try connection.send([byte]) }
-                #expect(try connection.readResponse().text == "root\n")
-            }
+        try await onConnection { connection in
+            let one = "GET /later HTTP/1.1\r\nHost: a\r\n\r\n"
+            let two = "GET / HTTP/1.1\r\nHost: a\r\n\r\n"
+            try connection.send(one + two + one + "\r\n" + two)
+            #expect(try connection.readResponse().text == "later\n")
+            #expect(try connection.readResponse().text == "root\n")
+            #expect(try connection.readResponse().text == "later\n")
+            #expect(try connection.readResponse().text == "root\n")
+            for byte in two.utf8 { try connection.send([byte]) }
+            #expect(try connection.readResponse().text == "root\n")
         }
     }
 
@@ -108,55 +114,43 @@ import Testing
     /// once answering has made room (no new edge comes for bytes already waiting).
     @Test func pipelinedRequestsPastTheBufferAreAllAnswered() async throws {
         // A 4 KiB buffer, so the 40 KB of requests surely wait in the socket past it.
-        try await withServer({ $0.connectionMemoryLimit = 4096 }, router: Self.router) { server in
-            let port = server.port
-            try await onThread {
-                let connection = try TestConnection(port: port, timeout: 10)
-                let count = 1_500
-                try connection.send(String(repeating: "GET / HTTP/1.1\r\nHost: a\r\n\r\n", count: count))
-                var answered = 0
-                for _ in 0..<count where try connection.readResponse().text == "root\n" { answered += 1 }
-                #expect(answered == count)
-            }
+        try await onConnection({ $0.connectionMemoryLimit = 4096 }) { connection in
+            let count = 1_500
+            try connection.send(String(repeating: "GET / HTTP/1.1\r\nHost: a\r\n\r\n", count: count))
+            var answered = 0
+            for _ in 0..<count where try connection.readResponse().text == "root\n" { answered += 1 }
+            #expect(answered == count)
         }
     }
 
     @Test func anAnswerLargerThanTheSocketTakesArrivesWholeAndTheNextFollows() async throws {
-        try await withServer(router: Self.router) { server in
-            let port = server.port
-            try await onThread {
-                let connection = try TestConnection(port: port, timeout: 10)
-                try connection.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
-                let big = try connection.readResponse()
-                #expect(big.body.count == Self.big.count)
-                #expect(big.body == Self.big.bytes)
-                #expect(try connection.readResponse().text == "root\n")
-            }
+        try await onConnection { connection in
+            try connection.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            let big = try connection.readResponse()
+            #expect(big.body.count == Self.big.count)
+            #expect(big.body == Self.big.bytes)
+            #expect(try connection.readResponse().text == "root\n")
         }
     }
 
     @Test func http10KeepAliveHeadAnd304AreAnsweredAsHTTPSays() async throws {
-        try await withServer(router: Self.router) { server in
-            let port = server.port
-            try await onThread {
-                let connection = try TestConnection(port: port, timeout: 10)
-                try connection.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-                let kept = try connection.readResponse()
-                #expect(kept.header("Connection")?.lowercased() == "keep-alive")
-                try connection.send("HEAD / HTTP/1.1\r\nHost: a\r\n\r\n")
-                let head = try connection.readResponse(head: true)
-                #expect(head.header("Content-Length") == "5")
-                #expect(head.body.isEmpty)
-                try connection.send("GET /same HTTP/1.1\r\nHost: a\r\n\r\n")
-                let same = try connection.readResponse()
-                #expect(same.status == 304)
-                #expect(same.header("Content-Length") == nil)
-                try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-                #expect(try connection.readResponse().text == "root\n")
-                try connection.send("GET / HTTP/1.0\r\n\r\n")
-                #expect(try connection.readResponse().header("Connection") == "close")
-                #expect(connection.waitForClose())
-            }
+        try await onConnection { connection in
+            try connection.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let kept = try connection.readResponse()
+            #expect(kept.header("Connection")?.lowercased() == "keep-alive")
+            try connection.send("HEAD / HTTP/1.1\r\nHost: a\r\n\r\n")
+            let head = try connection.readResponse(head: true)
+            #expect(head.header("Content-Length") == "5")
+            #expect(head.body.isEmpty)
+            try connection.send("GET /same HTTP/1.1\r\nHost: a\r\n\r\n")
+            let same = try connection.readResponse()
+            #expect(same.status == 304)
+            #expect(same.header("Content-Length") == nil)
+            try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(try connection.readResponse().text == "root\n")
+            try connection.send("GET / HTTP/1.0\r\n\r\n")
+            #expect(try connection.readResponse().header("Connection") == "close")
+            #expect(connection.waitForClose())
         }
     }
 
@@ -178,15 +172,11 @@ import Testing
     }
 
     @Test func aClientThatExpects100ContinueGetsItThenItsAnswer() async throws {
-        try await withServer(router: Self.router) { server in
-            let port = server.port
-            try await onThread {
-                let connection = try TestConnection(port: port, timeout: 10)
-                try connection.send("POST /form HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
-                #expect(try connection.readResponse(head: true).status == 100)
-                try connection.send("hello")
-                #expect(try connection.readResponse().text == "got 5\n")
-            }
+        try await onConnection { connection in
+            try connection.send("POST /form HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+            #expect(try connection.readResponse(head: true).status == 100)
+            try connection.send("hello")
+            #expect(try connection.readResponse().text == "got 5\n")
         }
     }
 

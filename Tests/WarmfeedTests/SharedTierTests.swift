@@ -123,14 +123,27 @@ import Testing
     @Test func aStallOfRedisCostsAWaitNotASecondFetch() async throws {
         try await Cluster.with { cluster in
             let ids = Array(Int64(170)...Int64(179))
-            // Redis holds every command for 0.6 s, past the nodes' 250 ms timeout (a save, a
-            // loaded machine): each node's first lookups time out and it calls Redis down.
-            // Both nodes miss the same thumbnails in that stall.
-            try cluster.redis.freeze(seconds: 0.6)
-            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for id in ids { for node in cluster.nodes { group.addTask { try await node.thumbnail(id) } } }
-                return try await group.reduce(into: []) { $0.append($1) }
+            // Redis holds every command (a save, a loaded machine) past the nodes' 250 ms timeout:
+            // each node's first lookups time out and it calls Redis down, while both nodes miss
+            // the same thumbnails. Redis answers again once a claim has met the stall and asked
+            // again, not after a fixed time: on a loaded machine the requests may arrive late
+            // enough to miss a timed stall (CI saw the claims all run after a 0.6 s one).
+            let freeze = try cluster.redis.freezeUntilThawed()
+            let requests = Task {
+                try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                    for id in ids { for node in cluster.nodes { group.addTask { try await node.thumbnail(id) } } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
             }
+            var met = false
+            // Up to 20 s; a claim gives up on an outage of 1 s, so Redis comes back at once.
+            for _ in 0..<2000 where !met {
+                for node in 0..<2 where !met { met = (try await cluster.shared(node)["claims_outage_retries"] as? Int ?? 0) > 0 }
+                if !met { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            freeze.thaw()
+            #expect(met, "no claim met the stall")
+            let responses = try await requests.value
             #expect(responses.count == 2 * ids.count && responses.allSatisfy(Self.isImage))
             let shared = [try await cluster.shared(0), try await cluster.shared(1)]
             let total = { (name: String) in shared.map { $0[name] as? Int ?? 0 }.reduce(0, +) }

@@ -2,7 +2,8 @@
 import PackageDescription
 
 // libFuzzer harnesses over the parsers that read what strangers send: request
-// targets, request heads, cursors, XML and JSON feeds. One executable each,
+// targets, request heads (as libmicrohttpd cut them and as the server's own
+// loop reads them), cursors, XML and JSON feeds. One executable each,
 // in a package of its own so that building Warmfeed never needs the fuzzer
 // runtime. scripts/fuzz builds them (with which flags, and why, is said there)
 // and runs each for a while over its seeds in Corpus/<harness>, with the
@@ -22,7 +23,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzRequestHead",
-            dependencies: ["FuzzSupport", .product(name: "HTTPServer", package: "Warmfeed")]
+            dependencies: ["FuzzSupport", "HeadRules", .product(name: "HTTPServer", package: "Warmfeed")]
+        ),
+        .executableTarget(
+            name: "FuzzHeadParser",
+            dependencies: ["FuzzSupport", "HeadRules", .product(name: "HTTPServer", package: "Warmfeed")]
         ),
         .executableTarget(
             name: "FuzzCursor",
@@ -38,6 +43,8 @@ let package = Package(
         ),
         // `check`: a property that does not hold becomes a libFuzzer crash.
         .target(name: "FuzzSupport"),
+        // RFC 9112's head rules written out plainly, which both head harnesses hold the server to.
+        .target(name: "HeadRules"),
         // What both feed harnesses check of every parse.
         .target(
             name: "FeedChecks",

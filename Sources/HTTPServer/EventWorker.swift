@@ -302,16 +302,9 @@ final class EventWorker: @unchecked Sendable {
         requestBegan(connection)
         let configuration = core.configuration
         let head: ParsedHead
-        switch HeadParser.parse(bytes, length: length, maxHeaderCount: configuration.maxHeaderCount) {
+        switch HeadParser.check(bytes, length: length, maxHeaderCount: configuration.maxHeaderCount) {
         case .failure(let problem): return refuse(connection, problem)
         case .success(let parsed): head = parsed
-        }
-        // A line the rules refuse is answered first, as with libmicrohttpd; then too many lines.
-        if let problem = head.lines.head.problem(version: UnsafeRawPointer(head.versionText.utf8Start).assumingMemoryBound(to: CChar.self)) {
-            return refuse(connection, problem)
-        }
-        guard head.lines.keepsFields else {
-            return refuse(connection, HTTPProblem(status: 431, message: "too many header lines: at most \(configuration.maxHeaderCount)"))
         }
         // No route takes a chunked body: answered now, unread, and the connection then closes.
         if head.lines.head.isChunked { return dispatch(connection, head, body: [], closes: true) }

@@ -53,8 +53,24 @@ enum HeadParser {
         return nil
     }
 
+    /// Reads and judges the head in `head[0..<length]` (which `end(of:)` found
+    /// whole): its own rules, then `RequestHead`'s (as libmicrohttpd answered a
+    /// line the rules refuse first), then too many lines.
+    static func check(_ head: UnsafeMutablePointer<UInt8>, length: Int, maxHeaderCount: Int) -> Result<ParsedHead, HTTPProblem> {
+        let parsed: ParsedHead
+        switch parse(head, length: length, maxHeaderCount: maxHeaderCount) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let head): parsed = head
+        }
+        if let problem = parsed.lines.head.problem(version: UnsafeRawPointer(parsed.versionText.utf8Start).assumingMemoryBound(to: CChar.self)) {
+            return .failure(problem)
+        }
+        guard parsed.lines.keepsFields else { return .failure(HTTPProblem(status: 431, message: "too many header lines: at most \(maxHeaderCount)")) }
+        return .success(parsed)
+    }
+
     /// Reads the head in `head[0..<length]` (which `end(of:)` found whole).
-    static func parse(_ head: UnsafeMutablePointer<UInt8>, length: Int, maxHeaderCount: Int) -> Result<ParsedHead, HTTPProblem> {
+    private static func parse(_ head: UnsafeMutablePointer<UInt8>, length: Int, maxHeaderCount: Int) -> Result<ParsedHead, HTTPProblem> {
         if memchr(head, 0, length) != nil { return .failure(HTTPProblem(status: 400, message: "a NUL in the request head")) }
         // The request line.
         guard let lineEnd = lineEnd(head, from: 0, length: length) else { return .failure(badLine) }

@@ -27,8 +27,8 @@ public struct RequestFields: Sendable {
         var valueCount: UInt32
     }
 
-    private var bytes: [UInt8] = []
-    private var lines: [Line] = []
+    private(set) var bytes: [UInt8] = []
+    private(set) var lines: [Line] = []
 
     /// No lines.
     public init() {}

@@ -10,11 +10,11 @@ import Testing
 /// 304 heads, an answer larger than the socket takes at once, waits answered
 /// in order with more requests behind them.
 @Suite struct EventLoopTests {
-    /// Parses `text` as a head found whole.
+    /// Reads and judges `text` as a head found whole.
     private func parse(_ text: String, maxHeaderCount: Int = 100) -> Result<ParsedHead, HTTPProblem> {
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBufferPointer { buffer in
-            HeadParser.parse(buffer.baseAddress!, length: buffer.count, maxHeaderCount: maxHeaderCount)
+            HeadParser.check(buffer.baseAddress!, length: buffer.count, maxHeaderCount: maxHeaderCount)
         }
     }
 

@@ -1,10 +1,11 @@
+import FuzzSupport
 // RequestHead, the RFC 9112 head check every request passes, on any head a
 // client can send. The head is cut into lines the way libmicrohttpd hands
 // them over (HeadLines), noted through C strings as the server notes them,
 // and the verdict must be the one the rules written out plainly give
 // (ReferenceRules): the same status, or none.
 @_spi(Testing) import HTTPServer
-import FuzzSupport
+import HeadRules
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestHead(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -9,14 +9,19 @@
 /// The check only ever sees C strings, so the harness is sound whether or not
 /// this matches libmicrohttpd byte for byte: it only has to make the heads a
 /// client can make.
-struct HeadLines: CustomStringConvertible {
+public struct HeadLines: CustomStringConvertible {
     /// The request line's version (nil when the line has no third word).
-    var version: [UInt8]?
+    public var version: [UInt8]?
     /// The header lines in order: name and value, each without a NUL.
-    var fields: [(name: [UInt8], value: [UInt8])] = []
+    public var fields: [(name: [UInt8], value: [UInt8])] = []
+
+    /// Lines already cut (the loop's harness cuts them by its own rules).
+    public init(version: [UInt8]?, fields: [(name: [UInt8], value: [UInt8])]) {
+        (self.version, self.fields) = (version, fields)
+    }
 
     /// Nil for a head libmicrohttpd answers itself (a header line without a colon).
-    init?(_ bytes: [UInt8]) {
+    public init?(_ bytes: [UInt8]) {
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
             line.last == 0x0D ? line.dropLast() : line
         }
@@ -44,7 +49,7 @@ struct HeadLines: CustomStringConvertible {
         Array(bytes.prefix { $0 != 0 })
     }
 
-    var description: String {
+    public var description: String {
         let show = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self).debugDescription }
         return "version \(version.map(show) ?? "none"), fields "
             + fields.map { "\(show($0.name)): \(show($0.value))" }.joined(separator: ", ")
@@ -52,7 +57,7 @@ struct HeadLines: CustomStringConvertible {
 }
 
 /// Calls `body` with `bytes` (which hold no NUL) as a C string.
-func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+public func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
     (bytes + [0]).withUnsafeBufferPointer { buffer in
         buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
     }

@@ -2,9 +2,9 @@
 /// written the plain way, over the lines as the server gets them: what
 /// `RequestHead` must agree with. Header names and transfer codings are
 /// tokens, so case is ASCII case.
-enum ReferenceRules {
+public enum ReferenceRules {
     /// The status a head gets: 400, 501, or nil when it passes.
-    static func status(_ head: HeadLines) -> Int? {
+    public static func status(_ head: HeadLines) -> Int? {
         let names = head.fields.map { asciiLowercased($0.name) }
         let blanks: Set<UInt8> = [0x20, 0x09]
         let lineBreaks: Set<UInt8> = [0x0D, 0x0A]
@@ -30,7 +30,7 @@ enum ReferenceRules {
         return nil
     }
 
-    private static func asciiLowercased(_ bytes: [UInt8]) -> [UInt8] {
+    public static func asciiLowercased(_ bytes: [UInt8]) -> [UInt8] {
         bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
     }
 }

@@ -6,6 +6,8 @@ import Glibc
 /// connection kept, lingered on or closed.
 extension EventWorker {
     func send(_ connection: EventConnection, _ answer: Answer, isHead: Bool, line: ResponseHead.ConnectionLine) {
+        // Once the server stops accepting, a kept connection's next answer is its last, and says so (as nginx's does).
+        let line = accepting.load(ordering: .relaxed) ? line : .close
         scratch.removeAll(keepingCapacity: true)
         let body: ResponseBytes
         let status: Int

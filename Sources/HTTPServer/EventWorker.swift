@@ -30,8 +30,9 @@ final class EventWorker: @unchecked Sendable {
     private var nextSweep: Duration = .zero
     /// Set while accepts are paused, out of descriptors: when to listen again.
     private var acceptsPausedUntil: Duration?
-    /// Whether the server stopped accepting (shutdown): the listener is never taken back.
-    private let accepting = Atomic<Bool>(true)
+    /// Whether the server stopped accepting (shutdown): the listener is never taken back,
+    /// and each answer says it is its connection's last.
+    let accepting = Atomic<Bool>(true)
 
     /// How long a connection closed after its answer keeps reading (and
     /// dropping) what its client still sends, so the close sends a FIN after

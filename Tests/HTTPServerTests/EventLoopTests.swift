@@ -180,6 +180,39 @@ import Testing
         }
     }
 
+    /// Once the server stops accepting, the answer to a request it still serves on a kept
+    /// connection is that connection's last, and says so (as nginx's does), so the client
+    /// takes its next request elsewhere instead of finding the connection gone.
+    @Test func anAnswerAfterTheServerStoppedAcceptingSaysItIsTheLast() async throws {
+        let gate = Gate()
+        let hold: @Sendable () async -> Response = {
+            gate.held.store(true, ordering: .releasing)
+            while !gate.released.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
+            return .plain(200, "held")
+        }
+        try await withServer(router: {
+            $0.get("/hold") { _ in .later(hold) }; Self.router(&$0)
+        }) { server in
+            let port = server.port
+            let connection = try await onThread { try TestConnection(port: port, timeout: 10) }
+            try await onThread {
+                try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                #expect(try connection.readResponse().header("Connection") == nil)
+                try connection.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n")
+            }
+            while !gate.held.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+            let stopping = Task { await server.shutdown() }
+            // Shutting down has begun once a new connection is refused.
+            while (try? await onThread { try TestHTTP.get(port: port, "/") }) != nil { try await Task.sleep(for: .milliseconds(5)) }
+            gate.released.store(true, ordering: .releasing)
+            let answer = try await onThread { try connection.readResponse() }
+            #expect(answer.text == "held\n")
+            #expect(answer.header("Connection") == "close")
+            #expect(try await onThread { connection.waitForClose() })
+            await stopping.value
+        }
+    }
+
     @Test func libmicrohttpdStillServesWhenAskedFor() async throws {
         try await withServer({ $0.engine = .microhttpd }, router: Self.router) { server in
             let port = server.port
@@ -187,4 +220,10 @@ import Testing
             #expect(response.text == "root\n")
         }
     }
+}
+
+/// A handler held until a test lets it go.
+private final class Gate: Sendable {
+    let held = Atomic<Bool>(false)
+    let released = Atomic<Bool>(false)
 }

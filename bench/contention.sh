@@ -25,6 +25,9 @@
 #   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
 #   CALLERS=1 … bench/contention.sh            # also which threads make the futex calls, and through what
 #   CALLERS=dwarf … bench/contention.sh        # the same with whole call chains (DWARF unwinding; slower)
+#   SLEEPS=1 … bench/contention.sh             # also every switch by where its thread was (kernel stacks):
+#                                              # epoll_wait (an HTTP worker with nothing to do), a futex, elsewhere;
+#                                              # recording costs the server CPU: read its CPU from a run without
 #   PIN=1 … bench/contention.sh                # the server (and nginx) on CPU 1, wrk on CPU 0, --threads 1
 #   PEER=1 … bench/contention.sh               # warm pages: then nginx (worker_processes THREADS) serving the
 #                                              # same bytes, gzip_static, under the same wrk script, counted alike
@@ -189,8 +192,15 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
     perf record -q -e syscalls:sys_enter_futex "${graph[@]}" -p "${pids// /,}" -o "$tmp/futex.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
     record_pid=$!
   fi
+  # SLEEPS=1: also record every switch with its kernel stack, to say after the line where the threads slept.
+  local sleeps_pid=""
+  if [ "${SLEEPS:-0}" = 1 ]; then
+    perf record -q -e sched:sched_switch -g -p "${pids// /,}" -o "$tmp/sleeps.data" -- sleep "$WINDOW" >/dev/null 2>&1 &
+    sleeps_pid=$!
+  fi
   perf stat -x, -e syscalls:sys_enter_futex,context-switches -p "${pids// /,}" -o "$tmp/perf.csv" -- sleep "$WINDOW" 2>/dev/null
   [ -n "$record_pid" ] && wait "$record_pid"
+  [ -n "$sleeps_pid" ] && wait "$sleeps_pid"
   switches >"$tmp/switches1"
   read -r vol invol < <(switch_delta "$tmp/switches0" "$tmp/switches1")
   by_thread >"$tmp/threads1"
@@ -231,6 +241,34 @@ for tid, (name, count) in after.items():
 top = sorted(groups.items(), key=lambda kv: -kv[1][1])[:6]
 print("  voluntary switches per request by thread: " + ", ".join(f"{g} ({t}) {s / requests:.3f}" for g, (t, s) in top))
 PY
+  if [ "${SLEEPS:-0}" = 1 ]; then
+    # Each switch by what its thread was in when it left the core: waiting in epoll_wait
+    # (an HTTP worker with nothing to do), on a futex (a lock, or a condition), elsewhere;
+    # or preempted while it could still run (involuntary).
+    perf script -i "$tmp/sleeps.data" >"$tmp/sleeps.txt" 2>/dev/null || true
+    python3 - "$tmp/sleeps.txt" "$rps" "$WINDOW" <<'PY'
+import re, sys
+requests = float(sys.argv[2]) * float(sys.argv[3])
+counts, threads = {}, {}
+for event in open(sys.argv[1]).read().split("\n\n"):
+    lines = event.strip().splitlines()
+    if not lines or "sched_switch" not in lines[0]: continue
+    frames = " ".join(line.split()[1] for line in lines[1:] if len(line.split()) > 1)
+    if re.search(r"prev_state=R\+? ", lines[0]): where = "preempted"
+    elif "ep_poll" in frames or "do_epoll_wait" in frames: where = "epoll_wait"
+    elif "futex" in frames: where = "futex"
+    else: where = "elsewhere"
+    counts[where] = counts.get(where, 0) + 1
+    thread = re.sub(r"[0-9]+", "N", lines[0].split()[0])
+    threads[(where, thread)] = threads.get((where, thread), 0) + 1
+def who(where):
+    top = sorted(((n, t) for (w, t), n in threads.items() if w == where), reverse=True)[:2]
+    return ", ".join(f"{t} {n / requests:.3f}" for n, t in top)
+print("  switches per request by where the thread was (perf sched_switch, kernel stacks): "
+      + "; ".join(f"{w} {counts.get(w, 0) / requests:.3f}" + (f" ({who(w)})" if counts.get(w) else "")
+                  for w in ("epoll_wait", "futex", "elsewhere", "preempted")))
+PY
+  fi
   if [ "${CALLERS:-0}" = dwarf ]; then
     # The chains, unwound from the stack's copy (DWARF), heaviest first, each by its last
     # seven frames: who took the lock, and for what.

@@ -8,6 +8,8 @@ struct LoopReference {
     var status: Int?
     var method: [UInt8] = [], target: [UInt8] = []
     var isHTTP11 = false, closes = false, expectsContinue = false
+    /// A passing head with a `Transfer-Encoding` line ends with chunked (the rules refuse any other).
+    var isChunked = false
     var declaredLength: Int?
     /// The lines a handler sees: those named by a token, values without the blanks around them.
     var fields: [(name: [UInt8], value: [UInt8])] = []
@@ -61,6 +63,8 @@ struct LoopReference {
                 declaredLength = Int(String(decoding: value, as: UTF8.self))
             case Array("connection".utf8):
                 if Self.has(value, "close") { closes = true } else if Self.has(value, "keep-alive") { closes = false }
+            case Array("transfer-encoding".utf8):
+                isChunked = true
             case Array("expect".utf8):
                 expectsContinue = ReferenceRules.asciiLowercased(value) == Array("100-continue".utf8)
             default:

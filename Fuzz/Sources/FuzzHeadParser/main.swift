@@ -46,6 +46,7 @@ public func fuzzHeadParser(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         "read as \(verdict.method) \(verdict.target) (HTTP/1.1: \(verdict.isHTTP11)), for \(head)")
     check(verdict.closes == expected.closes, "closes: \(verdict.closes), the rules: \(expected.closes), for \(head)")
     check(verdict.expectsContinue == expected.expectsContinue, "expects 100-continue: \(verdict.expectsContinue), for \(head)")
+    check(verdict.isChunked == expected.isChunked, "chunked: \(verdict.isChunked), for \(head)")
     check(verdict.declaredLength == expected.declaredLength, "a body of \(String(describing: verdict.declaredLength)), for \(head)")
     check(
         verdict.fields.count == expected.fields.count && zip(verdict.fields, expected.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value },

@@ -68,7 +68,7 @@ package final class PageCache: StatsPublisher, Sendable {
             self.etag = etag
             var fields = PageHeaders.pageFields
             fields.append(HTTPField(name: .eTag, value: etag))
-            plain = PreparedResponse(Response(status: .ok, fields: fields, body: ResponseBytes(bytes)))!
+            plain = PreparedResponse(Response(status: .ok, fields: fields, body: ResponseBytes(bytes)))
         }
 
         /// The gzip level: libdeflate's fastest, chosen by measurement (docs/benchmarks-history.md, "Compression of a cold page").

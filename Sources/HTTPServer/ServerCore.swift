@@ -303,7 +303,8 @@ final class ServerCore: Sendable {
     }
 
     private func queue(_ prepared: PreparedResponse, on connection: OpaquePointer) -> MHD_Result {
-        MHD_queue_response(connection, UInt32(prepared.response.status.code), prepared.handle)
+        guard let mhdResponse = prepared.mhdResponse else { return queue(prepared.response, on: connection) }
+        return MHD_queue_response(connection, UInt32(prepared.response.status.code), mhdResponse)
     }
 
     /// A libmicrohttpd response for `response`, whose body it sends without a copy.

@@ -81,7 +81,11 @@ import Testing
         }
         router.get("/same") { _ in .now(Response(status: 304, headers: [HTTPField(name: .eTag, value: "\"x\"")])) }
         router.post("/form") { request in .now(.plain(200, "got \(request.body.count)")) }
+        router.get("/prepared") { _ in .prepared(EventLoopTests.prepared) }
     }
+
+    /// One response built once, sent to every request for it.
+    static let prepared = PreparedResponse(Response(status: 201, headers: [HTTPField("X-Kept", "once")], body: ResponseBytes("kept bytes")))
 
     /// Runs `body` on a thread of its own with a connection to a server of `router`'s routes.
     private func onConnection(
@@ -213,11 +217,16 @@ import Testing
         }
     }
 
+    /// Its kept responses too: the libmicrohttpd response of a prepared one is made when first sent, then reused.
     @Test func libmicrohttpdStillServesWhenAskedFor() async throws {
         try await withServer({ $0.engine = .microhttpd }, router: Self.router) { server in
             let port = server.port
             let response = try await onThread { try TestHTTP.get(port: port, "/") }
             #expect(response.text == "root\n")
+            for _ in 0..<2 {
+                let kept = try await onThread { try TestHTTP.get(port: port, "/prepared") }
+                #expect(kept.status == 201 && kept.text == "kept bytes" && kept.header("X-Kept") == "once")
+            }
         }
     }
 }

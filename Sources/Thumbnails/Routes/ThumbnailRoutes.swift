@@ -173,7 +173,7 @@ package struct ThumbnailRoutes: Sendable {
             HTTPField("X-Warmfeed-Placeholder", "1"),
         ], body: placeholder)
 
-    /// The placeholder's response built once for every box (nil only if memory ran out then).
+    /// The placeholder's response built once for every box.
     static let preparedPlaceholder = PreparedResponse(placeholderResponse)
 
     /// The answer of a wait cut short: a box that shows nothing, so the row's
@@ -186,14 +186,14 @@ package struct ThumbnailRoutes: Sendable {
             HTTPField("X-Warmfeed-Placeholder", "late"),
         ], body: ResponseBytes(#"<svg xmlns="http://www.w3.org/2000/svg" width="160" height="120" viewBox="0 0 160 120"/>"#))
 
-    static let lateAnswer: Answer = PreparedResponse(lateResponse).map { .prepared($0) } ?? .response(lateResponse)
+    static let lateAnswer = Answer.prepared(PreparedResponse(lateResponse))
 
     /// Not made yet, and not to be waited for now: a node takes it as busy and asks again later.
     static let busyAnswer = Answer.response(
         .plain(503, "the thumbnail is not made yet; ask again shortly", headers: [HTTPField("Retry-After", "1")]))
 
     /// The placeholder, as work that waited answers it.
-    static var placeholderAnswer: Answer { preparedPlaceholder.map { .prepared($0) } ?? .response(placeholderResponse) }
+    static var placeholderAnswer: Answer { .prepared(preparedPlaceholder) }
 
     static func itemID(_ text: Substring) -> Int64? {
         guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }

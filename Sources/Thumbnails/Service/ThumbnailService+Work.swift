@@ -17,7 +17,7 @@ extension ThumbnailService {
     func lookUp(_ key: ThumbnailKey, tier: Int) async -> [State.Action] {
         let lookup: State.Lookup
         switch await tiers[tier].read(key) {
-        case .hit(let bytes): lookup = made(key, from: bytes).map { .hit($0) } ?? .miss
+        case .hit(let bytes): lookup = .hit(made(key, from: bytes))
         case .miss: lookup = .miss
         case .failed(let remaining): lookup = .failed(remaining: remaining)
         }
@@ -87,8 +87,8 @@ extension ThumbnailService {
             let reply = try await fetcher.fetch(
                 url, limits: limits, urgent: urgent, headers: [("Accept", key.variant.format.mediaType), (ThumbnailRoutes.nodeHeader, nodeName)])
             if reply.contentType?.hasPrefix(key.variant.format.mediaType) == true {
-                if ThumbnailCheck.holds(reply.bytes, as: key.variant), let made = made(key, from: reply.bytes) {
-                    answer = .made(made)
+                if ThumbnailCheck.holds(reply.bytes, as: key.variant) {
+                    answer = .made(made(key, from: reply.bytes))
                 } else {
                     // Not the image it says it is: neither served nor stored. The owner is
                     // treated as gone, and the original looked for again.
@@ -172,11 +172,11 @@ extension ThumbnailService {
         var seconds: Double?
         if let thumbnail = try? await thumbnailer.thumbnail(
             of: original, width: Self.box.width * key.variant.scale, height: Self.box.height * key.variant.scale, format: format
-        ), let made = made(key, from: thumbnail.bytes) {
+        ) {
             seconds = clock.now - start
             metrics.resized(seconds: seconds!)
             if let preview = thumbnail.preview { previews?.note(key.itemID, preview) }
-            result = .success(made)
+            result = .success(made(key, from: thumbnail.bytes))
         } else {
             result = .failure(.image)
         }
@@ -191,9 +191,8 @@ extension ThumbnailService {
     }
 
     /// A thumbnail's bytes made into what memory keeps: the whole response, prepared once.
-    func made(_ key: ThumbnailKey, from bytes: [UInt8]) -> State.Made? {
-        guard let prepared = PreparedResponse(Self.imageResponse(bytes, format: key.variant.format)) else { return nil }
-        return State.Made(value: prepared, bytes: bytes, cost: bytes.count + 512)
+    func made(_ key: ThumbnailKey, from bytes: [UInt8]) -> State.Made {
+        State.Made(value: PreparedResponse(Self.imageResponse(bytes, format: key.variant.format)), bytes: bytes, cost: bytes.count + 512)
     }
 
     /// A thumbnail's response: cacheable for a day, varying with `Accept`

@@ -1,3 +1,4 @@
+import Glibc
 import HTTPTestClient
 import Synchronization
 import Testing
@@ -194,25 +195,44 @@ import Testing
             while !gate.released.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
             return .plain(200, "held")
         }
-        try await withServer(router: {
-            $0.get("/hold") { _ in .later(hold) }; Self.router(&$0)
-        }) { server in
+        // No timeout or grace period may end a step first on a loaded machine (CI once
+        // stalled every test for 20 s; the head timeout closed a connection made before it).
+        let patient: (inout HTTPServerConfiguration) -> Void = { ($0.headTimeout, $0.idleTimeout, $0.shutdownGrace) = (120, 120, 120) }
+        try await withServer(
+            patient,
+            router: {
+                $0.get("/hold") { _ in .later(hold) }; Self.router(&$0)
+            }
+        ) { server in
             let port = server.port
-            let connection = try await onThread { try TestConnection(port: port, timeout: 10) }
-            try await onThread {
-                try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-                #expect(try connection.readResponse().header("Connection") == nil)
-                try connection.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n")
+            // Two kept connections, each answered once: one asks to be held, one stays idle.
+            let (held, idle) = try await onThread {
+                let (held, idle) = (try TestConnection(port: port, timeout: 60), try TestConnection(port: port, timeout: 60))
+                for connection in [held, idle] {
+                    try connection.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                    #expect(try connection.readResponse().header("Connection") == nil)
+                }
+                try held.send("GET /hold HTTP/1.1\r\nHost: a\r\n\r\n")
+                return (held, idle)
             }
             while !gate.held.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
             let stopping = Task { await server.shutdown() }
-            // Shutting down has begun once a new connection is refused.
-            while (try? await onThread { try TestHTTP.get(port: port, "/") }) != nil { try await Task.sleep(for: .milliseconds(5)) }
+            // The idle connection asks again until its answer says it is the last: the server
+            // has stopped accepting then (up to 10 s).
+            let last = try await onThread {
+                for _ in 0..<2_000 {
+                    try idle.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                    if try idle.readResponse().header("Connection") == "close" { return true }
+                    usleep(5_000)
+                }
+                return false
+            }
+            #expect(last, "no answer said close")
             gate.released.store(true, ordering: .releasing)
-            let answer = try await onThread { try connection.readResponse() }
+            let answer = try await onThread { try held.readResponse() }
             #expect(answer.text == "held\n")
             #expect(answer.header("Connection") == "close")
-            #expect(try await onThread { connection.waitForClose() })
+            #expect(try await onThread { held.waitForClose() && idle.waitForClose() })
             await stopping.value
         }
     }

@@ -1,10 +1,11 @@
-import FuzzSupport
 // HeadParser, the server's own loop reading a head out of a connection's
 // buffer, on any bytes a client can send. Where it finds the head's end (all
 // at once, and again as more bytes arrive), what it refuses and with which
 // status, and what it hands a handler must be what the rules written out
 // plainly give (LoopReference, over RFC 9112's ReferenceRules); and it reads
 // the head in place without touching a byte past it.
+
+import FuzzSupport
 @_spi(Testing) import HTTPServer
 import HeadRules
 

@@ -1,9 +1,10 @@
-import FuzzSupport
 // RequestHead, the RFC 9112 head check every request passes, on any head a
 // client can send. The head is cut into lines the way libmicrohttpd hands
 // them over (HeadLines), noted through C strings as the server notes them,
 // and the verdict must be the one the rules written out plainly give
 // (ReferenceRules): the same status, or none.
+
+import FuzzSupport
 @_spi(Testing) import HTTPServer
 import HeadRules
 

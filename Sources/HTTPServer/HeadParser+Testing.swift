@@ -41,15 +41,3 @@
         return verdict
     }
 }
-
-extension RequestFields {
-    /// Every kept line's name and value, in order.
-    var linesAsSent: [(name: [UInt8], value: [UInt8])] {
-        lines.map { line in
-            (
-                Array(bytes[Int(line.nameStart)..<Int(line.nameStart + line.nameCount)]),
-                Array(bytes[Int(line.valueStart)..<Int(line.valueStart + line.valueCount)])
-            )
-        }
-    }
-}

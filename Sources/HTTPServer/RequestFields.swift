@@ -27,8 +27,8 @@ public struct RequestFields: Sendable {
         var valueCount: UInt32
     }
 
-    private(set) var bytes: [UInt8] = []
-    private(set) var lines: [Line] = []
+    private var bytes: [UInt8] = []
+    private var lines: [Line] = []
 
     /// No lines.
     public init() {}
@@ -74,6 +74,16 @@ public struct RequestFields: Sendable {
 
     /// The number of lines.
     public var count: Int { lines.count }
+
+    /// Every kept line's name and value, in order (for the fuzz harness, through `LoopHead`).
+    var linesAsSent: [(name: [UInt8], value: [UInt8])] {
+        lines.map { line in
+            (
+                Array(bytes[Int(line.nameStart)..<Int(line.nameStart + line.nameCount)]),
+                Array(bytes[Int(line.valueStart)..<Int(line.valueStart + line.valueCount)])
+            )
+        }
+    }
 
     /// The first value of `name`, or nil when no line has it.
     public subscript(name: HTTPField.Name) -> String? {

@@ -1,4 +1,3 @@
-import Foundation
 import Reckoning
 
 /// A keyset position in the feed: "the items older than this one".
@@ -79,22 +78,39 @@ public struct Cursor: Sendable, Hashable, BitwiseCopyable {
         }
     }
 
+    /// Each byte's value as a URL-safe base64 digit, or 0xff for a byte that is not one.
+    private static let base64Values: [UInt8] = {
+        var values = [UInt8](repeating: 0xff, count: 256)
+        for (value, digit) in base64Digits.enumerated() { values[Int(digit)] = UInt8(value) }
+        return values
+    }()
+
     /// Reads a token, checking that it belongs to the feed of `epoch`.
+    ///
+    /// Every page a reader scrolls to after the first is asked for with a
+    /// cursor, so this decodes by hand: Foundation's decoder, behind two
+    /// replacements and a padding, cost 3 to 4 µs of a cached fragment's 13.
     public static func parse(_ token: String, epoch expected: UInt32) throws(Problem) -> Cursor {
-        guard token.utf8.count == 34,
-            token.utf8.allSatisfy({
-                $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0)
-            })
-        else { throw .malformed }
+        let text = token.utf8
         // 25 bytes fill 33 characters and the top 2 bits of the 34th. The
         // decoder ignores its other 4 bits, and so would the checksum: a typo
         // there would pass, and each page would have 16 URLs.
-        guard let last = token.utf8.last, Self.canonicalLast.contains(last) else { throw .malformed }
-        let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "=="
-        guard let data = Data(base64Encoded: standard), data.count == byteCount else { throw .malformed }
-        let bytes = [UInt8](data)
-        let body = Array(bytes[0..<21])
-        guard readInteger(bytes[21..<25], as: UInt32.self) == checksum(body) else { throw .malformed }
+        guard text.count == 34, let last = text.last, Self.canonicalLast.contains(last) else { throw .malformed }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(byteCount)
+        var bits: UInt32 = 0
+        var held: UInt32 = 0
+        for character in text {
+            let value = base64Values[Int(character)]
+            guard value != 0xff else { throw .malformed }
+            bits = bits << 6 | UInt32(value)
+            held += 6
+            if held >= 8 {
+                held -= 8
+                bytes.append(UInt8(truncatingIfNeeded: bits >> held))
+            }
+        }
+        guard readInteger(bytes[21..<25], as: UInt32.self) == checksum(bytes[0..<21]) else { throw .malformed }
         let epoch = readInteger(bytes[1..<5], as: UInt32.self)
         guard bytes[0] == format, epoch == expected else { throw .otherFeed }
         return Cursor(
@@ -109,5 +125,5 @@ public struct Cursor: Sendable, Hashable, BitwiseCopyable {
     }
 
     /// Enough to tell a typo or a cut from a real cursor.
-    private static func checksum(_ bytes: [UInt8]) -> UInt32 { FNV1a.hash32(bytes) }
+    private static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 { FNV1a.hash32(bytes) }
 }

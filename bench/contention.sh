@@ -151,6 +151,13 @@ if [ "$MODE" = readers ] && [ "$DEEP" != 1 ]; then
   done
 fi
 
+if [ "$MODE" = readers ] && [ "${KIND:-document}" = fragment ]; then
+  # Readers' fragments are the next links, each with its cursor (bench/readers.lua FRAGMENTS).
+  fragments_line=$(python3 bench/pages_helper.py fragments "$url" "$PAGES" "$tmp/fragments" "" 1)
+  log "$fragments_line"
+  export FRAGMENTS=$tmp/fragments
+fi
+
 switches() {  # "TID VOLUNTARY INVOLUNTARY" for every thread of the server
   for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
     awk -v tid="${task##*/}" '/^voluntary_ctxt_switches/ {v = $2} /^nonvoluntary_ctxt_switches/ {n = $2} END {if (v != "") print tid, v, n}' "$task/status" 2>/dev/null || true  # a thread that just ended

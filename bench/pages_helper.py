@@ -5,10 +5,21 @@
   dump URL PAGES ROOT               fetch /fragment?page=1..PAGES once (this also
                                     warms the server's page cache) and write the
                                     exact bytes to ROOT/fragments/N.html
-  compare WARMFEED NGINX PAGES ROOT check that nginx serves the same bytes as the
+  compare WARMFEED NGINX PAGES ROOT [URLS]
+                                    check that nginx serves the same bytes as the
                                     files for every page, that warmfeed still
-                                    serves them (from its cache), and show both
+                                    serves them (from its cache; by the URLs in
+                                    the file URLS when given), and show both
                                     header sets with their sizes
+  fragments URL PAGES OUT [ROOT] [GZIP]
+                                    follow the next links from page 1 as the
+                                    client does, writing to OUT the URL it asks
+                                    for each page (line N: page N, with its
+                                    `after=` cursor), which warms those cached
+                                    answers (GZIP=1: gzipped ones too); with ROOT,
+                                    write each answer to ROOT/fragments/N.html
+                                    (its rows link to the cursor's URL, so its
+                                    bytes are not the numbered page's)
   line JSON                         one wrk round in a few words
   summary RESULTS                   table, medians and ratios of the wrk rounds
   render RUNS                       median of the measure-render runs
@@ -17,6 +28,7 @@ import http.client
 import json
 import os
 import random
+import re
 import socket
 import statistics
 import sys
@@ -88,6 +100,37 @@ def dump(url, pages, root, workers=2):
           f"max {max(times) * 1e3:.1f} ms per page (cold: store + render + gzip + HTTP)")
 
 
+def fragments(url, pages, out, root=None, gzip=False):
+    """The URLs the client asks for, page after page (the sentinel's data-fragment)."""
+    conn = connect(url)
+    urls, target = [], "/fragment?page=1"
+    link = re.compile(rb'data-fragment="([^"]+)"')
+    while target is not None and len(urls) <= pages:
+        conn.request("GET", target)
+        resp = conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            sys.exit(f"fragments: {target} answered {resp.status}: {body[:200]!r}")
+        urls.append(target)
+        if gzip:
+            conn.request("GET", target, headers={"Accept-Encoding": "gzip"})
+            zipped = conn.getresponse()
+            zipped.read()
+            if zipped.status != 200 or zipped.getheader("Content-Encoding") != "gzip":
+                sys.exit(f"fragments: {target} with gzip answered {zipped.status}, {zipped.getheader('Content-Encoding')!r}")
+        if root is not None:
+            (Path(root) / "fragments" / f"{len(urls)}.html").write_bytes(body)
+        found = link.search(body)
+        target = found.group(1).decode().replace("&amp;", "&") if found else None
+    conn.close()
+    if len(urls) != pages:
+        sys.exit(f"fragments: the next links reached {len(urls)} pages, not {pages}")
+    Path(out).write_text("".join(u + "\n" for u in urls))
+    print(f"fragments: the client's URLs of all {pages} pages (`after=` cursors from page 2), each asked once"
+          f"{' plain and gzipped' if gzip else ''}"
+          f"{'; the files nginx serves by page= are these answers' if root is not None else ''}")
+
+
 def raw_get(url, target):
     """The exact response head and body of one request, over a fresh connection."""
     parts = urllib.parse.urlsplit(url)
@@ -101,11 +144,11 @@ def raw_get(url, target):
     return head + b"\r\n\r\n", body
 
 
-def fetch_all(url, numbers):
+def fetch_all(url, numbers, targets=None):
     conn = connect(url)
     bodies = {}
     for n in numbers:
-        conn.request("GET", f"/fragment?page={n}")
+        conn.request("GET", targets[n - 1] if targets else f"/fragment?page={n}")
         resp = conn.getresponse()
         body = resp.read()
         if resp.status != 200:
@@ -115,7 +158,8 @@ def fetch_all(url, numbers):
     return bodies
 
 
-def compare(warmfeed, nginx, pages, root):
+def compare(warmfeed, nginx, pages, root, urls=None):
+    targets = Path(urls).read_text().split() if urls else None
     files = Path(root) / "fragments"
     expected = {n: (files / f"{n}.html").read_bytes() for n in range(1, pages + 1)}
     served = fetch_all(nginx, range(1, pages + 1))
@@ -123,7 +167,7 @@ def compare(warmfeed, nginx, pages, root):
     if bad:
         sys.exit(f"compare: nginx differs from warmfeed's bytes on {len(bad)} pages, e.g. {bad[:5]}")
     sample = random.Random(7).sample(range(1, pages + 1), min(pages, 300))
-    again = fetch_all(warmfeed, sample)
+    again = fetch_all(warmfeed, sample, targets)
     bad = [n for n in sample if again[n] != expected[n]]
     if bad:
         sys.exit(f"compare: warmfeed's second answer differs on {len(bad)} pages, e.g. {bad[:5]}")
@@ -280,8 +324,11 @@ def main():
         rows_ready(args[0], args[1])
     elif cmd == "dump":
         dump(args[0], int(args[1]), args[2])
+    elif cmd == "fragments":
+        fragments(args[0], int(args[1]), args[2], args[3] if len(args) > 3 and args[3] else None,
+                  len(args) > 4 and args[4] == "1")
     elif cmd == "compare":
-        compare(args[0], args[1], int(args[2]), args[3])
+        compare(args[0], args[1], int(args[2]), args[3], args[4] if len(args) > 4 else None)
     elif cmd == "summary":
         summary(args[0])
     elif cmd == "line":

@@ -6,7 +6,10 @@
 --   ORDER=random      each request a random page of PAGES (a jumping reader)
 --   ORDER=sequential  each reader reads page after page, from a page of its own
 --   THUMB_LIST=file   thumbnail hits instead: the addresses a page gives, one a line
---   KIND=document (/?page=N, a navigation) | fragment (/fragment?page=N, the client's fetch of the next page)
+--   KIND=document (/?page=N, a navigation) | fragment (the client's fetch of the next page)
+--   FRAGMENTS=file    with KIND=fragment: line N is the URL the client asks for page N
+--                     (`/fragment?page=N&after=CURSOR`, pages_helper.py fragments); without
+--                     it, `/fragment?page=N`, which no client sends after page 1
 --   DPR=1 | 2.625 | "" (none)     GZIP=0 drops Accept-Encoding (a crawler's request)
 local readers = tonumber(os.getenv("READERS") or "200")
 local pages = tonumber(os.getenv("WF_PAGES") or os.getenv("PAGES") or "3334")
@@ -20,6 +23,9 @@ local kind = os.getenv("KIND") or "document"
 local list = os.getenv("THUMB_LIST")
 local thumbs = {}
 if list and list ~= "" then for line in io.lines(list) do table.insert(thumbs, line) end end
+local fragments = {}
+local fragment_list = os.getenv("FRAGMENTS")
+if fragment_list and fragment_list ~= "" then for line in io.lines(fragment_list) do table.insert(fragments, line) end end
 
 local seeded = false
 local ids, at = {}, {}
@@ -60,7 +66,7 @@ request = function()
   else
     page = math.random(1, pages)
   end
-  if kind == "fragment" then return wrk.format("GET", "/fragment?page=" .. page, headers) end
+  if kind == "fragment" then return wrk.format("GET", fragments[page] or ("/fragment?page=" .. page), headers) end
   if page == 1 then return wrk.format("GET", "/", headers) end
   return wrk.format("GET", "/?page=" .. page, headers)
 end

@@ -23,6 +23,7 @@
 #                                              # pre-warm has nothing left to make (issue 35)
 #   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
 #   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
+#   MODE=readers COMPARE=1 ROUNDS=5 …          # readers and cookie-less in turn five times, and the medians
 #   CALLERS=1 … bench/contention.sh            # also which threads make the futex calls, and through what
 #   CALLERS=dwarf … bench/contention.sh        # the same with whole call chains (DWARF unwinding; slower)
 #   SLEEPS=1 … bench/contention.sh             # also every switch by where its thread was (kernel stacks):
@@ -158,6 +159,11 @@ if [ "$MODE" = readers ] && [ "${KIND:-document}" = fragment ]; then
   export FRAGMENTS=$tmp/fragments
 fi
 
+ticks() {  # "TID TICKS" (user + system) for every thread of the server
+  for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
+    cut -d')' -f2 "$task/stat" 2>/dev/null | awk -v tid="${task##*/}" '{print tid, $12 + $13}' || true
+  done
+}
 switches() {  # "TID VOLUNTARY INVOLUNTARY" for every thread of the server
   for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
     awk -v tid="${task##*/}" '/^voluntary_ctxt_switches/ {v = $2} /^nonvoluntary_ctxt_switches/ {n = $2} END {if (v != "") print tid, v, n}' "$task/status" 2>/dev/null || true  # a thread that just ended
@@ -191,6 +197,7 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   sleep $(( (DURATION - WINDOW) / 2 ))
   switches >"$tmp/switches0"
   by_thread >"$tmp/threads0"
+  ticks >"$tmp/ticks0"
   c0=$(cpu)
   # CALLERS=1: also record where the futex calls come from, printed after the line.
   local record_pid=""
@@ -209,6 +216,7 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   [ -n "$record_pid" ] && wait "$record_pid"
   [ -n "$sleeps_pid" ] && wait "$sleeps_pid"
   switches >"$tmp/switches1"
+  ticks >"$tmp/ticks1"
   read -r vol invol < <(switch_delta "$tmp/switches0" "$tmp/switches1")
   by_thread >"$tmp/threads1"
   c1=$(cpu)
@@ -216,8 +224,9 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
   futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
   ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
-  # Requests/s and the server's CPU a request (µs): the COMPARE and ROUNDS summaries read them.
-  echo "$rps $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v r="$rps" -v w="$WINDOW" 'BEGIN {printf "%.2f", t / hz * 1e6 / (r * w)}')" >>"$tmp/rates"
+  # Requests/s, the server's CPU a request (µs) and its voluntary switches a request: the
+  # COMPARE and ROUNDS summaries read them.
+  echo "$rps $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v r="$rps" -v w="$WINDOW" -v v="$vol" 'BEGIN {printf "%.2f %.4f", t / hz * 1e6 / (r * w), v / (r * w)}')" >>"$tmp/rates"
   python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" "$who" "$PIN" <<'PY'
 import sys
 rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label, who, pin = sys.argv[1:]
@@ -248,6 +257,12 @@ for tid, (name, count) in after.items():
 top = sorted(groups.items(), key=lambda kv: -kv[1][1])[:6]
 print("  voluntary switches per request by thread: " + ", ".join(f"{g} ({t}) {s / requests:.3f}" for g, (t, s) in top))
 PY
+  # How the work fell on the threads: with wrk's connections spread over all the workers,
+  # each of the eight gets an eighth and sleeps between its few requests; gathered on two,
+  # those two rarely wait. The switches, and the CPU they cost, follow that placement.
+  echo "  the busiest threads' shares of the server's CPU over the window: $(join <(sort "$tmp/ticks0") <(sort "$tmp/ticks1") \
+    | awk '{d = $3 - $2; if (d > 0) {print d; all += d}} END {print "all", all}' | sort -k1,1nr \
+    | awk '$1 == "all" {all = $2; next} {v[n++] = $1} END {for (i = 0; i < n && i < 8; i++) printf "%d%% ", 100 * v[i] / all}')"
   if [ "${SLEEPS:-0}" = 1 ]; then
     # Each switch by what its thread was in when it left the core: waiting in epoll_wait
     # (an HTTP worker with nothing to do), on a futex (a lock, or a condition), elsewhere;
@@ -298,9 +313,30 @@ PY
 measure "$what"
 # COMPARE=1 (readers): the same requests without the cookie and Sec-Fetch-* (a
 # crawler's, not tracked) on the same server right after, and the ratio.
+# ROUNDS=N: readers and cookie-less in turn N times, and the medians: which workers
+# wrk's connections land on changes from one wrk run to the next, and with it how
+# often the workers sleep (see the shares line), so one pair of runs can read
+# 0.72x or 1.06x on the same build.
 if [ "$MODE" = readers ] && [ "${COMPARE:-0}" = 1 ]; then
-  measure "the same without the cookie (not tracked)" COOKIE=0
-  awk 'NR == 1 {r = $1} NR == 2 {c = $1} END {printf "readers / cookie-less requests/s in the same run: %.3f\n", r / c}' "$tmp/rates"
+  head -n 1 "$tmp/rates" >"$tmp/readers.rounds"
+  : >"$tmp/cookieless.rounds"
+  for round in $(seq "${ROUNDS:-1}"); do
+    if [ "$round" -gt 1 ]; then
+      measure "$what"
+      tail -n 1 "$tmp/rates" >>"$tmp/readers.rounds"
+    fi
+    measure "the same without the cookie (not tracked)" COOKIE=0
+    tail -n 1 "$tmp/rates" >>"$tmp/cookieless.rounds"
+  done
+  paste -d' ' "$tmp/readers.rounds" "$tmp/cookieless.rounds" | python3 -c '
+import statistics, sys
+rounds = [tuple(map(float, line.split())) for line in sys.stdin if line.strip()]
+rate = [r[0] / r[3] for r in rounds]
+med = lambda i: statistics.median(r[i] for r in rounds)
+print("readers / cookie-less requests/s in the same run: %s (%d round%s in turn%s); medians: CPU a request %.1f / %.1f us, "
+      "voluntary switches a request %.3f / %.3f" % (
+    " ".join("%.3f" % x for x in rate), len(rounds), "s" if len(rounds) > 1 else "",
+    ", median %.3f" % statistics.median(rate) if len(rounds) > 1 else "", med(1), med(4), med(2), med(5)))'
 fi
 # PEER=1 (warm pages): nginx serving the same bytes (every page dumped from this server,
 # plain and gzipped, sent with gzip_static) with as many workers as the server has
@@ -314,6 +350,8 @@ if [ "${PEER:-0}" = 1 ] && [ "$DEEP" != 1 ] && [ "$THUMBS" = 0 ]; then
   for page in $(seq 1 "$PAGES"); do
     for kind in documents fragments; do
       path="/?page=$page"; [ "$kind" = fragments ] && path="/fragment?page=$page"
+      # Readers' fragments are asked for by their cursors: nginx serves those answers by page=.
+      [ "$kind" = fragments ] && [ -n "${FRAGMENTS:-}" ] && path=$(sed -n "${page}p" "$FRAGMENTS")
       curl -sf -o "$tmp/nginx/root/$kind/$page.html" "$url$path"
       curl -sf -H 'Accept-Encoding: gzip' -o "$tmp/nginx/root/$kind/$page.html.gz" "$url$path"
     done
@@ -364,10 +402,10 @@ $(nginx_page)
     paste -d' ' "$tmp/warmfeed.rounds" "$tmp/nginx.rounds" | python3 -c '
 import statistics, sys
 rounds = [tuple(map(float, line.split())) for line in sys.stdin if line.strip()]
-cpu = [w_cpu / n_cpu for _, w_cpu, _, n_cpu in rounds]
-rate = [w_rps / n_rps for w_rps, _, n_rps, _ in rounds]
+cpu = [r[1] / r[4] for r in rounds]
+rate = [r[0] / r[3] for r in rounds]
 print("warmfeed / nginx, %d rounds in turn: CPU a request %s (median %.3f), requests/s %s (median %.3f); medians %.1f / %.1f us" % (
     len(rounds), " ".join("%.2f" % r for r in cpu), statistics.median(cpu), " ".join("%.2f" % r for r in rate), statistics.median(rate),
-    statistics.median(r[1] for r in rounds), statistics.median(r[3] for r in rounds)))'
+    statistics.median(r[1] for r in rounds), statistics.median(r[4] for r in rounds)))'
   fi
 fi

@@ -196,20 +196,18 @@ sleep 2
 # --- 2. every fragment once: warms warmfeed's cache and makes nginx's files ---
 log "fetching /fragment?page=1..$PAGES once (warm-up pass)"
 dump_line=$(helper dump "$wf_url" "$PAGES" "$tmp/nginx/root")
-fragments_line=""
-if [ "$AS_READERS" = 1 ]; then
-  # Readers scroll by the next links, each with its cursor (`after=`), not by page numbers:
-  # those are the URLs they ask for (bench/readers.lua). Each answer is warmed, and is the
-  # file nginx serves by page= (its rows link to the cursor's URL: more bytes than page N's).
-  fragments_line=$(helper fragments "$wf_url" "$PAGES" "$tmp/fragments" "$tmp/nginx/root" "$ACCEPT_GZIP")
-  export FRAGMENTS=$tmp/fragments
-fi
+# Readers scroll by the next links, each with its cursor (`after=`), not by page numbers:
+# the crawl follows them, and so do the readers (bench/readers.lua FRAGMENTS). Each such
+# answer is warmed and kept for nginx in cursors/ (its rows link to the cursor's URL, so it
+# is about 1.3 KB longer than page N's), served when a request carries after=.
+fragments_line=$(helper fragments "$wf_url" "$PAGES" "$tmp/fragments" "$tmp/nginx/root" "$ACCEPT_GZIP")
+[ "$AS_READERS" = 1 ] && export FRAGMENTS=$tmp/fragments
 if [ "$ACCEPT_GZIP" = 1 ] && [ "$GZIP_STATIC" = 1 ]; then
   log "compressing the fragments for nginx's gzip_static (gzip -$GZIP_LEVEL)"
   find "$tmp/nginx/root" -name '*.html' -print0 | xargs -0 -n 500 gzip -k "-$GZIP_LEVEL"
 fi
 log "$dump_line"
-[ -z "$fragments_line" ] || log "$fragments_line"
+log "$fragments_line"
 wf_rss_after_warmup=$(awk '/^VmRSS/ {print $2, $3}' "/proc/$wf_pid/status")
 
 # --- 3. nginx, tuned for static files, 2 workers, no root, in the foreground --
@@ -223,13 +221,14 @@ if [ "$ACCEPT_GZIP" = 1 ]; then
 fi
 nginx_conf "$tmp/nginx" "$SERVER_THREADS" "$(nginx_static)
 $gzip_line
+    map \$arg_after \$fragments { \"\" fragments; default cursors; }
     server {
         listen 127.0.0.1:$ng_port;
         root $tmp/nginx/root;
         location = /fragment {
             # The same response headers warmfeed sends, so both heads are alike.
 $(nginx_page)
-            try_files /fragments/\$arg_page.html =404;
+            try_files /\$fragments/\$arg_page.html =404;
         }
     }"
 log "starting nginx at $ng_url (worker_processes $SERVER_THREADS)"
@@ -240,7 +239,7 @@ for _ in $(seq 100); do
   kill -0 "$ng_pid" 2>/dev/null || { log "nginx exited:"; cat "$tmp/nginx/error.log" >&2; exit 1; }
   sleep 0.1
 done
-compare_out=$(helper compare "$wf_url" "$ng_url" "$PAGES" "$tmp/nginx/root" ${FRAGMENTS:+"$FRAGMENTS"})
+compare_out=$(helper compare "$wf_url" "$ng_url" "$PAGES" "$tmp/nginx/root" "$tmp/fragments")
 echo "$compare_out" >&2
 
 # --- 4. wrk, alternating warmfeed / nginx -------------------------------------
@@ -407,7 +406,7 @@ report=$(cat <<EOF
 - command: \`bench/pages.sh\` (PIN=$PIN$([ "$PIN" = 1 ] && echo " SERVER_CPU=$SERVER_CPU LOAD_CPUS=$LOAD_CPUS") DEEP=$DEEP ACCEPT_GZIP=$ACCEPT_GZIP ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS DELAY_MS=$DELAY_MS WRK_THREADS=$WRK_THREADS ITEMS=$ITEMS PAGE_SIZE=$PAGE_SIZE PAGE_CACHE_MB=$PAGE_CACHE_MB)
 - store: $STORE
 - warmfeed: \`warmfeed serve --port 0 --data TMP $([ -n "$SEED_FROM" ] && echo "(a copy of $SEED_FROM's store, $ITEMS items) --demo-items 0" || echo "--demo-items $ITEMS") --page-size $PAGE_SIZE --page-cache-mb $PAGE_CACHE_MB --threads $SERVER_THREADS --public Public --templates Templates${extra_args[*]:+ ${extra_args[*]}}\` (release build)
-- nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /fragments/\$arg_page.html =404; }\` with the same Content-Type and the same five extra headers warmfeed sends
+- nginx: worker_processes $SERVER_THREADS, access_log off, sendfile, tcp_nopush, keepalive_requests 1000000, open_file_cache; \`location = /fragment { try_files /\$fragments/\$arg_page.html =404; }\` (\`\$fragments\`: fragments/, or cursors/ when the request carries \`after=\`: the answers to the next links' URLs) with the same Content-Type and the same five extra headers warmfeed sends
 - load: \`wrk ${wrk_args[*]} URL/\` ($([ "$AS_READERS" = 1 ] && echo "readers' requests: ${READERS:-200} readers with their wf cookies, ORDER=${ORDER:-random}, Sec-CH-DPR ${DPR-1}, Sec-Fetch-*, the client's URLs of pages 1..$PAGES (\`/fragment?page=N&after=CURSOR\`, the next links)" || echo "uniformly random \`/fragment?page=1..$PAGES\`, seeded per thread")), $([ "$ACCEPT_GZIP" = 1 ] && echo "Accept-Encoding: gzip (nginx: $([ "$GZIP_STATIC" = 1 ] && echo "gzip_static, files compressed at level $GZIP_LEVEL" || echo "gzip on, gzip_comp_level $GZIP_LEVEL"))" || echo "no Accept-Encoding (plain bodies from both)"); order warmfeed, nginx, warmfeed, nginx, …; $([ "$PIN" = 1 ] && echo "each server pinned to CPU $SERVER_CPU (taskset), wrk and PostgreSQL to CPU $LOAD_CPUS" || echo "wrk shares the same $(nproc) cores with the server under test (and with whatever else runs on the machine: see the load column)")
 - warm-up: every page fetched once from warmfeed before measuring ($dump_line); then $WARMUP of wrk against each server, not recorded
 - warmfeed memory: RSS $wf_rss_after_warmup after the warm-up pass, $wf_rss after the rounds (peak $wf_hwm)

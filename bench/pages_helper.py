@@ -8,16 +8,17 @@
   compare WARMFEED NGINX PAGES ROOT [URLS]
                                     check that nginx serves the same bytes as the
                                     files for every page, that warmfeed still
-                                    serves them (from its cache; by the URLs in
-                                    the file URLS when given), and show both
-                                    header sets with their sizes
+                                    serves them (from its cache), the same for
+                                    the cursor pages by the URLs in the file
+                                    URLS when given, and show both header sets
+                                    with their sizes
   fragments URL PAGES OUT [ROOT] [GZIP]
                                     follow the next links from page 1 as the
                                     client does, writing to OUT the URL it asks
                                     for each page (line N: page N, with its
                                     `after=` cursor), which warms those cached
                                     answers (GZIP=1: gzipped ones too); with ROOT,
-                                    write each answer to ROOT/fragments/N.html
+                                    write each answer to ROOT/cursors/N.html
                                     (its rows link to the cursor's URL, so its
                                     bytes are not the numbered page's)
   line JSON                         one wrk round in a few words
@@ -119,7 +120,8 @@ def fragments(url, pages, out, root=None, gzip=False):
             if zipped.status != 200 or zipped.getheader("Content-Encoding") != "gzip":
                 sys.exit(f"fragments: {target} with gzip answered {zipped.status}, {zipped.getheader('Content-Encoding')!r}")
         if root is not None:
-            (Path(root) / "fragments" / f"{len(urls)}.html").write_bytes(body)
+            (Path(root) / "cursors").mkdir(parents=True, exist_ok=True)
+            (Path(root) / "cursors" / f"{len(urls)}.html").write_bytes(body)
         found = link.search(body)
         target = found.group(1).decode().replace("&amp;", "&") if found else None
     conn.close()
@@ -128,7 +130,7 @@ def fragments(url, pages, out, root=None, gzip=False):
     Path(out).write_text("".join(u + "\n" for u in urls))
     print(f"fragments: the client's URLs of all {pages} pages (`after=` cursors from page 2), each asked once"
           f"{' plain and gzipped' if gzip else ''}"
-          f"{'; the files nginx serves by page= are these answers' if root is not None else ''}")
+          f"{'; nginx serves these answers by page= when a cursor is asked' if root is not None else ''}")
 
 
 def raw_get(url, target):
@@ -159,23 +161,29 @@ def fetch_all(url, numbers, targets=None):
 
 
 def compare(warmfeed, nginx, pages, root, urls=None):
-    targets = Path(urls).read_text().split() if urls else None
-    files = Path(root) / "fragments"
-    expected = {n: (files / f"{n}.html").read_bytes() for n in range(1, pages + 1)}
-    served = fetch_all(nginx, range(1, pages + 1))
-    bad = [n for n in expected if served[n] != expected[n]]
-    if bad:
-        sys.exit(f"compare: nginx differs from warmfeed's bytes on {len(bad)} pages, e.g. {bad[:5]}")
     sample = random.Random(7).sample(range(1, pages + 1), min(pages, 300))
-    again = fetch_all(warmfeed, sample, targets)
-    bad = [n for n in sample if again[n] != expected[n]]
-    if bad:
-        sys.exit(f"compare: warmfeed's second answer differs on {len(bad)} pages, e.g. {bad[:5]}")
-    print(f"compare: nginx serves byte-identical bodies for all {pages} pages; "
+    targets = Path(urls).read_text().split() if urls else None
+    # The numbered pages, then (with URLS) the pages by the cursors the next links carry.
+    for kind, asked in (("fragments", None), ("cursors", targets)):
+        if kind == "cursors" and not targets:
+            continue
+        files = Path(root) / kind
+        expected = {n: (files / f"{n}.html").read_bytes() for n in range(1, pages + 1)}
+        served = fetch_all(nginx, range(1, pages + 1), asked)
+        bad = [n for n in expected if served[n] != expected[n]]
+        if bad:
+            sys.exit(f"compare: nginx differs from warmfeed's bytes on {len(bad)} {kind} pages, e.g. {bad[:5]}")
+        again = fetch_all(warmfeed, sample, asked)
+        bad = [n for n in sample if again[n] != expected[n]]
+        if bad:
+            sys.exit(f"compare: warmfeed's second answer differs on {len(bad)} {kind} pages, e.g. {bad[:5]}")
+    print(f"compare: nginx serves byte-identical bodies for all {pages} pages"
+          f"{', by number and by cursor' if targets else ''}; "
           f"warmfeed's cached answers match on {len(sample)} sampled pages")
+    first = (Path(root) / "fragments" / "1.html").read_bytes()
     for name, url in (("warmfeed", warmfeed), ("nginx", nginx)):
         head, body = raw_get(url, "/fragment?page=1")
-        if body != expected[1]:
+        if body != first:
             sys.exit(f"compare: {name} raw body of page 1 differs")
         lines = head.decode("latin-1").rstrip("\r\n").split("\r\n")
         print(f"compare: {name} response head for /fragment?page=1: {len(head)} bytes "

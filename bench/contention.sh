@@ -45,6 +45,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/nginx.sh  # nginx_conf, nginx_static, nginx_page
+. bench/cpu.sh    # thread_ticks
 repo=$PWD
 DEEP=${DEEP:-0}
 THUMBS=${THUMBS:-0}
@@ -159,11 +160,6 @@ if [ "$MODE" = readers ] && [ "${KIND:-document}" = fragment ]; then
   export FRAGMENTS=$tmp/fragments
 fi
 
-ticks() {  # "TID TICKS" (user + system) for every thread of the server
-  for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
-    cut -d')' -f2 "$task/stat" 2>/dev/null | awk -v tid="${task##*/}" '{print tid, $12 + $13}' || true
-  done
-}
 switches() {  # "TID VOLUNTARY INVOLUNTARY" for every thread of the server
   for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
     awk -v tid="${task##*/}" '/^voluntary_ctxt_switches/ {v = $2} /^nonvoluntary_ctxt_switches/ {n = $2} END {if (v != "") print tid, v, n}' "$task/status" 2>/dev/null || true  # a thread that just ended
@@ -197,7 +193,7 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   sleep $(( (DURATION - WINDOW) / 2 ))
   switches >"$tmp/switches0"
   by_thread >"$tmp/threads0"
-  ticks >"$tmp/ticks0"
+  thread_ticks $pids >"$tmp/ticks0"
   c0=$(cpu)
   # CALLERS=1: also record where the futex calls come from, printed after the line.
   local record_pid=""
@@ -216,7 +212,7 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   [ -n "$record_pid" ] && wait "$record_pid"
   [ -n "$sleeps_pid" ] && wait "$sleeps_pid"
   switches >"$tmp/switches1"
-  ticks >"$tmp/ticks1"
+  thread_ticks $pids >"$tmp/ticks1"
   read -r vol invol < <(switch_delta "$tmp/switches0" "$tmp/switches1")
   by_thread >"$tmp/threads1"
   c1=$(cpu)

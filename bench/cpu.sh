@@ -1,4 +1,4 @@
-# Sourced by bench scripts (pages.sh, thumbs.sh, ab.sh): what a server's
+# Sourced by bench scripts (pages.sh, thumbs.sh, ab.sh, contention.sh): what a server's
 # processes cost, read from /proc. CPU time a request is steadier than
 # requests/s on a shared machine; a core's busy share says whether the
 # server or the load generator was the limit.
@@ -35,7 +35,8 @@ thread_ticks() {
   local pid task
   for pid in "$@"; do
     for task in /proc/"$pid"/task/*; do
-      cut -d')' -f2 "$task/stat" 2>/dev/null | awk -v tid="${task##*/}" '{print tid, $12 + $13}'
+      # (a thread that ended between the listing and the read is left out)
+      cut -d')' -f2 "$task/stat" 2>/dev/null | awk -v tid="${task##*/}" '{print tid, $12 + $13}' || true
     done
   done
 }

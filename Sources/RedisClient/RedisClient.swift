@@ -21,6 +21,9 @@ public final class RedisClient: Sendable {
         public var up: Bool
         /// Seconds Redis has been unreachable, while it is.
         public var downForSeconds: Double?
+        /// Tries that failed in a row while it is: the one that called it
+        /// down, then one for each probe (one per back-off).
+        public var failedTries: Int
         public var commands: Int
         public var errors: Int
         /// Commands answered `.busy`: they found every connection taken for
@@ -133,7 +136,7 @@ public final class RedisClient: Sendable {
         return threads.withQueue { shared, _ in
             Status(
                 location: location.description, up: shared.health.isUp,
-                downForSeconds: shared.health.downSince.map { now - $0 },
+                downForSeconds: shared.health.downSince.map { now - $0 }, failedTries: shared.health.failedTries,
                 commands: shared.commands, errors: shared.errors, busy: shared.busy, lastError: shared.lastError
             )
         }

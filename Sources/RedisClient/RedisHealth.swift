@@ -32,6 +32,16 @@ struct RedisHealth: Sendable, Equatable {
         }
     }
 
+    /// Tries that failed since Redis went down: the one that called it down,
+    /// then each probe's (0 while up). Commands that were already on their way
+    /// when it went down are not counted.
+    var failedTries: Int {
+        switch state {
+        case .up: 0
+        case .down(_, _, let failures), .probing(_, let failures): failures
+        }
+    }
+
     /// Whether a command may try Redis at `now`; a `true` while down makes it the probe.
     mutating func mayTry(now: Double) -> Bool {
         switch state {

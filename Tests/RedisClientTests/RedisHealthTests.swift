@@ -34,6 +34,23 @@ import Testing
         do { let tried = health.mayTry(now: 13.2); #expect(tried) }
     }
 
+    @Test func failedTriesCountTheFirstFailureAndEachProbeNotTheCommandsOnTheirWay() {
+        var health = RedisHealth(firstBackOff: 0.25, longestBackOff: 5)
+        #expect(health.failedTries == 0)
+        for now in [10.0, 10.01, 10.02] { health.failed(now: now) }
+        #expect(health.failedTries == 1)
+        // The first probe, a back-off later, fails: 2; while the second is on its way, still 2.
+        do { let tried = health.mayTry(now: 10.25); #expect(tried) }
+        health.failed(now: 10.5)
+        #expect(health.failedTries == 2)
+        do { let tried = health.mayTry(now: 11.0); #expect(tried) }
+        #expect(health.failedTries == 2)
+        health.failed(now: 11.25)
+        #expect(health.failedTries == 3)
+        health.succeeded()
+        #expect(health.failedTries == 0)
+    }
+
     @Test func theBackOffDoublesAndStopsAtItsLongest() {
         var health = RedisHealth(firstBackOff: 1, longestBackOff: 4)
         var now = 0.0

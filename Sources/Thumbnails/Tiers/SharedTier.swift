@@ -103,6 +103,9 @@ package final class SharedTier: SharedThumbnailTier, Service {
     private var failureMilliseconds: [UInt8] { Array(String(max(1, Self.milliseconds(longestFailure))).utf8) }
     private static let ownerMilliseconds = Array(String(ownerSeconds * 1000).utf8)
 
+    /// Probes after the failure that called Redis down that a claim waits through before it fetches alone.
+    static let probesAStallIsGiven = 2
+
     /// How long an owner record lives: about as long as an original stays on its owner's disk.
     static let ownerSeconds = 86_400
 
@@ -197,10 +200,10 @@ package final class SharedTier: SharedThumbnailTier, Service {
                 counters.withLock { $0.busyRetries += 1 }
                 answer = nil
             } catch .down, .timedOut, .connection {
-                // Redis stopped answering: for its first 4 timeouts (the one met, a back-off, a probe)
-                // more often a stall than an outage. Ask again, as the other nodes will, rather than
-                // fetch what one may be fetching (a claim that timed out but was taken comes back won).
-                guard (client.status.downForSeconds ?? 0) < (client.timeout * 4).inSeconds else { return .unavailable }
+                // Redis stopped answering: more often a stall than an outage until two probes failed (about
+                // 1.25 s of silence, 0.75 s of refusals). Ask again, as the other nodes will, rather than fetch
+                // what one may be fetching (a claim that timed out but was taken comes back won).
+                guard client.status.failedTries <= Self.probesAStallIsGiven else { return .unavailable }
                 counters.withLock { $0.outageRetries += 1 }
                 answer = nil
             } catch {

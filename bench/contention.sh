@@ -24,6 +24,8 @@
 #   MODE=readers THUMBS=120 bench/contention.sh  # readers' thumbnail hits, with a browser's headers
 #   MODE=readers COMPARE=1 bench/contention.sh  # then the same without the cookie, and the ratio of the two
 #   MODE=readers COMPARE=1 ROUNDS=5 …          # readers and cookie-less in turn five times, and the medians
+#   CONNECTIONS=256 … bench/contention.sh      # wrk's connections (64); each line also gives wrk's CPU a request
+#                                              # and, for readers, the views pre-warm's planner heard and let go
 #   CALLERS=1 … bench/contention.sh            # also which threads make the futex calls, and through what
 #   CALLERS=dwarf … bench/contention.sh        # the same with whole call chains (DWARF unwinding; slower)
 #   SLEEPS=1 … bench/contention.sh             # also every switch by where its thread was (kernel stacks):
@@ -172,6 +174,15 @@ switch_delta() {
   awk 'NR == FNR {v[$1] = $2; n[$1] = $3; next} {dv += $2 - ($1 in v ? v[$1] : 0); dn += $3 - ($1 in n ? n[$1] : 0)} END {print dv + 0, dn + 0}' "$1" "$2"
 }
 cpu() { for pid in $pids; do cat "/proc/$pid/stat"; done | awk '{t += $14 + $15} END {print t}'; }
+# wrk's CPU (its own process: env and taskset exec it): on shared cores what wrk spends a
+# request is taken from the server, so a script that costs wrk more lowers the server's rate.
+wrk_cpu() { awk '{print $14 + $15}' "/proc/$wrk_pid/stat" 2>/dev/null || echo 0; }
+# Readers' page views pre-warm's planner heard of, and those let go for a full ring ("0 0" for nginx).
+views() {
+  [ "$MODE" = readers ] && [ "$pids" = "$wf_pid" ] || { echo 0 0; return; }
+  curl -sf -H "Authorization: Bearer $(cat "$tmp/data/admin-token")" "$url/metrics" \
+    | awk '/^warmfeed_prewarm_views_total / {v = $2} /^warmfeed_prewarm_views_dropped_total / {d = $2} END {print v + 0, d + 0}'
+}
 by_thread() {  # "TID NAME VOLUNTARY" for every thread of the server
   for task in $(for pid in $pids; do echo /proc/"$pid"/task/*; done); do
     printf '%s %s %s\n' "${task##*/}" "$({ tr ' ' '_' <"$task/comm"; } 2>/dev/null)" "$(awk '/^voluntary_ctxt_switches/ {print $2}' "$task/status" 2>/dev/null)"
@@ -194,7 +205,8 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   switches >"$tmp/switches0"
   by_thread >"$tmp/threads0"
   thread_ticks $pids >"$tmp/ticks0"
-  c0=$(cpu)
+  c0=$(cpu) w0=$(wrk_cpu)
+  read -r heard0 dropped0 < <(views)
   # CALLERS=1: also record where the futex calls come from, printed after the line.
   local record_pid=""
   if [ "${CALLERS:-0}" != 0 ]; then
@@ -215,25 +227,32 @@ measure() {  # measure LABEL [VAR=value ...]: one wrk run, perf over its middle,
   thread_ticks $pids >"$tmp/ticks1"
   read -r vol invol < <(switch_delta "$tmp/switches0" "$tmp/switches1")
   by_thread >"$tmp/threads1"
-  c1=$(cpu)
+  c1=$(cpu) w1=$(wrk_cpu)
+  read -r heard1 dropped1 < <(views)
   wait "$wrk_pid" || true
   rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")
   futex=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf.csv")
   ctx=$(awk -F, '/context-switches/ {print $1}' "$tmp/perf.csv")
-  # Requests/s, the server's CPU a request (µs) and its voluntary switches a request: the
-  # COMPARE and ROUNDS summaries read them.
-  echo "$rps $(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v r="$rps" -v w="$WINDOW" -v v="$vol" 'BEGIN {printf "%.2f %.4f", t / hz * 1e6 / (r * w), v / (r * w)}')" >>"$tmp/rates"
-  python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" "$who" "$PIN" <<'PY'
+  # Requests/s, the server's CPU a request (µs), its voluntary switches a request and wrk's
+  # CPU a request (µs): the COMPARE and ROUNDS summaries read them.
+  echo "$rps $(awk -v t=$((c1 - c0)) -v l=$((w1 - w0)) -v hz="$(getconf CLK_TCK)" -v r="$rps" -v w="$WINDOW" -v v="$vol" \
+    'BEGIN {printf "%.2f %.4f %.2f", t / hz * 1e6 / (r * w), v / (r * w), l / hz * 1e6 / (r * w)}')" >>"$tmp/rates"
+  python3 - "$rps" "$futex" "$ctx" "$vol" "$invol" "$((c1 - c0))" "$WINDOW" "$THREADS" "$DEEP" "$(getconf CLK_TCK)" "$STORE" "$THUMBS" "$MODE" "$label" "$who" "$PIN" "$((w1 - w0))" <<'PY'
 import sys
-rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label, who, pin = sys.argv[1:]
+rps, futex, ctx, vol, invol, ticks, window, threads, deep, hz, store, thumbs, mode, label, who, pin, wrk_ticks = sys.argv[1:]
 requests = float(rps) * float(window)
 per = lambda x: float(x) / requests
 what = f"cached thumbnails ({thumbs})" if thumbs != "0" else f"{'deep' if deep == '1' else 'warm'} pages ({store})"
 if mode == "readers": what = f"{label}, {'deep' if deep == '1' else 'warm'} ({store})"
 print(f"{what}, {who}: {float(rps):,.0f} req/s ({'pinned: the server on a core of its own, wrk on the other' if pin == '1' else 'wrk on the same cores'})")
 print(f"  per request over {window} s: futex calls {per(futex):.3f}, context switches {per(ctx):.3f} "
-      f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us")
+      f"(voluntary {per(vol):.3f}, involuntary {per(invol):.3f}), server CPU {float(ticks) / float(hz) * 1e6 / requests:.1f} us, "
+      f"wrk's CPU {float(wrk_ticks) / float(hz) * 1e6 / requests:.1f} us")
 PY
+  if [ "$MODE" = readers ] && [ "$pids" = "$wf_pid" ]; then
+    awk -v h0="$heard0" -v h1="$heard1" -v d0="$dropped0" -v d1="$dropped1" -v r="$rps" -v w="$WINDOW" 'BEGIN {
+      printf "  pre-warm: views handed to its planner %.3f a request, let go for a full ring %.3f\n", (h1 - h0) / (r * w), (d1 - d0) / (r * w)}'
+  fi
   # Which threads switched voluntarily (by name, digits dropped), per request.
   python3 - "$tmp/threads0" "$tmp/threads1" "$rps" "$WINDOW" <<'PY'
 import re, sys
@@ -327,12 +346,13 @@ if [ "$MODE" = readers ] && [ "${COMPARE:-0}" = 1 ]; then
   paste -d' ' "$tmp/readers.rounds" "$tmp/cookieless.rounds" | python3 -c '
 import statistics, sys
 rounds = [tuple(map(float, line.split())) for line in sys.stdin if line.strip()]
-rate = [r[0] / r[3] for r in rounds]
+n = len(rounds[0]) // 2  # columns of the readers, then of the cookie-less requests
+rate = [r[0] / r[n] for r in rounds]
 med = lambda i: statistics.median(r[i] for r in rounds)
 print("readers / cookie-less requests/s in the same run: %s (%d round%s in turn%s); medians: CPU a request %.1f / %.1f us, "
-      "voluntary switches a request %.3f / %.3f" % (
+      "voluntary switches a request %.3f / %.3f, wrk\x27s CPU a request %.1f / %.1f us" % (
     " ".join("%.3f" % x for x in rate), len(rounds), "s" if len(rounds) > 1 else "",
-    ", median %.3f" % statistics.median(rate) if len(rounds) > 1 else "", med(1), med(4), med(2), med(5)))'
+    ", median %.3f" % statistics.median(rate) if len(rounds) > 1 else "", med(1), med(n + 1), med(2), med(n + 2), med(3), med(n + 3)))'
 fi
 # PEER=1 (warm pages): nginx serving the same bytes (every page dumped from this server,
 # plain and gzipped, sent with gzip_static) with as many workers as the server has
@@ -398,10 +418,11 @@ $(nginx_page)
     paste -d' ' "$tmp/warmfeed.rounds" "$tmp/nginx.rounds" | python3 -c '
 import statistics, sys
 rounds = [tuple(map(float, line.split())) for line in sys.stdin if line.strip()]
-cpu = [r[1] / r[4] for r in rounds]
-rate = [r[0] / r[3] for r in rounds]
+n = len(rounds[0]) // 2  # columns of warmfeed, then of nginx
+cpu = [r[1] / r[n + 1] for r in rounds]
+rate = [r[0] / r[n] for r in rounds]
 print("warmfeed / nginx, %d rounds in turn: CPU a request %s (median %.3f), requests/s %s (median %.3f); medians %.1f / %.1f us" % (
     len(rounds), " ".join("%.2f" % r for r in cpu), statistics.median(cpu), " ".join("%.2f" % r for r in rate), statistics.median(rate),
-    statistics.median(r[1] for r in rounds), statistics.median(r[4] for r in rounds)))'
+    statistics.median(r[1] for r in rounds), statistics.median(r[n + 1] for r in rounds)))'
   fi
 fi

@@ -19,10 +19,8 @@ public final class RedisClient: Sendable {
     public struct Status: Sendable {
         public var location: String
         public var up: Bool
-        /// Seconds Redis has been unreachable, while it is.
-        public var downForSeconds: Double?
-        /// Tries that failed in a row while it is: the one that called it
-        /// down, then one for each probe (one per back-off).
+        /// Tries that failed in a row while Redis is unreachable: the one that
+        /// called it down, then one for each probe (one per back-off).
         public var failedTries: Int
         public var commands: Int
         public var errors: Int
@@ -132,11 +130,9 @@ public final class RedisClient: Sendable {
     }
 
     public var status: Status {
-        let now = seconds()
-        return threads.withQueue { shared, _ in
+        threads.withQueue { shared, _ in
             Status(
-                location: location.description, up: shared.health.isUp,
-                downForSeconds: shared.health.downSince.map { now - $0 }, failedTries: shared.health.failedTries,
+                location: location.description, up: shared.health.isUp, failedTries: shared.health.failedTries,
                 commands: shared.commands, errors: shared.errors, busy: shared.busy, lastError: shared.lastError
             )
         }

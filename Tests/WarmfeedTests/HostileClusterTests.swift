@@ -179,6 +179,8 @@ import Testing
             #expect(try Self.milliseconds(cluster, "wf:\(epoch):o:\(p190)") <= 2000)
             // An owner record, for ever: cut to a day (and the owner asked).
             #expect(Self.isWebP(try await first.thumbnail(191)))
+            // The record is written beside the reader's answer, not before it: made endless once it is there.
+            _ = try await Self.onlyKey(cluster, "wf:\(epoch):o:\(p191)")
             try cluster.redis.cli("PERSIST", "wf:\(epoch):o:\(p191)")
             #expect(SharedTierTests.isImage(try await second.thumbnail(191, "2x")))
             let owner = try Self.milliseconds(cluster, "wf:\(epoch):o:\(p191)")

@@ -3,7 +3,7 @@
 /// an array in a table of its own: two to four lookups, and two arrays
 /// allocated, for each page of each view, which at `--threads 8` under
 /// readers' load was an eighth of the server's CPU (perf, pinned).
-struct PageDemand {
+struct PageDemand: Equatable {
     /// Readers by rank: `PrewarmPlanner.leadCap` keeps ranks below 64.
     var byRank = SIMD64<Int32>()
     /// Readers by variant bit.

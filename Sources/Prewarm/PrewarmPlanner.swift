@@ -64,7 +64,7 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
         public var dropped = 0
     }
 
-    private struct Reader {
+    struct Reader {
         var page: Int
         var direction: Int
         var seen: Double
@@ -103,11 +103,11 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     /// Readers by recency (each view makes its reader the newest), so the
     /// silent and the surplus are found at the old end: O(1) per reader,
     /// whatever the number tracked.
-    private var readers: LRUCache<ReaderID, Reader>
+    private(set) var readers: LRUCache<ReaderID, Reader>
     /// For each page some reader is on or heading for, the readers who want
     /// it by rank and by variant: the distance of a page is a lookup, not a
     /// scan of every reader.
-    private var demand: [Int: PageDemand] = [:]
+    var demand: [Int: PageDemand] = [:]
     private var queued: [Int: Job] = [:]
     private var running: [Int: Job] = [:]
     /// Running jobs already returned in a `.cancel`, so each is asked once.
@@ -168,6 +168,25 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
         return min(maxLead, max(1, Int((pace * warmSeconds * 3).rounded(.up))))
     }
 
+    /// One page view, as `readersViewed` takes them: see `readerViewed`.
+    public struct View {
+        public var reader: ReaderID
+        public var page: Int
+        public var target: Target?
+        public var older: Target?
+        public var newer: Target?
+        public var revision: Int
+        public var variants: UInt8
+        public var now: Double
+
+        public init(
+            _ reader: ReaderID, page: Int, target: Target? = nil, older: Target?, newer: Target?, revision: Int, variants: UInt8 = 1, now: Double
+        ) {
+            (self.reader, self.page, self.target, self.older, self.newer) = (reader, page, target, older, newer)
+            (self.revision, self.variants, self.now) = (revision, variants, now)
+        }
+    }
+
     /// Reader `reader` was served `page` of the store at `revision` (asked for
     /// with `target`, when given); `older` and `newer` name the pages beside
     /// it; `variants` are the variants their screen asks for, a bit each. A
@@ -177,6 +196,24 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     public mutating func readerViewed(
         _ reader: ReaderID, page: Int, target: Target? = nil, older: Target?, newer: Target?, revision: Int, variants: UInt8 = 1, now: Double
     ) -> [Action] {
+        note(View(reader, page: page, target: target, older: older, newer: newer, revision: revision, variants: variants, now: now))
+        return nextActions()
+    }
+
+    /// Many views at once, in order (pre-warm's drain of its readers' rings):
+    /// each moves its reader as `readerViewed` does, and what to start or
+    /// cancel is decided once, for where they all are after the last. Jobs
+    /// are not started for a page its reader left a moment later in the same
+    /// batch, and the queue is looked over once rather than once a view.
+    public mutating func readersViewed(_ views: some Sequence<View>) -> [Action] {
+        for view in views { note(view) }
+        return nextActions()
+    }
+
+    /// Moves a view's reader and queues the pages they head for; starts nothing.
+    private mutating func note(_ view: View) {
+        let (reader, page, target, older, newer) = (view.reader, view.page, view.target, view.older, view.newer)
+        let (revision, variants, now) = (view.revision, view.variants, view.now)
         self.now = now
         if revision != self.revision {
             forgetWarmed()
@@ -186,7 +223,6 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
         let previous = readers.removeValue(for: reader)
         var moved = previous ?? Reader(page: page, direction: 1, seen: now, movedAt: now, pace: nil, lead: 0)
         if let previous {
-            removeDemand(of: previous)
             if page != previous.page {
                 moved.direction = page > previous.page ? 1 : -1
                 if abs(page - previous.page) == 1 {
@@ -204,7 +240,7 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
         moved.reach = moved.pace.flatMap { pace in warmSeconds.map { Int(pace * $0) } } ?? 0
         // Past `maxReaders`, the reader silent longest makes room.
         for evicted in readers.insert(moved, for: reader, cost: 1) { removeDemand(of: evicted.value) }
-        addDemand(of: moved)
+        moveDemand(from: previous, to: moved)
         let jumped = previous.map { abs(page - $0.page) > 1 } ?? true
         if jumped, let target {
             // Landed here: the rows below the first screen come next, before any page ahead.
@@ -223,7 +259,6 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
         if moved.lead > 0, warmed[page - moved.direction] == nil, let target = known[page - moved.direction] {
             enqueue(Job(page: page - moved.direction, target: target))
         }
-        return nextActions()
     }
 
     /// A job ended; `older` and `newer` name the pages beside it, which are
@@ -305,60 +340,9 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
         known.removeAll()
     }
 
-    /// Whether some reader is on `page`, heading for it within their lead, or
-    /// just past it (the trailing side).
-    /// The page a reader has just reached stays wanted: its thumbnails are being
-    /// asked for right now, and a job still warming it must not be cancelled.
-    public func isWanted(_ page: Int) -> Bool {
-        demand[page] != nil
-    }
-
-    /// The rank of `page` for the reader who wants it most (lower runs
-    /// first; see `forEachWantedPage`); Int.max when no reader wants it.
-    func distance(_ page: Int) -> Int {
-        demand[page]?.nearest ?? Int.max
-    }
-
-    /// The pages a reader wants, each with its rank (lower runs first): the
-    /// page they are on (0), the lead ahead (1 … lead), then the page behind
-    /// (after every page ahead of anyone). Pages a reader will reach before a
-    /// job could warm them (at their pace, within one warm-up) rank after the
-    /// farther ones: their reader asks for them before pre-warm could help,
-    /// and warming them first only delays the pages it can still make ready.
-    ///
-    /// Handed to `body` one by one, with no array made: this runs twice for
-    /// each view, on pre-warm's drain, for every reader's request.
-    private static func forEachWantedPage(of reader: Reader, maxLead: Int, _ body: (_ page: Int, _ rank: Int) -> Void) {
-        for ahead in 0...reader.lead {
-            body(reader.page + ahead * reader.direction, ahead >= 1 && ahead <= reader.reach ? maxLead + ahead : ahead)
-        }
-        if reader.lead > 0 { body(reader.page - reader.direction, 2 * maxLead + 1) }
-    }
-
-    /// The variants some reader who wants `page` asks for, a bit each.
-    func wantedVariants(_ page: Int) -> UInt8 {
-        demand[page]?.variants ?? 0
-    }
-
-    /// One lookup of the table a page, its counts changed where they lie.
-    private mutating func addDemand(of reader: Reader) {
-        Self.forEachWantedPage(of: reader, maxLead: maxLead) { page, rank in
-            demand[page, default: PageDemand()].add(rank: rank, variants: reader.variants)
-        }
-    }
-
-    /// One lookup of the table a page; a page no reader wants any more leaves it.
-    private mutating func removeDemand(of reader: Reader) {
-        Self.forEachWantedPage(of: reader, maxLead: maxLead) { page, rank in
-            guard let index = demand.index(forKey: page) else { return }
-            demand.values[index].remove(rank: rank, variants: reader.variants)
-            if demand.values[index].isEmpty { demand.remove(at: index) }
-        }
-    }
-
     private mutating func enqueue(_ job: Job) {
-        guard job.page >= 1, isWanted(job.page), wantedVariants(job.page) & ~(warmed[job.page] ?? 0) != 0,
-            queued[job.page] == nil, running[job.page] == nil
+        guard job.page >= 1, queued[job.page] == nil, running[job.page] == nil,
+            let wanted = demand[job.page]?.variants, wanted & ~(warmed[job.page] ?? 0) != 0
         else { return }
         if queued.count >= maxQueued {
             // Make room by dropping the farthest job, unless this one is farther still.

@@ -41,17 +41,19 @@ extension Prewarmer {
             let scales = thumbnails.scalesInDemand
             let formats = thumbnails.formatsInDemand
             let now = clock.now
+            // Each view's variants, from the scale it said (1, 2) or the scales in demand (0): worked out once a drain.
+            let bits = [scales, [1], [2]].map { ThumbnailVariant.bits(scales: $0, formats: formats) }
             decide { state in
-                var actions: [Planner.Action] = []
-                for view in drained {
-                    let (older, newer) = Self.neighbours(older: view.older, newer: view.newer, number: view.number)
-                    let variants = ThumbnailVariant.bits(scales: view.scale > 0 ? [Int(view.scale)] : scales, formats: formats)
-                    actions += state.planner.readerViewed(
-                        .reader(view.reader), page: view.number,
-                        target: view.target.map { PageQuery(request: $0.request, number: view.number) }, older: older, newer: newer,
-                        revision: view.revision, variants: variants, now: now)
-                }
-                return actions
+                // One decision for the whole drain: the queue is looked over once, not once a view.
+                state.planner.readersViewed(
+                    drained.lazy.map { view in
+                        let (older, newer) = Self.neighbours(older: view.older, newer: view.newer, number: view.number)
+                        return Planner.View(
+                            .reader(view.reader), page: view.number,
+                            target: view.target.map { PageQuery(request: $0.request, number: view.number) }, older: older, newer: newer,
+                            revision: view.revision,
+                            variants: bits.indices.contains(Int(view.scale)) ? bits[Int(view.scale)] : 0, now: now)
+                    })
             }
             return true
         }

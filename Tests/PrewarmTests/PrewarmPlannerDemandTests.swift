@@ -42,4 +42,75 @@ import Testing
         for page in 9...12 { #expect(!planner.isWanted(page)) }
         #expect(planner.isWanted(500) && planner.isWanted(900))
     }
+
+    /// The table kept as readers move (one lookup a page whose rank or
+    /// variants changed, none for one that kept them) is the table counting
+    /// every reader afresh makes: through steps, turns, jumps, views of the
+    /// same page, screens that change, paces that lengthen and shorten leads
+    /// once jobs are timed, readers evicted for room and forgotten for silence.
+    @Test func theTableKeptAsReadersMoveIsTheTableCountedAfresh() {
+        var planner = Planner(lead: 2, maxLead: 8, readerTTL: 30, maxReaders: 7)
+        var random = SystemRandomNumberGenerator()
+        var now = 0.0
+        var running: [Planner.Job] = []
+        var pages: [String: Int] = [:]
+        for step in 0..<5000 {
+            now += [0.001, 0.05, 0.4, 2, 45][Int.random(in: 0..<5, using: &random)] * (step % 97 == 0 ? 1 : 0.2)
+            let reader = "r\(Int.random(in: 0..<10, using: &random))"
+            let at = pages[reader] ?? Int.random(in: 1...60, using: &random)
+            let page =
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: Int.random(in: 1...60, using: &random)  // a jump
+                case 1, 2: at  // the same page again
+                case 3: max(1, at - 1)  // back
+                default: at + 1
+                }
+            pages[reader] = page
+            let variants = UInt8([1, 2, 3, 5][Int.random(in: 0..<4, using: &random)])
+            let actions = planner.readerViewed(
+                reader, page: page, target: "p\(page)", older: "p\(page + 1)", newer: page > 1 ? "p\(page - 1)" : nil,
+                revision: step / 1000, variants: variants, now: now)
+            for case .start(let job) in actions { running.append(job) }
+            // Jobs end, timed, so that paces give leads from 1 to 8 and reaches beside them.
+            while running.count > 1 || (!running.isEmpty && Bool.random(using: &random)) {
+                let job = running.removeFirst()
+                _ = planner.finished(job, older: "p\(job.page + 1)", newer: "p\(job.page - 1)", now: now + Double.random(in: 0...0.5, using: &random))
+            }
+            let (kept, afresh) = (planner.demandTable, planner.rebuiltDemand)
+            if kept != afresh {
+                let pages = Set(kept.keys).union(afresh.keys).filter { kept[$0] != afresh[$0] }.sorted()
+                Issue.record("after view \(step), pages \(pages) are counted otherwise than afresh")
+                return
+            }
+        }
+        let leads = planner.leads
+        #expect(leads.keys.contains { $0 > 2 } || leads.keys.contains(1), "the leads never moved from the first: \(leads)")
+    }
+
+    /// A drain's views given at once move every reader as the same views
+    /// one by one do, and start only pages some reader still wants after
+    /// the last: a page a reader passed within the batch is not started.
+    @Test func aBatchOfViewsMovesReadersAsOneByOneAndStartsOnlyWhatIsWantedAfter() {
+        var one = Planner(lead: 3, concurrency: 2)
+        var batch = Planner(lead: 3, concurrency: 2)
+        var views: [Planner.View] = []
+        for page in 1...6 {
+            views.append(Planner.View("a", page: page, target: "a\(page)", older: "a\(page + 1)", newer: "a\(page - 1)", revision: 0, now: 0))
+            views.append(Planner.View("b", page: 40 - page, target: "b\(page)", older: "b\(page + 1)", newer: "b\(page - 1)", revision: 0, now: 0))
+        }
+        var startedOne: [Int] = []
+        for view in views {
+            let actions = one.readerViewed(
+                view.reader, page: view.page, target: view.target, older: view.older, newer: view.newer, revision: view.revision, now: view.now)
+            for case .start(let job) in actions { startedOne.append(job.page) }
+        }
+        let actions = batch.readersViewed(views)
+        #expect(batch.demandTable == one.demandTable)
+        #expect(batch.demandTable == batch.rebuiltDemand)
+        let startedBatch = actions.compactMap { if case .start(let job) = $0 { job.page } else { nil } }
+        // One by one, the first views started pages their readers left at once (cancelled since).
+        #expect(startedOne.contains { !one.isWanted($0) })
+        #expect(startedBatch.count == 2 && startedBatch.allSatisfy { batch.isWanted($0) && batch.distance($0) <= 1 }, "\(startedBatch)")
+        #expect(!actions.contains { if case .cancel = $0 { true } else { false } })
+    }
 }

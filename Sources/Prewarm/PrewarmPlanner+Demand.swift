@@ -81,9 +81,6 @@ extension PrewarmPlanner {
         return table
     }
 
-    /// The demand table as kept, for the tests.
-    var demandTable: [Int: PageDemand] { demand }
-
     /// One lookup of the table a page; a page no reader wants any more leaves it.
     mutating func removeDemand(of reader: Reader) {
         Self.forEachWantedPage(of: reader, maxLead: maxLead) { page, rank in

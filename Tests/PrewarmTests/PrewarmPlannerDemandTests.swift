@@ -76,7 +76,7 @@ import Testing
                 let job = running.removeFirst()
                 _ = planner.finished(job, older: "p\(job.page + 1)", newer: "p\(job.page - 1)", now: now + Double.random(in: 0...0.5, using: &random))
             }
-            let (kept, afresh) = (planner.demandTable, planner.rebuiltDemand)
+            let (kept, afresh) = (planner.demand, planner.rebuiltDemand)
             if kept != afresh {
                 let pages = Set(kept.keys).union(afresh.keys).filter { kept[$0] != afresh[$0] }.sorted()
                 Issue.record("after view \(step), pages \(pages) are counted otherwise than afresh")
@@ -105,8 +105,8 @@ import Testing
             for case .start(let job) in actions { startedOne.append(job.page) }
         }
         let actions = batch.readersViewed(views)
-        #expect(batch.demandTable == one.demandTable)
-        #expect(batch.demandTable == batch.rebuiltDemand)
+        #expect(batch.demand == one.demand)
+        #expect(batch.demand == batch.rebuiltDemand)
         let startedBatch = actions.compactMap { if case .start(let job) = $0 { job.page } else { nil } }
         // One by one, the first views started pages their readers left at once (cancelled since).
         #expect(startedOne.contains { !one.isWanted($0) })

@@ -1,21 +1,22 @@
 import WarmfeedCore
 
 /// The demand table: for each page some reader wants, how many want it at
-/// each rank and in each variant, kept as readers move (`moveDemand`), so
-/// that a page's distance is one lookup, not a scan of every reader.
+/// each rank and in each variant, kept in the page's entry of `pages` as
+/// readers move (`moveDemand`), so that a page's distance is one lookup,
+/// not a scan of every reader.
 extension PrewarmPlanner {
     /// Whether some reader is on `page`, heading for it within their lead, or
     /// just past it (the trailing side).
     /// The page a reader has just reached stays wanted: its thumbnails are being
     /// asked for right now, and a job still warming it must not be cancelled.
     public func isWanted(_ page: Int) -> Bool {
-        demand[page] != nil
+        pages[page].map { !$0.demand.isEmpty } ?? false
     }
 
     /// The rank of `page` for the reader who wants it most (lower runs
     /// first; see `forEachWantedPage`); Int.max when no reader wants it.
     func distance(_ page: Int) -> Int {
-        demand[page]?.nearest ?? Int.max
+        pages[page]?.demand.nearest ?? Int.max
     }
 
     /// The pages a reader wants, each with its rank (lower runs first): the
@@ -44,7 +45,7 @@ extension PrewarmPlanner {
 
     /// The variants some reader who wants `page` asks for, a bit each.
     func wantedVariants(_ page: Int) -> UInt8 {
-        demand[page]?.variants ?? 0
+        pages[page]?.demand.variants ?? 0
     }
 
     /// Moves a reader's counts from where they were (`old`, nil for a new
@@ -57,16 +58,21 @@ extension PrewarmPlanner {
         if let old {
             Self.forEachWantedPage(of: old, maxLead: maxLead) { page, rank in
                 let kept = Self.rank(of: page, for: new, maxLead: maxLead)
-                guard kept != rank || old.variants != new.variants, let index = demand.index(forKey: page) else { return }
-                demand.values[index].remove(rank: rank, variants: old.variants)
-                if let kept { demand.values[index].add(rank: kept, variants: new.variants) }
-                if demand.values[index].isEmpty { demand.remove(at: index) }
+                guard kept != rank || old.variants != new.variants, let index = pages.index(forKey: page) else { return }
+                pages.values[index].demand.remove(rank: rank, variants: old.variants)
+                if let kept { pages.values[index].demand.add(rank: kept, variants: new.variants) }
+                if pages.values[index].isIdle { pages.remove(at: index) }
             }
         }
         Self.forEachWantedPage(of: new, maxLead: maxLead) { page, rank in
             if let old, Self.rank(of: page, for: old, maxLead: maxLead) != nil { return }
-            demand[page, default: PageDemand()].add(rank: rank, variants: new.variants)
+            pages[page, default: PageState()].demand.add(rank: rank, variants: new.variants)
         }
+    }
+
+    /// The demand table as kept: each page some reader wants, and how.
+    var demand: [Int: PageDemand] {
+        pages.compactMapValues { $0.demand.isEmpty ? nil : $0.demand }
     }
 
     /// The demand table as counting every reader afresh would make it: what
@@ -84,9 +90,9 @@ extension PrewarmPlanner {
     /// One lookup of the table a page; a page no reader wants any more leaves it.
     mutating func removeDemand(of reader: Reader) {
         Self.forEachWantedPage(of: reader, maxLead: maxLead) { page, rank in
-            guard let index = demand.index(forKey: page) else { return }
-            demand.values[index].remove(rank: rank, variants: reader.variants)
-            if demand.values[index].isEmpty { demand.remove(at: index) }
+            guard let index = pages.index(forKey: page) else { return }
+            pages.values[index].demand.remove(rank: rank, variants: reader.variants)
+            if pages.values[index].isIdle { pages.remove(at: index) }
         }
     }
 }

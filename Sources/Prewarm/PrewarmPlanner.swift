@@ -104,26 +104,21 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     /// silent and the surplus are found at the old end: O(1) per reader,
     /// whatever the number tracked.
     private(set) var readers: LRUCache<ReaderID, Reader>
-    /// For each page some reader is on or heading for, the readers who want
-    /// it by rank and by variant: the distance of a page is a lookup, not a
-    /// scan of every reader.
-    var demand: [Int: PageDemand] = [:]
-    private var queued: [Int: Job] = [:]
-    private var running: [Int: Job] = [:]
-    /// Running jobs already returned in a `.cancel`, so each is asked once.
-    private var cancelling: Set<Int> = []
-    /// The variants each page has been warmed in since the revision changed.
-    private var warmed: [Int: UInt8] = [:]
-    /// How to ask for pages seen beside a page served or warmed, so a reader who
-    /// moves on finds the pages ahead already reachable.
-    private var known: [Int: Target] = [:]
-    private let maxKnown = 4096
+    /// Everything known of each page in play, in one table: the readers who
+    /// want it, the variants warmed, how to ask for it and whether a job for
+    /// it waits or runs (`PageState`). A view looks each page up once.
+    var pages: [Int: PageState] = [:]
+    /// `pages` is swept of pages no reader wants and no job holds once it
+    /// holds more than this: see `sweepIfLarge`.
+    private var sweepAt = Self.pagesKept
+    /// Jobs waiting, at most `maxQueued`: looked over once a decision.
+    private var queued: [Job] = []
+    /// Jobs running, at most `concurrency`, and when each started.
+    private var running: [Running] = []
     /// The counters so far.
     public private(set) var counters = Counters()
     /// Seconds a job takes from start to finish, smoothed; nil before the first.
     public private(set) var warmSeconds: Double?
-    /// When each running job started.
-    private var startedAt: [Int: Double] = [:]
     /// The latest time an event gave.
     private var now: Double = 0
 
@@ -244,21 +239,17 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
         let jumped = previous.map { abs(page - $0.page) > 1 } ?? true
         if jumped, let target {
             // Landed here: the rows below the first screen come next, before any page ahead.
-            enqueue(Job(page: page, target: target))
+            enqueue(page, target: target)
         } else {
             // Stepped here: it was warmed ahead, or its reader is asking for it now.
-            warmed[page, default: 0] |= moved.variants
+            pages[page, default: PageState()].warmed |= moved.variants
         }
         learn(page: page, older: older, newer: newer)
-        for step in 1...max(1, moved.lead) {
-            let ahead = page + step * moved.direction
-            if let target = known[ahead] { enqueue(Job(page: ahead, target: target)) }
-        }
+        for step in 1...max(1, moved.lead) { enqueue(page + step * moved.direction) }
         // The page behind, for a reader who turns back: warmed once, not again in a variant
         // added since (a reader who was on it loaded it in what their screen loads).
-        if moved.lead > 0, warmed[page - moved.direction] == nil, let target = known[page - moved.direction] {
-            enqueue(Job(page: page - moved.direction, target: target))
-        }
+        if moved.lead > 0 { enqueue(page - moved.direction, unlessWarmed: true) }
+        sweepIfLarge()
     }
 
     /// A job ended; `older` and `newer` name the pages beside it, which are
@@ -267,17 +258,17 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     /// already reported cancelled) changes nothing.
     public mutating func finished(_ job: Job, older: Target?, newer: Target?, now: Double? = nil) -> [Action] {
         if let now { self.now = now }
-        let started = startedAt[job.page]
-        guard end(job) else { return [] }
+        guard let started = end(job) else { return [] }
         counters.done += 1
-        if let now, let started {
+        if let now {
             let seconds = max(0, now - started)
             warmSeconds = warmSeconds.map { 0.8 * $0 + 0.2 * seconds } ?? seconds
         }
-        warmed[job.page, default: 0] |= job.variants
+        pages[job.page, default: PageState()].warmed |= job.variants
         learn(page: job.page, older: older, newer: newer)
-        if let older { enqueue(Job(page: job.page + 1, target: older)) }
-        if let newer, job.page > 1 { enqueue(Job(page: job.page - 1, target: newer)) }
+        if let older { enqueue(job.page + 1, target: older) }
+        if let newer, job.page > 1 { enqueue(job.page - 1, target: newer) }
+        sweepIfLarge()
         return nextActions()
     }
 
@@ -286,7 +277,7 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     /// running (already finished) changes nothing.
     public mutating func cancelled(_ job: Job, now: Double? = nil) -> [Action] {
         if let now { self.now = now }
-        guard end(job) else { return [] }
+        guard end(job) != nil else { return [] }
         counters.cancelled += 1
         return nextActions()
     }
@@ -297,65 +288,100 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     /// caller acting on their results has nothing left to ask for.
     public mutating func nextActions() -> [Action] {
         var actions: [Action] = []
-        for page in queued.keys where !isWanted(page) {
-            queued[page] = nil
-            counters.cancelled += 1
+        var kept: [Job] = []
+        for job in queued {
+            if isWanted(job.page) {
+                kept.append(job)
+            } else {
+                pages[job.page]?.job = .none
+                counters.cancelled += 1
+            }
         }
-        for job in running.values.sorted(by: { $0.page < $1.page }) where !isWanted(job.page) && !cancelling.contains(job.page) {
-            cancelling.insert(job.page)
-            actions.append(.cancel(job))
+        queued = kept
+        for index in running.indices.sorted(by: { running[$0].job.page < running[$1].job.page })
+        where !running[index].cancelling && !isWanted(running[index].job.page) {
+            running[index].cancelling = true
+            actions.append(.cancel(running[index].job))
         }
         while running.count < concurrency,
-            var best = queued.values.min(by: { (distance($0.page), $0.page) < (distance($1.page), $1.page) })
+            let nearest = queued.indices.min(by: { (distance(queued[$0].page), queued[$0].page) < (distance(queued[$1].page), queued[$1].page) })
         {
-            queued[best.page] = nil
+            var best = queued.remove(at: nearest)
+            guard let index = pages.index(forKey: best.page) else { continue }
             // In the variants wanted now, less those made already.
-            best.variants = wantedVariants(best.page) & ~(warmed[best.page] ?? 0)
-            guard best.variants != 0 else { continue }
-            running[best.page] = best
-            startedAt[best.page] = now
+            best.variants = pages.values[index].demand.variants & ~pages.values[index].warmed
+            guard best.variants != 0 else {
+                pages.values[index].job = .none
+                continue
+            }
+            pages.values[index].job = .running
+            running.append(Running(job: best, startedAt: now))
             actions.append(.start(best))
         }
         return actions
     }
 
-    /// Takes `job` off the running jobs; false when it was not running.
-    private mutating func end(_ job: Job) -> Bool {
-        guard running[job.page] == job else { return false }
-        running[job.page] = nil
-        startedAt[job.page] = nil
-        cancelling.remove(job.page)
-        return true
+    /// Takes `job` off the running jobs, answering when it started; nil when it was not running.
+    private mutating func end(_ job: Job) -> Double? {
+        guard let index = running.firstIndex(where: { $0.job == job }) else { return nil }
+        pages[job.page]?.job = .none
+        return running.remove(at: index).startedAt
     }
 
+    /// Notes how to ask for the pages beside `page`.
     private mutating func learn(page: Int, older: Target?, newer: Target?) {
-        if known.count >= maxKnown { known.removeAll(keepingCapacity: true) }
-        if let older { known[page + 1] = older }
-        if let newer, page > 1 { known[page - 1] = newer }
+        if let older { pages[page + 1, default: PageState()].target = older }
+        if let newer, page > 1 { pages[page - 1, default: PageState()].target = newer }
     }
 
-    /// The feed changed: pages warmed before are stale, warm them again when wanted.
+    /// The feed changed: pages warmed before are stale, warm them again when
+    /// wanted, and ask for them afresh.
     private mutating func forgetWarmed() {
-        warmed.removeAll(keepingCapacity: true)
-        known.removeAll()
+        for index in pages.indices {
+            pages.values[index].warmed = 0
+            pages.values[index].target = nil
+        }
+        pages = pages.filter { !$0.value.isIdle }
     }
 
-    private mutating func enqueue(_ job: Job) {
-        guard job.page >= 1, queued[job.page] == nil, running[job.page] == nil,
-            let wanted = demand[job.page]?.variants, wanted & ~(warmed[job.page] ?? 0) != 0
+    /// Queues `page` (asked for with `target`, or as learnt from a page beside
+    /// it) when some reader wants it in a variant not warmed yet and no job
+    /// holds it: one lookup. With `unlessWarmed`, a page warmed in any variant
+    /// is not queued again.
+    private mutating func enqueue(_ page: Int, target: Target? = nil, unlessWarmed: Bool = false) {
+        guard page >= 1, let index = pages.index(forKey: page) else { return }
+        // Read in place: an entry is a few hundred bytes, not to be copied for four fields.
+        let warmed = pages.values[index].warmed
+        guard pages.values[index].job == .none, let target = target ?? pages.values[index].target,
+            pages.values[index].demand.variants & ~warmed != 0, !unlessWarmed || warmed == 0
         else { return }
         if queued.count >= maxQueued {
             // Make room by dropping the farthest job, unless this one is farther still.
-            guard let farthest = queued.values.max(by: { distance($0.page) < distance($1.page) }),
-                distance(farthest.page) > distance(job.page)
+            guard let farthest = queued.indices.max(by: { distance(queued[$0].page) < distance(queued[$1].page) }),
+                distance(queued[farthest].page) > distance(page)
             else {
                 counters.dropped += 1
                 return
             }
-            queued[farthest.page] = nil
+            pages[queued.remove(at: farthest).page]?.job = .none
             counters.dropped += 1
+            pages[page]?.job = .queued
+        } else {
+            pages.values[index].job = .queued
         }
-        queued[job.page] = job
+        queued.append(Job(page: page, target: target))
+    }
+
+    /// Once the table holds more than `sweepAt` pages, forgets the pages no
+    /// reader wants and no job holds (what was warmed, how to ask for them):
+    /// memory stays bounded under readers who roam a deep feed, and sweeps
+    /// come at most once for each `pagesKept` pages added, at least half as
+    /// many as the table held. A page forgotten and wanted again is warmed
+    /// again, which finds its thumbnails made.
+    private mutating func sweepIfLarge() {
+        guard pages.count > sweepAt else { return }
+        pages = pages.filter { !$0.value.demand.isEmpty || $0.value.job != .none }
+        sweepAt = max(Self.pagesKept, 2 * pages.count)
     }
 
     /// Forgets readers silent for longer than `readerTTL`: they sit at the

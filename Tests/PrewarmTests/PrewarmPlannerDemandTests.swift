@@ -113,4 +113,38 @@ import Testing
         #expect(startedBatch.count == 2 && startedBatch.allSatisfy { batch.isWanted($0) && batch.distance($0) <= 1 }, "\(startedBatch)")
         #expect(!actions.contains { if case .cancel = $0 { true } else { false } })
     }
+
+    /// Readers who roam a deep feed leave behind pages warmed and pages
+    /// learnt; the table forgets those no reader wants once it holds more
+    /// than `pagesKept`, so it stays bounded, while the pages readers want
+    /// keep their counts and their jobs, and a page still held is not
+    /// warmed twice.
+    @Test func readersRoamingADeepFeedLeaveABoundedTable() {
+        var planner = Planner(lead: 2, maxLead: 8, concurrency: 2)
+        var random = SystemRandomNumberGenerator()
+        var touched: Set<Int> = []
+        var largest = 0
+        for step in 0..<20_000 {
+            let reader = "r\(step % 10)"
+            let page = Int.random(in: 1...1_000_000, using: &random)
+            touched.formUnion([page - 1, page, page + 1])
+            let actions = planner.readerViewed(
+                reader, page: page, target: "p\(page)", older: "p\(page + 1)", newer: "p\(page - 1)", revision: 0, now: Double(step))
+            // Each job ends at once, and those its ends start in turn.
+            var started = actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
+            while let job = started.popLast() {
+                let next = planner.finished(job, older: "p\(job.page + 1)", newer: "p\(job.page - 1)", now: Double(step))
+                started += next.compactMap { if case .start(let job) = $0 { job } else { nil } }
+            }
+            largest = max(largest, planner.pages.count)
+        }
+        #expect(touched.count > 4 * Planner.pagesKept, "the readers never roamed past what the table keeps")
+        // Ten readers want at most ten pages each; a view adds a handful of entries before the next sweep.
+        #expect(largest <= Planner.pagesKept + 16, "the table held \(largest) pages")
+        #expect(planner.demand == planner.rebuiltDemand)
+        // The sweeps left the planner whole: a reader landing far away gets their page and the next started.
+        #expect(planner.load.running == 0)
+        let actions = planner.readerViewed("r0", page: 2_000_000, target: "far", older: "p2000001", newer: "p1999999", revision: 0, now: 30_000)
+        #expect(Set(actions) == [.start(Planner.Job(page: 2_000_000, target: "far")), .start(Planner.Job(page: 2_000_001, target: "p2000001"))])
+    }
 }

@@ -129,6 +129,12 @@ public final class RedisClient: Sendable {
         if let refused { job.answer(.failure(refused)) }
     }
 
+    /// Tries that failed since Redis went down (0 while up), as `status`
+    /// gives it, without making the rest: a claim asks on each retry.
+    public var failedTries: Int {
+        threads.withQueue { shared, _ in shared.health.failedTries }
+    }
+
     public var status: Status {
         threads.withQueue { shared, _ in
             Status(

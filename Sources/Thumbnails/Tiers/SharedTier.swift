@@ -203,7 +203,7 @@ package final class SharedTier: SharedThumbnailTier, Service {
                 // Redis stopped answering: more often a stall than an outage until two probes failed (about
                 // 1.25 s of silence, 0.75 s of refusals). Ask again, as the other nodes will, rather than fetch
                 // what one may be fetching (a claim that timed out but was taken comes back won).
-                guard client.status.failedTries <= Self.probesAStallIsGiven else { return .unavailable }
+                guard client.failedTries <= Self.probesAStallIsGiven else { return .unavailable }
                 counters.withLock { $0.outageRetries += 1 }
                 answer = nil
             } catch {

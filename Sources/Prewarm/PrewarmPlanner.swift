@@ -374,10 +374,11 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
 
     /// Once the table holds more than `sweepAt` pages, forgets the pages no
     /// reader wants and no job holds (what was warmed, how to ask for them):
-    /// memory stays bounded under readers who roam a deep feed, and sweeps
-    /// come at most once for each `pagesKept` pages added, at least half as
-    /// many as the table held. A page forgotten and wanted again is warmed
-    /// again, which finds its thumbnails made.
+    /// memory stays bounded under readers who roam a deep feed. The next
+    /// sweep waits until the table holds twice what this one kept (and at
+    /// least `pagesKept`), so a sweep's cost is spread over as many pages
+    /// added. A page forgotten and wanted again is warmed again, which finds
+    /// its thumbnails made.
     private mutating func sweepIfLarge() {
         guard pages.count > sweepAt else { return }
         pages = pages.filter { !$0.value.demand.isEmpty || $0.value.job != .none }

@@ -15,6 +15,9 @@ extension PrewarmPlanner {
         /// Whether a job for it waits in `queued` or runs in `running`.
         var job = JobMark.none
 
+        /// The variants its readers want that are not warmed yet: what a job for it makes.
+        var unwarmed: UInt8 { demand.variants & ~warmed }
+
         /// Whether the entry holds nothing: no reader wants the page, nothing
         /// was warmed, no way to ask for it is known, and no job holds it.
         var isIdle: Bool { job == .none && warmed == 0 && target == nil && demand.isEmpty }

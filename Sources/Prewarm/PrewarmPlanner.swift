@@ -309,7 +309,7 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
             var best = queued.remove(at: nearest)
             guard let index = pages.index(forKey: best.page) else { continue }
             // In the variants wanted now, less those made already.
-            best.variants = pages.values[index].demand.variants & ~pages.values[index].warmed
+            best.variants = pages.values[index].unwarmed
             guard best.variants != 0 else {
                 pages.values[index].job = .none
                 continue
@@ -350,10 +350,9 @@ public struct PrewarmPlanner<Target: Hashable, ReaderID: Hashable> {
     /// is not queued again.
     private mutating func enqueue(_ page: Int, target: Target? = nil, unlessWarmed: Bool = false) {
         guard page >= 1, let index = pages.index(forKey: page) else { return }
-        // Read in place: an entry is a few hundred bytes, not to be copied for four fields.
-        let warmed = pages.values[index].warmed
+        // Read in place: an entry is a few hundred bytes, not to be copied for a few fields.
         guard pages.values[index].job == .none, let target = target ?? pages.values[index].target,
-            pages.values[index].demand.variants & ~warmed != 0, !unlessWarmed || warmed == 0
+            pages.values[index].unwarmed != 0, !unlessWarmed || pages.values[index].warmed == 0
         else { return }
         if queued.count >= maxQueued {
             // Make room by dropping the farthest job, unless this one is farther still.

@@ -361,6 +361,7 @@ let package = Package(
                 "FeedIngest",
                 "Reckoning",
                 "SystemMemory",
+                "Workers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -55,7 +55,7 @@ public final class DemoOrigin: Service, StatsPublisher, Sendable {
         host: String = "127.0.0.1", port: Int = 0, threads: Int = 1, logger: Logger
     ) throws {
         recent = Mutex(LRUCache(capacity: budget))
-        painter = Thumbnailer(workers: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        painter = Thumbnailer()
         self.folder = folder
         pool = DemoPool(folder: poolFolder ?? folder.appendingPathComponent("pool"))
         self.latency = latency

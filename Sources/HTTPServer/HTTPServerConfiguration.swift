@@ -1,4 +1,4 @@
-import Glibc
+import Workers
 
 /// How the HTTP server listens and what it tolerates from clients.
 public struct HTTPServerConfiguration: Sendable {
@@ -7,12 +7,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// The port to bind; 0 asks the system for a free one (see `HTTPServer.port`).
     public var port: Int = 8080
     /// HTTP worker threads, each with its own epoll loop and connections: one
-    /// per core online (`warmfeed serve --threads` says otherwise).
-    public var threads: Int = HTTPServerConfiguration.cores
-
-    /// The cores online, at least one (as Foundation's `activeProcessorCount`
-    /// counts them on Linux: a `taskset` does not lower it).
-    public static var cores: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    /// per core the process can use (`UsableCores`: its affinity and CPU quota
+    /// counted; `warmfeed serve --threads` says otherwise).
+    public var threads: Int = UsableCores.count
     /// Threads that run async (`.later`) handlers: they may block briefly (a
     /// store read, a render), so there are more of them than cores.
     public var handlerThreads: Int = 8

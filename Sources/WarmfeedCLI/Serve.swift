@@ -9,6 +9,7 @@ import ServiceLifecycle
 import SystemMemory
 import Warmfeed
 import WarmfeedCore
+import Workers
 
 /// `warmfeed serve`: runs the feed server until SIGTERM or SIGINT.
 struct Serve: AsyncParsableCommand {
@@ -153,7 +154,7 @@ struct Serve: AsyncParsableCommand {
             valueName: "network"))
     var trustedProxies: [String] = []
 
-    @Option(help: "HTTP worker threads; the default is one per core.")
+    @Option(help: "HTTP worker threads; the default is one per core the process can use (its CPU affinity and cgroup CPU quota counted).")
     var threads = defaults.http.threads
 
     @Option(
@@ -185,7 +186,7 @@ struct Serve: AsyncParsableCommand {
         // An arena for each server thread, libmicrohttpd's and the handlers' (they allocate on every
         // request), up to two a core (Allocator.arenas).
         Allocator.configure(
-            arenas: Allocator.arenas(serverThreads: threads + WarmfeedConfiguration().http.handlerThreads, cores: ProcessInfo.processInfo.activeProcessorCount))
+            arenas: Allocator.arenas(serverThreads: threads + WarmfeedConfiguration().http.handlerThreads, cores: UsableCores.count))
         LoggingSystem.bootstrap { [logLevel] label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = logLevel.level
@@ -274,6 +275,7 @@ struct Serve: AsyncParsableCommand {
         try app.start()
         print("Warmfeed is serving http://\(host):\(app.port)/")
         print("Admin: http://\(host):\(app.port)/admin (sign in with the token from \(app.adminToken.source))")
+        print("HTTP workers: \(threads) (cores this process can use: \(UsableCores.count))")
         fflush(nil)  // the port matters to whoever started us; do not leave it in a pipe buffer
         let group = ServiceGroup(
             services: app.services,

@@ -46,13 +46,14 @@ class Server:
     def __init__(self, page_size: int, demo_items: int = DEMO_ITEMS, threshold: float = 0.7,
                  prewarm: int = 0, extra_args: tuple[str, ...] = (),
                  env: dict[str, str] | None = None, pool: str | None = SHARED_POOL,
-                 data: str | None = None):
+                 data: str | None = None, wrap: tuple[str, ...] = ()):
         """prewarm is off by default: most tests are about pages, not
         thumbnails, and stay light. extra_args go on the command line; env is
         added to the server's environment. pool is the demo origin's pictures'
         folder, shared between tests; None leaves it in the fresh data folder,
         painted before the server listens, as on a newcomer's machine. data,
-        a data folder of an earlier server, is used and left in place."""
+        a data folder of an earlier server, is used and left in place. wrap
+        goes before the command (`taskset -c 0`)."""
         self.page_size = page_size
         self.demo_items = demo_items
         if not os.access(WARMFEED_BIN, os.X_OK):
@@ -65,7 +66,7 @@ class Server:
         self._log = open(self.log_path, "wb")
         try:
             self.proc = subprocess.Popen(
-                [WARMFEED_BIN, "serve", "--port", "0", "--data", self.data,
+                [*wrap, WARMFEED_BIN, "serve", "--port", "0", "--data", self.data,
                  "--demo-items", str(demo_items), "--page-size", str(page_size),
                  "--threshold", str(threshold),
                  *(("--demo-pool", pool) if pool else ()), "--prewarm", str(prewarm),
@@ -76,6 +77,7 @@ class Server:
             self._log.close()
             shutil.rmtree(self.data, ignore_errors=True)
             pytest.fail(f"could not start {WARMFEED_BIN}: {e}")
+        self.printed = b""
         self.url = self._read_address(timeout=180)
         # Keep draining stdout so the server never blocks on a full pipe.
         threading.Thread(target=self._drain, daemon=True).start()
@@ -89,9 +91,11 @@ class Server:
         pytest.fail(f"warmfeed did not print its address; log:\n{log}")
 
     def _drain(self) -> None:
+        """Reads what the server prints after its address, keeping the first 64 KB (`printed`)."""
         try:
-            while self.proc.stdout.read(4096):
-                pass
+            while chunk := self.proc.stdout.read1(4096):
+                if len(self.printed) < 65536:
+                    self.printed += chunk
         except (OSError, ValueError):
             pass
 

@@ -273,15 +273,30 @@ struct Serve: AsyncParsableCommand {
             if failed > 0 { print("\(failed) source\(failed == 1 ? "" : "s") could not be polled; see /admin/sources") }
         }
         try app.start()
-        print("Warmfeed is serving http://\(host):\(app.port)/")
-        print("Admin: http://\(host):\(app.port)/admin (sign in with the token from \(app.adminToken.source))")
-        print("HTTP workers: \(threads) (cores this process can use: \(UsableCores.count))")
-        fflush(nil)  // the port matters to whoever started us; do not leave it in a pipe buffer
+        // The address is printed once the group traps SIGTERM (it does so before it starts its
+        // services): whoever reads it and stops the server at once gets a clean stop, not a kill.
+        let announcement = Announcement(lines: [
+            "Warmfeed is serving http://\(host):\(app.port)/",
+            "Admin: http://\(host):\(app.port)/admin (sign in with the token from \(app.adminToken.source))",
+            "HTTP workers: \(threads) (cores this process can use: \(UsableCores.count))",
+        ])
         let group = ServiceGroup(
-            services: app.services,
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
+            configuration: ServiceGroupConfiguration(
+                services: app.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
+                    .init(service: announcement, successTerminationBehavior: .ignore)
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
+    }
+}
+
+/// Prints the lines that say where the server listens, and ends.
+private struct Announcement: Service {
+    let lines: [String]
+
+    func run() async {
+        for line in lines { print(line) }
+        fflush(nil)  // the port matters to whoever started us; do not leave it in a pipe buffer
     }
 }

@@ -116,3 +116,13 @@ def test_sigterm_while_prewarming_and_importing_exits_cleanly(tmp_path):
             server.proc.kill()
         server.stop()
         origin.shutdown()
+
+
+def test_sigterm_the_moment_the_address_is_printed_stops_the_server_cleanly():
+    """A supervisor (or a test) that reads the address and stops the server at
+    once: the address is printed only once SIGTERM is trapped, so the stop is
+    a clean exit 0, never a kill by the signal's default action."""
+    for _ in range(5):
+        server = Server(page_size=10, demo_items=40)
+        problem = server.stop()
+        assert problem is None, problem

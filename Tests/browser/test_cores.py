@@ -6,6 +6,7 @@ for context switches (BENCHMARKS.md, "Threads and cores")."""
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 import urllib.request
 
@@ -63,3 +64,47 @@ def test_threads_given_on_the_command_line_are_kept_under_taskset():
     finally:
         problem = server.stop()
     assert problem is None, problem
+
+
+def quota_cgroup(cores: float) -> tuple[str, str] | None:
+    """A new cgroup with a CPU quota of `cores` (cgroup v1's cpu controller,
+    or v2's), and the file that takes a process into it; None when this
+    machine does not let the tests make one."""
+    period = 100000
+    for mount, v2 in (("/sys/fs/cgroup/cpu", False), ("/sys/fs/cgroup/cpu,cpuacct", False), ("/sys/fs/cgroup", True)):
+        if not os.path.exists(os.path.join(mount, "cpu.max" if v2 else "cpu.cfs_quota_us")) and not (
+                v2 and os.path.exists(os.path.join(mount, "cgroup.subtree_control"))):
+            continue
+        try:
+            folder = tempfile.mkdtemp(prefix="warmfeed-test-", dir=mount)
+        except OSError:
+            continue
+        try:
+            if v2:
+                with open(os.path.join(folder, "cpu.max"), "w") as f:
+                    f.write(f"{int(cores * period)} {period}")
+            else:
+                with open(os.path.join(folder, "cpu.cfs_quota_us"), "w") as f:
+                    f.write(str(int(cores * period)))
+            return folder, os.path.join(folder, "cgroup.procs")
+        except OSError:
+            os.rmdir(folder)
+    return None
+
+
+def test_a_server_with_half_a_core_of_cpu_quota_runs_one_worker():
+    made = quota_cgroup(0.5)
+    if made is None:
+        pytest.skip("this machine does not let the tests make a cgroup with a CPU quota")
+    folder, procs = made
+    try:
+        server = Server(page_size=10, demo_items=40,
+                        wrap=("sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh"))
+        try:
+            assert workers_line(server, timeout=30) == "HTTP workers: 1 (cores this process can use: 1)"
+            assert http_threads(server.proc.pid) == 1 + 1
+        finally:
+            problem = server.stop()
+        assert problem is None, problem
+    finally:
+        os.rmdir(folder)

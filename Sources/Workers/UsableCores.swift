@@ -11,14 +11,16 @@ import Darwin
 /// container's cpuset, Kubernetes' static CPU manager) and no more than its
 /// cgroup's CPU quota gives time for, rounded up (`docker run --cpus`,
 /// Kubernetes' CPU limits); at least one. `sysconf(_SC_NPROCESSORS_ONLN)`
-/// and Foundation's `activeProcessorCount` count every core online, and nginx's
-/// `worker_processes auto` does the same; Go's runtime reads the affinity and,
-/// since 1.25, the quota, as this does.
+/// and Foundation's `activeProcessorCount` count every core online; nginx's
+/// `worker_processes auto` counts the affinity at most, which is why its
+/// official image tunes it from the cpuset and quota in a start script; Go's
+/// runtime reads the affinity and, since 1.25, the quota, as this does.
 ///
-/// Threads beyond the cores cost an event loop: eight HTTP workers on two
-/// cores shared with wrk make 0.22–0.36 voluntary switches a request, each an
-/// idle worker going back to `epoll_wait`, and 10.6–12.8 µs of CPU a request;
-/// two make 0.008–0.015 and 8.6–9.4 µs (BENCHMARKS.md, "Threads and cores").
+/// More event loops than cores buy nothing and cost switches: on two cores
+/// shared with wrk, eight HTTP workers made 0.24–0.42 voluntary switches a
+/// request in every round, each an idle worker going back to `epoll_wait`;
+/// two made 0.007–0.21, half the rounds under 0.02, at about the same CPU a
+/// request (BENCHMARKS.md, "Threads and cores").
 public enum UsableCores {
     /// Reckoned once, when first read.
     public static let count: Int = {

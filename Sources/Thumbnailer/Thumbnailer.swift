@@ -39,7 +39,8 @@ public final class Thumbnailer: Sendable {
     public static let shared = Thumbnailer()
 
     /// Starts `workers` worker threads (at least one). The default is one per
-    /// core the process can use (`UsableCores`); every job waits for its memory in `decodeBudget`, by default the process's.
+    /// core the process can use (`UsableCores`); every job waits for its
+    /// memory in `decodeBudget`, by default the process's.
     public init(
         workers: Int = UsableCores.count, limits: ThumbnailLimits = .init(), decodeBudget: DecodeBudget = .shared
     ) {

@@ -183,8 +183,8 @@ struct Serve: AsyncParsableCommand {
         // SIGHUP rereads the source lists once the server runs; until then (and for ever
         // without a source) it must not end the process, as its default action would.
         signal(SIGHUP, SIG_IGN)
-        // An arena for each server thread, libmicrohttpd's and the handlers' (they allocate on every
-        // request), up to two a core (Allocator.arenas).
+        // An arena for each server thread, the HTTP workers' and the handlers' (they allocate on every
+        // request), up to two a core the process can use (Allocator.arenas).
         Allocator.configure(
             arenas: Allocator.arenas(serverThreads: threads + WarmfeedConfiguration().http.handlerThreads, cores: UsableCores.count))
         LoggingSystem.bootstrap { [logLevel] label in

@@ -5,7 +5,9 @@ options take theirs from there (`Sources/WarmfeedCLI/FeedOptions.swift`);
 the help prints them. The README's table is written by hand, so this test
 holds it to the help: the same options, and where the table gives a value
 in backticks, the value the help gives. Defaults the table names in words
-("cores", "host name", "none") are checked for what they mean.
+("cores", "host name", "none") are checked for what they mean: "cores" is
+the cores the process can use, and a second test reads the help under
+`taskset -c 0`.
 """
 import os
 import re
@@ -55,7 +57,9 @@ def test_every_option_is_in_the_table_and_every_default_agrees_with_the_help():
     assert len(helped) > 20, helped
     assert sorted(table) == sorted(helped), (
         f"in the help only: {sorted(set(helped) - set(table))}; in the README only: {sorted(set(table) - set(helped))}")
-    cores = str(os.cpu_count())
+    # "cores": the cores this process may use (its affinity; the server counts its CPU quota too, and so
+    # would differ under one), which the server started from here inherits.
+    cores = str(len(os.sched_getaffinity(0)))
     for name, written in table.items():
         shown = helped[name]
         if written == "cores":
@@ -67,3 +71,11 @@ def test_every_option_is_in_the_table_and_every_default_agrees_with_the_help():
             assert shown is None or not shown[0].isdigit(), (name, shown)
         else:
             assert shown == written, f"{name}: the README says {written!r}, the help {shown!r}"
+
+
+def test_the_threads_default_follows_the_cores_the_process_can_use():
+    """Under `taskset -c 0` the help's default for --threads is 1, whatever the machine has online."""
+    text = subprocess.run(["taskset", "-c", "0", WARMFEED_BIN, "serve", "--help"], capture_output=True, text=True,
+                          timeout=60, check=True).stdout
+    entry = " ".join(text.split("--threads", 1)[1].split("\n  --", 1)[0].split())
+    assert "(default: 1)" in entry, entry

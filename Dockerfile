@@ -13,7 +13,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      pkg-config libmicrohttpd-dev libcurl4-openssl-dev libvips-dev libsqlite3-dev \
+      pkg-config libcurl4-openssl-dev libvips-dev libsqlite3-dev \
       libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libhiredis-dev libpq-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -28,7 +28,7 @@ RUN swift build -c release --product warmfeed --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libcurl4 libvips42 libsqlite3-0 libxml2 zlib1g libdeflate0 libisal2 libhiredis0.14 libpq5 \
+      libcurl4 libvips42 libsqlite3-0 libxml2 zlib1g libdeflate0 libisal2 libhiredis0.14 libpq5 \
       ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home-dir /data --shell /usr/sbin/nologin warmfeed \

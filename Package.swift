@@ -26,11 +26,6 @@ let package = Package(
     targets: [
         // C shims: one per C library, nothing but a module map and static inline wrappers.
         .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
-        .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
@@ -89,7 +84,7 @@ let package = Package(
         .target(name: "SystemMemory", dependencies: ["CMalloc"]),
 
         // A lock-free gmtime_r for the whole process: glibc's takes the time-zone
-        // lock for each response's Date line (libmicrohttpd's). C, no library.
+        // lock for each response's Date line (`DateLine`'s). C, no library.
         .target(name: "CDateLine", linkerSettings: [.linkedLibrary("dl")]),
 
         // gzip on libdeflate, for bodies compressed once and served many times.
@@ -98,14 +93,12 @@ let package = Package(
         // Mustache templates compiled at load into byte writers. Knows nothing of feeds.
         .target(name: "HTMLTemplates", swiftSettings: crossModule),
 
-        // The HTTP core: libmicrohttpd behind Request/Response/Router. Knows nothing of feeds.
+        // The HTTP core: its own epoll loop behind Request/Response/Router. Knows nothing of feeds.
         .target(
             name: "HTTPServer",
             dependencies: [
-                "CMicroHTTPD",
                 "CEpoll",
                 "CDateLine",
-                "ThreadSlots",
                 "Workers",
                 "Gzip",
                 "Reckoning",
@@ -353,7 +346,6 @@ let package = Package(
             name: "WarmfeedCLI",
             dependencies: [
                 "Warmfeed",
-                "HTTPServer",
                 "Operations",
                 "WarmfeedCore",
                 "DemoOrigin",

@@ -1,9 +1,9 @@
-// libmicrohttpd writes each response's Date line with gmtime_r, and glibc's
+// Each response's Date line is made with gmtime_r (DateLine), and glibc's
 // gmtime_r (__tz_convert) takes the time-zone lock, one lock for the whole
 // process, on every call: the last lock every HTTP worker took for every
 // response (perf with DWARF chains, issue 35). UTC needs no time zone, so this
 // gmtime_r, defined in the executable, is found by the dynamic linker before
-// glibc's (libmicrohttpd's reference to it binds here) and takes no lock: the
+// glibc's (every reference to it binds here) and takes no lock: the
 // civil date from a day count, as in Howard Hinnant's "chrono-Compatible
 // Low-Level Date Algorithms". Its answers are glibc's, field for field
 // (Tests/HTTPServerTests/DateLineTests.swift compares them), except under a TZ

@@ -22,7 +22,7 @@ import DequeModule
 /// If nothing is waiting, the new connection itself is refused.
 ///
 /// A pure state machine: it is told what happened, with the time, and returns
-/// the sockets to shut down. Connections are keyed by socket: libmicrohttpd
+/// the sockets to shut down. Connections are keyed by socket: a worker
 /// reports a close before it closes the descriptor, so no two live
 /// connections share one.
 struct ConnectionTable {

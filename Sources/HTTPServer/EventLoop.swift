@@ -7,13 +7,13 @@ import Synchronization
 /// its own shard of what `ServerCore` keeps (`WorkerShard`), so a request
 /// touches nothing another worker touches.
 ///
-/// It carries what libmicrohttpd's loop did for the server, and no more: the
+/// It carries what libmicrohttpd's loop did for the server (which it replaced), and no more: the
 /// head read and checked (`HeadParser`, `RequestHead`), bodies up to the
 /// limits, keep-alive and pipelining, waits resumed through each worker's
 /// eventfd, answers written with one `sendmsg` (head and body together,
 /// `ResponseHead`), and a stall of a body or an answer past `idleTimeout`
 /// closed. Heads that are overdue, and the connection limits, stay
-/// `ConnectionTable`'s and the head sweeper's, as with libmicrohttpd.
+/// `ConnectionTable`'s and the head sweeper's.
 ///
 /// Measured on the same bytes beside nginx (bench/ceiling.sh's question, with
 /// the real handler): see BENCHMARKS.md, "the server's own loop".

@@ -1,20 +1,22 @@
-/// A first look at the bytes a new connection has sent, before libmicrohttpd
+/// A first look at the bytes a new connection has sent, before its worker
 /// reads them: a request line that begins as RFC 9112 says (a method token
 /// and one space), no NUL or bare CR anywhere in the head, a `Content-Length`
-/// that is one number, and cookies libmicrohttpd can hold.
+/// that is one number, and cookies within the limits. (`HeadParser` holds
+/// every later head of a connection to the same rules.)
 ///
-/// libmicrohttpd 0.9.75 closes a connection without a word when a request
-/// line has no space in it (`GET\r\n`, a tab-separated line) or begins with
-/// one; it takes a line that begins with a NUL for an empty line and waits
-/// for more; and it hands header values over as C strings, so a value with a
-/// NUL in it arrives cut short. And its own answers to a `Content-Length` it
-/// cannot read (`abc`, `-1`, `+5`, `0x10`, `5, 5`, empty, `1 0`, or past
-/// 64 bits) and to a Cookie its per-connection memory cannot split (16 KB of
-/// one, hundreds of pairs) carry their header block twice: its state machine
-/// builds the error's head, then builds it again (fixed upstream only in
-/// 1.0.0), so a client reads the second head as the body. None of our
-/// callbacks is called for those, so the server looks first and answers
-/// itself, once. Everything else is libmicrohttpd's and `RequestHead`'s to judge.
+/// Made for libmicrohttpd, the loop before the server's own. libmicrohttpd
+/// 0.9.75 closed a connection without a word when a request line had no
+/// space in it (`GET\r\n`, a tab-separated line) or began with one; it took
+/// a line that began with a NUL for an empty line and waited for more; and
+/// it handed header values over as C strings, so a value with a NUL in it
+/// arrived cut short. And its own answers to a `Content-Length` it could not
+/// read (`abc`, `-1`, `+5`, `0x10`, `5, 5`, empty, `1 0`, or past 64 bits)
+/// and to a Cookie its per-connection memory could not split (16 KB of one,
+/// hundreds of pairs) carried their header block twice: its state machine
+/// built the error's head, then built it again (fixed upstream only in
+/// 1.0.0), so a client read the second head as the body. None of our
+/// callbacks was called for those, so the server looked first and answered
+/// itself, once. Everything else is `HeadParser`'s and `RequestHead`'s to judge.
 ///
 /// It judges what has arrived, byte by byte, and refuses at the first byte
 /// that breaks a rule: more bytes never clear a head it refused, and never

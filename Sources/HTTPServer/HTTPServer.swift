@@ -1,12 +1,11 @@
 import CDateLine
-import CMicroHTTPD
 import Glibc
 import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// An HTTP/1.1 server that hands every request to one handler: on its own
-/// epoll loop (`EventLoop`), or on libmicrohttpd's (`HTTPServerConfiguration.engine`).
+/// An HTTP/1.1 server that hands every request to one handler, on its own
+/// epoll loop (`EventLoop`).
 ///
 /// It knows nothing of what it serves. It may be made before its handler
 /// (what watches it, and the routes that show what it watched, can be made
@@ -24,10 +23,8 @@ public final class HTTPServer: Service, Sendable {
     private enum State {
         /// Made, not listening: the handler, once given.
         case idle(handler: Router.Handler?)
-        case running(core: ServerCore, daemon: DaemonHandle, port: Int, sweeper: HeadSweeper)
-        case stopped(core: ServerCore)
-        /// Running on the server's own loop.
         case serving(core: ServerCore, loop: EventLoop, sweeper: HeadSweeper)
+        case stopped(core: ServerCore)
     }
 
     let configuration: HTTPServerConfiguration
@@ -63,12 +60,12 @@ public final class HTTPServer: Service, Sendable {
         state.withLock { state in
             switch state {
             case .idle: nil
-            case .running(let core, _, _, _), .stopped(let core), .serving(let core, _, _): core
+            case .stopped(let core), .serving(let core, _, _): core
             }
         }
     }
 
-    /// The bytes of memory each connection is given for its heads (the loop's buffer, libmicrohttpd's pool).
+    /// The bytes of memory each connection is given for its heads (the loop's read buffer).
     public var connectionMemoryLimit: Int { configuration.connectionMemoryLimit }
 
     /// The address it listens on, as configured.
@@ -78,7 +75,6 @@ public final class HTTPServer: Service, Sendable {
     public var port: Int {
         state.withLock {
             switch $0 {
-            case .running(_, _, let port, _): port
             case .serving(_, let loop, _): loop.port
             case .idle, .stopped: 0
             }
@@ -98,64 +94,24 @@ public final class HTTPServer: Service, Sendable {
             guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
                 throw StartError(description: "--host must be an IPv4 address, not \(configuration.host)")
             }
-            Self.raiseOpenFileLimit(to: core.daemonConnectionLimit + 256)
-            if configuration.engine == .events {
-                let loop: EventLoop
-                do {
-                    loop = try EventLoop(core: core, address: address)
-                } catch {
-                    core.stopHandlers()
-                    throw error
-                }
-                Self.deferAccepts(on: loop.listenSocket, seconds: configuration.deferAccept)
-                let sweeper = HeadSweeper { [core] in
-                    core.expireSlowHeads()
-                    core.expireLateWaits()
-                }
-                state = .serving(core: core, loop: loop, sweeper: sweeper)
-                return
-            }
-            // Not MHD_USE_TURBO: with it, a request line libmicrohttpd cannot
-            // parse could still be answered as its connection closed (it skips
-            // the shutdown for writing), but under bench/mixed.sh's 512
-            // connections 1,319 of 7,846 requests took over 5 s, against 2 without.
-            let flags =
-                MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
-            // The core is passed unretained: `self` owns it (in its state, from now
-            // on) and outlives the daemon, which `shutdown()` (or deinit) stops
-            // before the core can go away.
-            let coreCls = Unmanaged.passUnretained(core).toOpaque()
-            let daemon = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-                    wf_mhd_start(
-                        flags, sockaddrPointer,
-                        UInt32(max(1, configuration.threads)),
-                        UInt32(core.daemonConnectionLimit),
-                        UInt32(max(1, configuration.idleTimeout)),
-                        configuration.connectionMemoryLimit,
-                        UInt32(configuration.backlog),
-                        MHDCallbacks.access, coreCls,
-                        MHDCallbacks.completed, coreCls,
-                        MHDCallbacks.uriLog, coreCls,
-                        MHDCallbacks.notifyConnection, coreCls
-                    )
-                }
-            }
-            guard let daemon else {
+            Self.raiseOpenFileLimit(to: core.openFilesNeeded)
+            let loop: EventLoop
+            do {
+                loop = try EventLoop(core: core, address: address)
+            } catch {
                 core.stopHandlers()
-                throw StartError(description: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
+                throw error
             }
-            Self.deferAccepts(on: wf_mhd_listen_socket(daemon), seconds: configuration.deferAccept)
+            Self.deferAccepts(on: loop.listenSocket, seconds: configuration.deferAccept)
             let sweeper = HeadSweeper { [core] in
                 core.expireSlowHeads()
                 core.expireLateWaits()
             }
-            state = .running(core: core, daemon: DaemonHandle(pointer: daemon), port: Int(wf_mhd_bind_port(daemon)), sweeper: sweeper)
+            state = .serving(core: core, loop: loop, sweeper: sweeper)
         }
         logger.info("listening", metadata: ["address": "http://\(configuration.host):\(port)/"])
-        // libmicrohttpd writes each response's Date line with gmtime_r: CDateLine's takes no
-        // lock, glibc's takes the process's time-zone lock (a build that linked it otherwise).
+        // Each response's Date line is made with gmtime_r (`DateLine`, once a second a worker):
+        // CDateLine's takes no lock, glibc's takes the process's time-zone lock (a build that linked it otherwise).
         if wf_gmtime_r_is_lock_free() == 0 {
             logger.warning("gmtime_r is glibc's: every response's Date line takes the process's time-zone lock")
         }
@@ -168,26 +124,11 @@ public final class HTTPServer: Service, Sendable {
             state = .stopped(core: core)
             return (core, loop, sweeper)
         }
-        if let (core, loop, sweeper) = serving {
-            sweeper.stop()
-            loop.stopAccepting()
-            await drain(core)
-            loop.stop()
-            core.stopHandlers()
-            logger.info("stopped")
-            return
-        }
-        let running: (ServerCore, DaemonHandle, HeadSweeper)? = state.withLock { state in
-            guard case .running(let core, let daemon, _, let sweeper) = state else { return nil }
-            state = .stopped(core: core)
-            return (core, daemon, sweeper)
-        }
-        guard let (core, daemon, sweeper) = running else { return }
+        guard let (core, loop, sweeper) = serving else { return }
         sweeper.stop()
-        let listenSocket = MHD_quiesce_daemon(daemon.pointer)
+        loop.stopAccepting()
         await drain(core)
-        MHD_stop_daemon(daemon.pointer)
-        if listenSocket >= 0 { close(listenSocket) }
+        loop.stop()
         core.stopHandlers()
         logger.info("stopped")
     }
@@ -200,9 +141,9 @@ public final class HTTPServer: Service, Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if core.answerWaitingConnections() > 0 {
-            // The answers must reach their connections' threads before the loop stops
-            // (libmicrohttpd aborts the process otherwise): wait until their requests have ended,
-            // not a set time (200 ms was too short under a loaded machine), for at most 5 s.
+            // The answers must reach their connections' threads before the loop stops: wait
+            // until their requests have ended, not a set time (200 ms was too short under a
+            // loaded machine), for at most 5 s.
             let limit = ContinuousClock.now + .seconds(5)
             repeat {
                 try? await Task.sleep(for: .milliseconds(10))
@@ -240,10 +181,6 @@ public final class HTTPServer: Service, Sendable {
 
     deinit {
         switch state.withLock({ $0 }) {
-        case .running(let core, let daemon, _, let sweeper):
-            sweeper.stop()
-            MHD_stop_daemon(daemon.pointer)
-            core.stopHandlers()
         case .serving(let core, let loop, let sweeper):
             sweeper.stop()
             loop.stopAccepting()
@@ -253,10 +190,4 @@ public final class HTTPServer: Service, Sendable {
         case .idle: break
         }
     }
-}
-
-/// The daemon pointer. Safe to send: libmicrohttpd's daemon calls used here
-/// (info, quiesce, stop) may be made from any thread, and stop happens once.
-struct DaemonHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
 }

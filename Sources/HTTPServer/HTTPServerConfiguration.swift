@@ -28,11 +28,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a connection may stay idle (no bytes) before it is closed.
     public var idleTimeout: Int = 15
     /// Bytes of header and request-line memory per connection: the event
-    /// loop's read buffer (a head longer gets 431, a request line longer 414),
-    /// or libmicrohttpd's pool. libmicrohttpd zeroes its whole pool between
-    /// keep-alive requests, so it is kept small: at 64 KiB the memset alone was
-    /// 12–21% of the server's CPU per request; 32 KiB still reads a 16 KB
-    /// request line far enough to answer it with a clear 414.
+    /// loop's read buffer (a head longer gets 431, a request line longer 414).
+    /// 32 KiB still reads a 16 KB request line far enough to answer it with a clear 414.
     public var connectionMemoryLimit: Int = 32 * 1024
     /// The longest request target accepted (nginx's default header buffer is 8 KB).
     public var maxTargetLength: Int = 8192
@@ -48,21 +45,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds the kernel holds a new connection that has sent nothing before
     /// the server accepts it (`TCP_DEFER_ACCEPT`, nginx's `listen … deferred`).
     /// A client that sends at once is accepted at once, with its request line
-    /// there to be checked before libmicrohttpd reads it; one that sends
+    /// there to be checked at a first look (`FirstLook`); one that sends
     /// nothing costs the server nothing until then. 0 accepts at once.
     public var deferAccept: Int = 1
     /// Seconds a graceful shutdown waits for requests still in flight.
     public var shutdownGrace: Double = 10
-    /// Which loop serves the connections: the server's own (`EventLoop`), or libmicrohttpd's.
-    public var engine: Engine = .events
-
-    /// The loops a server can run on.
-    public enum Engine: String, Sendable, CaseIterable {
-        /// The server's own epoll loop, one thread per worker (`EventLoop`).
-        case events
-        /// libmicrohttpd 0.9.75's thread pool.
-        case microhttpd
-    }
 
     /// The defaults.
     public init() {}

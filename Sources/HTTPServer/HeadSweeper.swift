@@ -6,7 +6,7 @@ import Foundation
 /// Not a task: on a machine whose cooperative pool is busy (a test run, a
 /// burst of resizes), a sleeping task wakes late, and an idle connection
 /// outlived its timeout by ten seconds and more; the HTTP core keeps its own
-/// clock on its own thread, as libmicrohttpd keeps its threads.
+/// clock on its own thread, as the event loop keeps its threads.
 // @unchecked Sendable: `stopped` is only touched with `condition` locked.
 final class HeadSweeper: @unchecked Sendable {
     private let condition = NSCondition()

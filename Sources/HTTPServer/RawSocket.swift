@@ -1,9 +1,8 @@
-import CMicroHTTPD
 import Glibc
 import Reckoning
 
-/// What the server does on a connection's socket itself, beside
-/// libmicrohttpd: a look at a new connection's first bytes, the kernel's count
+/// What the server does on a connection's socket outside its worker's reads
+/// and writes: a look at a new connection's first bytes, the kernel's count
 /// of what an overdue one received, and a last answer written straight to a
 /// socket before it is shut down. No state: `ServerCore` decides, under its
 /// worker's lock, when each is called.
@@ -11,9 +10,9 @@ enum RawSocket {
     /// Looks, without taking them, at the first bytes a new connection sent
     /// (see `FirstLook`). The listening socket defers each accept until bytes
     /// arrive (or a second passes), so a client that sends its head at once is
-    /// judged on it here, before libmicrohttpd reads it.
+    /// judged on it here, before its worker reads it.
     /// Also says whether the connection had sent anything yet.
-    /// As much is looked at as libmicrohttpd's connection memory holds.
+    /// As much is looked at as a connection's read buffer holds.
     static func firstLook(on socket: Int32) -> (FirstLook, sentBytes: Bool) {
         withUnsafeTemporaryAllocation(byteCount: 32 * 1024, alignment: 1) { buffer in
             let count = recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
@@ -35,7 +34,7 @@ enum RawSocket {
     /// Whether `socket` received bytes of a head during its wait of `interval`,
     /// as the kernel counts them (`TCP_INFO`), read only for a connection
     /// already overdue, so no request pays for it; the bytes themselves are in
-    /// libmicrohttpd's buffer by then, not the socket's.
+    /// the connection's buffer by then, not the socket's.
     ///
     /// On a connection's first wait, any byte it ever received is a head's
     /// (`tcpi_bytes_received`, Linux 4.1 on). After an answer, the kernel's
@@ -59,7 +58,7 @@ enum RawSocket {
 
     static let requestTimeout = reply(408, "the request head did not arrive in time\n")
 
-    /// A whole last answer, written straight to a socket libmicrohttpd has not read.
+    /// A whole last answer, written straight to a socket its worker has not read.
     static func reply(_ status: Int, _ body: String) -> [UInt8] {
         Array(
             "HTTP/1.1 \(status) \(ResponseHead.reason(for: status))\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
@@ -72,10 +71,10 @@ enum RawSocket {
         _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 
-    /// Shuts a socket down in both directions; its thread in libmicrohttpd then
-    /// reads end-of-file and closes the connection. Called with the table
-    /// locked: libmicrohttpd reports a close (which takes that lock) before it
-    /// closes the descriptor, so the number cannot have been reused meanwhile.
+    /// Shuts a socket down in both directions; its worker then reads
+    /// end-of-file and closes the connection. Called with the table locked: a
+    /// worker reports a close and closes the descriptor under that lock, so the
+    /// number cannot have been reused meanwhile.
     static func shutDown(_ sockets: [Int32]) {
         for socket in sockets { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
     }

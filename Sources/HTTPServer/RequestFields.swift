@@ -135,7 +135,7 @@ public struct RequestFields: Sendable {
         return fields
     }
 
-    /// The bytes at `pointer` as C's characters, as libmicrohttpd hands a line over.
+    /// The bytes at `pointer` as C's characters, as `RequestHead` reads a line.
     private static func chars(_ pointer: UnsafePointer<UInt8>?) -> UnsafePointer<CChar>? {
         pointer.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
     }

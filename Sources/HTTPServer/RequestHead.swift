@@ -6,18 +6,18 @@ import Glibc
 import Darwin
 #endif
 
-/// The checks RFC 9112 asks of a request head that libmicrohttpd 0.9.75 lets
-/// through, made on the head's parsed lines before anything is answered: a
+/// The checks RFC 9112 asks of a request head (which libmicrohttpd 0.9.75,
+/// the loop before the server's own, let through), made on the head's parsed lines before anything is answered: a
 /// request that breaks one gets a clear 400 or 501 at once, never a guess, a
 /// 200 for a request smuggled past a proxy, or a wait for a body that a
 /// coding nobody here speaks would frame.
 ///
-/// Every request passes here, so the lines are read as the C strings
-/// libmicrohttpd holds, byte by byte, and only what the rules need is kept:
+/// Every request passes here, so the lines are read as C strings in the
+/// connection's buffer (`HeadParser` ends each with a NUL), byte by byte, and only what the rules need is kept:
 /// nothing is allocated for a well-formed head without `Transfer-Encoding`.
 ///
 /// Public only to `@_spi(Testing) import HTTPServer`: the fuzz harness in
-/// `Fuzz/` hands it the lines of heads it makes up, as libmicrohttpd would.
+/// `Fuzz/` hands it the lines of heads it makes up.
 @_spi(Testing) public struct RequestHead {
     /// Why a head is refused: 400, or 501 for a transfer coding nobody here speaks.
     public typealias Problem = HTTPProblem
@@ -90,7 +90,7 @@ import Darwin
     var isChunked: Bool { transferEncoding != nil }
 
     /// The number the value's digits spell (saturating at `Int.max`), skipping
-    /// anything else: the value was checked before this is read (`HeadParser`, or libmicrohttpd).
+    /// anything else: the value was checked before this is read (`HeadParser`).
     private static func digits(_ value: UnsafePointer<CChar>) -> Int {
         var number = 0
         var index = 0

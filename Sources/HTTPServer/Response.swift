@@ -101,7 +101,7 @@ public enum Reply: Sendable {
 }
 
 /// What work that waited ends with: a response built for the request, or one
-/// built once and kept, sent without building a second libmicrohttpd response.
+/// built once and kept, sent without building its head again.
 public enum Answer: Sendable {
     case response(Response)
     case prepared(PreparedResponse)

@@ -1,8 +1,8 @@
 /// An immutable block of body bytes at a stable address.
 ///
-/// libmicrohttpd sends a response body straight from this memory, so a body that
-/// is kept (a cached page, a static file) is handed to every request without a
-/// copy: each response retains the block until libmicrohttpd frees the response.
+/// The event loop sends a response body straight from this memory, so a body
+/// that is kept (a cached page, a static file) is handed to every request
+/// without a copy: each answer retains the block until it is sent.
 public final class ResponseBytes: @unchecked Sendable {
     // Safe to share: the memory is written once in `init` and only read after.
     let base: UnsafeMutableRawPointer
@@ -12,7 +12,7 @@ public final class ResponseBytes: @unchecked Sendable {
     /// Copies `bytes` into a new block.
     public init(_ bytes: some Collection<UInt8>) {
         count = bytes.count
-        // Never allocate zero bytes: libmicrohttpd wants a real pointer even for an empty body.
+        // Never allocate zero bytes: an empty body still has a real address.
         base = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(count, 1), alignment: 16)
         let buffer = UnsafeMutableRawBufferPointer(start: base, count: count)
         // Arrays and other contiguous bytes in one memcpy: the generic copy

@@ -4,7 +4,7 @@ import HTTPTypes
 ///
 /// Routes are exact paths or path prefixes. A path that has a route but not for
 /// the request's method gets 405 with `Allow`; a path with no route gets 404.
-/// `HEAD` is served by the `GET` handler (libmicrohttpd leaves the body out).
+/// `HEAD` is served by the `GET` handler (the event loop leaves the body out).
 public struct Router: Sendable {
     /// A handler turns a request into a reply.
     public typealias Handler = @Sendable (Request) -> Reply

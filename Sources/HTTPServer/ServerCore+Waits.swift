@@ -1,4 +1,3 @@
-import CMicroHTTPD
 import HTTPTypes
 
 /// Waits: a connection suspended while its handler's work runs, within the
@@ -7,25 +6,6 @@ extension ServerCore {
     /// The answer of a `.waiting` reply whose wait is shed: its handler said nothing for that case.
     static let shedAnswer = Answer.response(
         .plain(503, "too many requests are waiting; try again shortly", headers: [HTTPField(name: .retryAfter, value: "1")]))
-
-    /// Suspends `connection` while `work` runs on a handler thread; its wait
-    /// joins the shard's (`SuspendedWaits`), which may cut short the oldest
-    /// of its address or of all, answering them `otherwise` now.
-    func suspend(
-        _ connection: OpaquePointer, _ context: RequestContext, deadline: Duration?, otherwise: Answer,
-        _ work: @escaping @Sendable () async -> Answer
-    ) -> MHD_Result {
-        context.phase = .waiting
-        MHD_suspend_connection(connection)
-        let suspended = SuspendedConnection(pointer: connection)
-        let resume: @Sendable (Answer) -> Void = { answer in
-            context.response = answer
-            context.phase = .answered
-            MHD_resume_connection(suspended.pointer)
-        }
-        wait(in: shard(of: connection), address: wf_mhd_connection_ipv4(connection), deadline: deadline, otherwise: otherwise, resume: resume, work)
-        return .YES
-    }
 
     /// Enters a wait in `shard`'s table and starts its work on a handler
     /// thread; the wait ends with `resume`, called once, by its work, by the
@@ -76,8 +56,7 @@ extension ServerCore {
     }
 
     /// Answers every connection still waiting on a handler with 503, so the
-    /// daemon can stop (libmicrohttpd refuses to stop with suspended connections).
-    /// Returns how many there were.
+    /// loop can stop with every request answered. Returns how many there were.
     func answerWaitingConnections() -> Int {
         let waiting = shards.flatMap { shard in
             shard.suspended.withLock { suspended in
@@ -91,11 +70,4 @@ extension ServerCore {
         for entry in waiting { entry.resume(.response(.plain(503, "the server is shutting down; try again shortly"))) }
         return waiting.count
     }
-}
-
-/// A suspended connection handed to the task that will resume it.
-/// Safe to send: libmicrohttpd keeps a suspended connection alive until it is
-/// resumed, and `MHD_resume_connection` may be called from any thread.
-struct SuspendedConnection: @unchecked Sendable {
-    let pointer: OpaquePointer
 }

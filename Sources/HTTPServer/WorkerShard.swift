@@ -1,16 +1,14 @@
 import Synchronization
 
-/// One libmicrohttpd worker thread's share of what the server keeps about its
+/// One event-loop worker's share of what the server keeps about its
 /// connections and requests.
 ///
-/// libmicrohttpd's thread pool gives each connection to one worker thread
-/// for its whole life, and calls back for it on that thread only; so each
-/// worker keeps its own connection table, its own count of requests in
-/// flight and its own table of suspended connections, and a request touches
-/// only its own worker's. The other threads reach a shard rarely: the head
-/// sweeper twice a second, a handler resuming a suspended connection, the
-/// admin view. Limits are the server's divided among the shards, as
-/// libmicrohttpd divides its own connection limit among its workers.
+/// Each connection lives on one worker for its whole life, so each worker
+/// keeps its own connection table, its own count of requests in flight and
+/// its own table of suspended connections, and a request touches only its own
+/// worker's. The other threads reach a shard rarely: the head sweeper twice a
+/// second, a handler resuming a suspended connection, the admin view. Limits
+/// are the server's divided among the shards.
 final class WorkerShard: Sendable {
     /// The connections of this worker, and which to shed.
     let connections: Mutex<ConnectionTable>
@@ -43,8 +41,8 @@ struct Suspensions {
     /// One suspended connection: how to resume it with an answer, with what
     /// when its wait is cut short, and the work to cancel then.
     struct Entry {
-        /// Hands the answer to the connection's thread and wakes it (a
-        /// libmicrohttpd resume, or a post to an event loop's mailbox).
+        /// Hands the answer to the connection's thread and wakes it (a post
+        /// to its worker's mailbox).
         var resume: @Sendable (Answer) -> Void
         var otherwise: Answer
         var work: Task<Void, Never>?
@@ -57,37 +55,5 @@ struct Suspensions {
     mutating func take(_ id: SuspendedWaits.ID) -> Entry? {
         waits.ended(id)
         return entries.removeValue(forKey: id)
-    }
-}
-
-/// Which shard each worker thread uses: given out in turn to threads as they
-/// first open a connection, and looked up without a lock after.
-final class ShardAssignment: @unchecked Sendable {
-    // @unchecked Sendable: the table is only touched through the atomics in it.
-    private let shards: Int
-    private let next = Atomic<Int>(0)
-    /// Shard + 1 by thread number (`ThreadSlot`); 0 for a thread not seen yet.
-    private let table: UnsafeMutablePointer<Atomic<Int>>
-    private let capacity = 4096
-
-    init(shards: Int) {
-        self.shards = max(1, shards)
-        table = .allocate(capacity: capacity)
-        for index in 0..<capacity { (table + index).initialize(to: Atomic(0)) }
-    }
-
-    deinit {
-        table.deinitialize(count: capacity)
-        table.deallocate()
-    }
-
-    /// The shard of thread number `thread`.
-    func shard(ofThread thread: Int) -> Int {
-        guard thread < capacity else { return thread % shards }
-        let known = table[thread].load(ordering: .relaxed)
-        if known > 0 { return known - 1 }
-        let given = next.add(1, ordering: .relaxed).oldValue % shards
-        let (exchanged, original) = table[thread].compareExchange(expected: 0, desired: given + 1, ordering: .relaxed)
-        return exchanged ? given : original - 1
     }
 }

@@ -14,7 +14,7 @@ public struct ConnectionCounts: Sendable, Codable, Equatable {
     /// New connections closed at once: the server was full and nothing waited.
     public var refused: Int
     /// New connections answered a 4xx and closed at a first look (see `FirstLook`): a malformed request line, a NUL or bare CR
-    /// in the head, a `Content-Length` that is not one number, cookies libmicrohttpd cannot hold.
+    /// in the head, a `Content-Length` that is not one number, more cookies than the limits.
     public var malformed: Int
     /// Requests waiting now on work that may wait (the store, the origin), their connection suspended.
     public var waiting = 0

@@ -10,14 +10,14 @@ import Foundation
 ///
 /// Arenas: glibc gives threads that allocate at the same time arenas of their
 /// own, up to eight per core, and each arena keeps the memory freed into it.
-/// With libmicrohttpd's, libvips', libcurl's and Swift's threads all
+/// With the HTTP workers', libvips', libcurl's and Swift's threads all
 /// allocating, that held 180 MB more than two arenas did through the same 60 s
 /// of mixed load (bench/mixed.sh, 501 MB against 323 MB resident). But
 /// threads that share an arena take its lock in turn: with two arenas for 8
 /// server threads, the arenas' locks were 85% of the futex calls of random
 /// deep pages (perf, `DEEP=1 bench/contention.sh`; 2.0 calls a request,
 /// 0.30 with eight arenas). So the server asks for as many arenas as it has
-/// server threads: libmicrohttpd's (`--threads`) and the handler threads (8),
+/// server threads: the HTTP workers (`--threads`) and the handler threads (8),
 /// which render and read cold pages. Counting only the first, two arenas
 /// served ten threads by default: a deep page cost 127.6–132.3 µs of CPU
 /// against 106.7–111.5 µs with ten (`THREADS=2 DEEP=1 bench/contention.sh`,

@@ -157,11 +157,6 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "HTTP worker threads; the default is one per core the process can use (its CPU affinity and cgroup CPU quota counted).")
     var threads = defaults.http.threads
 
-    @Option(
-        name: .customLong("http-engine"),
-        help: ArgumentHelp("The loop that serves connections: events (the server's own epoll loop) or microhttpd (libmicrohttpd's).", valueName: "engine"))
-    var httpEngine = defaults.http.engine
-
     @Option(name: .customLong("max-connections"), help: "Connections held open at once; past it, the one waiting longest for a request head makes room.")
     var maxConnections = defaults.http.connectionLimit
 
@@ -197,7 +192,6 @@ struct Serve: AsyncParsableCommand {
         configuration.http.host = host
         configuration.http.port = port
         configuration.http.threads = threads
-        configuration.http.engine = httpEngine
         configuration.http.connectionLimit = maxConnections
         configuration.http.idleTimeout = idleTimeout
         configuration.http.connectionsPerAddress = maxConnectionsPerAddress

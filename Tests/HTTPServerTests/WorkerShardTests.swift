@@ -8,13 +8,6 @@ import Testing
 /// What the server keeps per worker thread (`WorkerShard`): many connections
 /// on many threads at once, and the counts still add up.
 @Suite struct WorkerShardTests {
-    @Test func eachThreadIsGivenAShardInTurnAndKeepsIt() {
-        let assignment = ShardAssignment(shards: 3)
-        #expect((0..<6).map { assignment.shard(ofThread: $0) } == [0, 1, 2, 0, 1, 2])
-        #expect((0..<6).map { assignment.shard(ofThread: $0) } == [0, 1, 2, 0, 1, 2])
-        #expect(assignment.shard(ofThread: 100_000) < 3)
-    }
-
     /// 48 keep-alive connections on a 4-thread server, 40 requests each, some
     /// answered on the server thread and some by an async handler: every
     /// request is answered, the server holds exactly the open connections

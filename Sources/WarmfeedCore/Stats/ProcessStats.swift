@@ -40,7 +40,7 @@ extension CacheStats {
         public var sqliteBytes: Int = 0
         /// Originals the demo origin keeps in memory (0 without it).
         public var demoOriginBytes: Int = 0
-        /// The connections' own memory: libmicrohttpd's pool per connection held (32 KiB each).
+        /// The connections' own memory: the read buffer of each connection held (32 KiB each).
         public var connectionsBytes = 0
         /// The index of the originals kept on disk.
         public var originalsIndexBytes = 0

@@ -78,7 +78,7 @@ public struct AcceptQuality: Sendable, Equatable {
         while rangeEnd < to, header[rangeEnd] != UInt8(ascii: ";"), header[rangeEnd] != 0x20, header[rangeEnd] != 0x09 { rangeEnd += 1 }
         let length = rangeEnd - start
         let specificity: Int
-        if let slash, length == 3, header[start] == UInt8(ascii: "*"), header[start + 1] == UInt8(ascii: "/"), header[start + 2] == UInt8(ascii: "*") {
+        if slash != nil, length == 3, header[start] == UInt8(ascii: "*"), header[start + 1] == UInt8(ascii: "/"), header[start + 2] == UInt8(ascii: "*") {
             specificity = 1
         } else if slash == nil, length == 1, header[start] == UInt8(ascii: "*") {
             specificity = 1

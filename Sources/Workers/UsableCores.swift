@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// How many cores the process can keep busy at once, which its threads are
 /// sized by (one HTTP worker a core, the thumbnailer's libvips threads).
@@ -143,19 +139,8 @@ public enum UsableCores {
         return quota / period
     }
 
-    /// A small file's text (procfs and cgroupfs report no size, so it is read to its end); nil if it cannot be read.
+    /// A small file's text (procfs and cgroupfs files read whole), nil if it cannot be read.
     static func readFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes.append(contentsOf: chunk[..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try? String(contentsOfFile: path, encoding: .utf8)
     }
 }

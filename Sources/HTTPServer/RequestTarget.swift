@@ -124,12 +124,8 @@ public struct RequestTarget: Sendable, Equatable {
         return text(bytes, what: "query")
     }
 
-    /// RFC 9112 §3.2: a target has no spaces or control characters. libmicrohttpd
-    /// passes on a bare CR, a tab or a space inside one as part of it.
-    static func hasSpaceOrControl(_ raw: String) -> Bool {
-        raw.utf8.contains(where: isSpaceOrControl)
-    }
-
+    /// RFC 9112 §3.2: a target has no spaces or control characters (libmicrohttpd
+    /// passed on a bare CR, a tab or a space inside one as part of it).
     private static func isSpaceOrControl(_ byte: UInt8) -> Bool { byte <= 0x20 || byte == 0x7F }
 
     static let spaceOrControlMessage = "bad request target: spaces and control characters are not allowed"
